@@ -1,0 +1,52 @@
+/*
+ * Kubernetes resource quantities (k8s.io/apimachinery resource.Quantity), parsed exactly into integers.
+ *
+ * Grammar: <sign>? <digits> ( "." <digits>? )? <suffix>?   |   <sign>? "." <digits> <suffix>?
+ *   suffix: binary Ki Mi Gi Ti Pi Ei | decimal m "" k M G T P E | exponent e<int> or E<int>
+ * gpuadmit only needs whole values (every GPU resource is counted in whole units), so a quantity that is
+ * valid but fractional once the suffix is applied (e.g. "500m", "1.5", "0.5Ki" is whole: 512) is reported
+ * as such, distinct from a syntax error; values beyond int64 are overflow. No floating point anywhere.
+ */
+#ifndef GPA_QUANTITY_H
+#define GPA_QUANTITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum en_gpa_qstatus_t {
+    GPA_Q_OK = 0,
+    GPA_Q_SYNTAX,    /* not a Kubernetes quantity */
+    GPA_Q_FRACTION,  /* a valid quantity that is not a whole number */
+    GPA_Q_OVERFLOW,  /* whole, but outside int64 */
+} gpa_qstatus_t;
+
+typedef enum en_gpa_qsuffix_t {
+    GPA_QS_NONE,    /* plain number */
+    GPA_QS_BINARY,  /* Ki Mi Gi Ti Pi Ei */
+    GPA_QS_DECIMAL, /* m k M G T P E */
+    GPA_QS_EXPONENT,
+} gpa_qsuffix_t;
+
+typedef struct st_gpa_quantity_t {
+    gpa_qstatus_t status;
+    int64_t value;         /* exact value when status == GPA_Q_OK */
+    gpa_qsuffix_t suffix;  /* the suffix family as written (for messages such as ambiguous-unit) */
+} gpa_quantity_t;
+
+/* Parses text[0..len). Never fails in any other way than through q->status. */
+gpa_quantity_t gpa_quantity_parse(const char *text, size_t len);
+/* Human description of a non-OK status ("not a whole number", ...). */
+const char *gpa_quantity_status_text(gpa_qstatus_t status);
+/*
+ * Canonical text of a whole value, as Kubernetes would print it: the largest binary suffix that divides it
+ * exactly when `binary`, else the largest decimal one ("20Gi", "1500M", "100"). Writes at most 32 bytes.
+ */
+void gpa_quantity_format(int64_t value, int binary, char dst[32]);
+
+/* Overflow-checked arithmetic: 0 on success, -1 on overflow (r untouched). */
+int gpa_mul_i64(int64_t x, int64_t y, int64_t *r);
+int gpa_add_i64(int64_t x, int64_t y, int64_t *r);
+/* ceil(x / y) for x >= 0, y > 0. */
+int64_t gpa_ceil_div(int64_t x, int64_t y);
+
+#endif

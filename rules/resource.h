@@ -1,0 +1,47 @@
+/*
+ * The GPU resource and annotation names gpuadmit knows, interned as constant tokens at decode time so that
+ * rules compare integers, never strings (h2o's token table).
+ */
+#ifndef GPA_RESOURCE_H
+#define GPA_RESOURCE_H
+
+#include <stddef.h>
+
+typedef enum en_gpa_dialect_t {
+    GPA_DIALECT_VENDOR = 1 << 0,
+    GPA_DIALECT_KOORDINATOR = 1 << 1,
+    GPA_DIALECT_MGPU = 1 << 2,
+    GPA_DIALECT_ALL = 7,
+} gpa_dialect_t;
+
+typedef enum en_gpa_resource_t {
+    GPA_R_NVIDIA_GPU,
+    GPA_R_AMD_GPU,
+    GPA_R_DCU_GPU,
+    GPA_R_GPU_MEMORY,       /* koordinator.sh/gpu-memory, bytes */
+    GPA_R_GPU_MEMORY_RATIO, /* koordinator.sh/gpu-memory-ratio, percent of one device */
+    GPA_R_GPU_CORE,         /* koordinator.sh/gpu-core, percent of one device */
+    GPA_R_GPU_SHARED,       /* koordinator.sh/gpu.shared, number of devices */
+    GPA_R_GPU,              /* koordinator.sh/gpu (deprecated), percent of one device */
+    GPA_R_MGPU_CORE,        /* vke.volcengine.com/mgpu-core, percent of one card */
+    GPA_R_MGPU_MEMORY,      /* vke.volcengine.com/mgpu-memory, MiB */
+    GPA_R__COUNT,
+    GPA_R_UNKNOWN = GPA_R__COUNT,
+} gpa_resource_t;
+
+#define GPA_ANNOTATION_MULTIPLE_GPU "vke.volcengine.com/container-multiple-gpu"
+#define GPA_ANNOTATION_DEVICE_ALLOCATED "scheduling.koordinator.sh/device-allocated"
+#define GPA_ANNOTATION_GPU_INDEX_PREFIX "vke.volcengine.com/gpu-index-container-"
+
+/* "koordinator.sh/gpu-core" etc.; static storage. */
+const char *gpa_resource_name(gpa_resource_t r);
+/* JSON-pointer-escaped name ("koordinator.sh~1gpu-core"); static storage. */
+const char *gpa_resource_pointer_name(gpa_resource_t r);
+/* The token for a (decoded) name, GPA_R_UNKNOWN for any other name. */
+gpa_resource_t gpa_resource_lookup(const char *name, size_t len);
+gpa_dialect_t gpa_resource_dialect(gpa_resource_t r);
+/* "vendor", "koordinator", "mgpu"; gpa_dialect_parse returns 0 for an unknown name. */
+const char *gpa_dialect_name(gpa_dialect_t d);
+gpa_dialect_t gpa_dialect_parse(const char *name);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * gpuadmit documents: one small tree type for everything read from JSON or YAML, with source locations.
+ *
+ * Both parsers build this tree in an arena; every later stage (decode into the typed model, patch, emit)
+ * reads it. It is our own type so that the engine's public API carries no JSON-library types.
+ *
+ * Ownership: every node, key and string belongs to the arena passed to the parser.
+ *
+ * Strings are decoded (JSON escapes, YAML escapes and folding) before anyone compares them, so a key written
+ * "koordinator.sh\u002fgpu-core" reads as "koordinator.sh/gpu-core". Numbers keep their literal text.
+ * Duplicate keys in one object: the last one wins and the earlier ones are removed by the parser (what
+ * kube-apiserver's decoder does), so an object never holds the same key twice.
+ */
+#ifndef GPA_VALUE_H
+#define GPA_VALUE_H
+
+#include <stddef.h>
+
+#include "arena.h"
+#include "buf.h"
+#include "error.h"
+
+typedef enum en_gpa_vtype_t {
+    GPA_VNULL,
+    GPA_VBOOL,
+    GPA_VNUMBER,
+    GPA_VSTRING,
+    GPA_VARRAY,
+    GPA_VOBJECT,
+} gpa_vtype_t;
+
+typedef struct st_gpa_value_t gpa_value_t;
+
+typedef struct st_gpa_member_t {
+    const char *key; /* decoded, NUL-terminated (may contain NUL before key_len) */
+    size_t key_len;
+    gpa_value_t *value;
+} gpa_member_t;
+
+struct st_gpa_value_t {
+    gpa_vtype_t type;
+    unsigned line, column; /* 1-based position of the node's first character in its source; 0 = made, not read */
+    union {
+        int boolean;
+        /* GPA_VSTRING: decoded text; GPA_VNUMBER: the literal as written. NUL-terminated either way. */
+        struct {
+            const char *ptr;
+            size_t len;
+        } str;
+        struct {
+            gpa_value_t **items;
+            size_t len;
+        } array;
+        struct {
+            gpa_member_t *members;
+            size_t len;
+        } object;
+    } u;
+};
+
+/* A stream of documents (a YAML file may hold several; JSON holds one). */
+typedef struct st_gpa_docs_t {
+    gpa_value_t **docs;
+    size_t len;
+} gpa_docs_t;
+
+/*
+ * Parses one JSON text (RFC 8259; trailing garbage, invalid UTF-8, lone surrogates and nesting deeper than
+ * GPA_MAX_DEPTH are errors). Returns 0 and sets *out, or -1 with err filled (line and column of the fault).
+ */
+#define GPA_MAX_DEPTH 256
+int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err);
+
+/*
+ * Parses a YAML stream (libyaml) into its documents; empty documents are skipped. Plain scalars resolve as
+ * Kubernetes' YAML reader does (null, ~, true/false, integers and floats become those types; everything else
+ * a string); quoted scalars are strings. Aliases are resolved (with a bound on expansion); tags other than
+ * the core schema's are errors.
+ */
+int gpa_yaml_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
+
+/* JSON when the first non-blank byte is '{' or '[', YAML otherwise. */
+int gpa_docs_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
+
+/* Lookups: NULL when absent or when `v` is not of the right type. */
+gpa_value_t *gpa_value_get(const gpa_value_t *obj, const char *key);
+gpa_value_t *gpa_value_at(const gpa_value_t *array, size_t index);
+/* The string of a GPA_VSTRING node, else NULL. */
+const char *gpa_value_string(const gpa_value_t *v);
+
+/* Constructors (arena-owned; line/column 0). */
+gpa_value_t *gpa_value_new_string(gpa_arena_t *a, const char *s, size_t len);
+gpa_value_t *gpa_value_new_object(gpa_arena_t *a, size_t nmembers); /* members zeroed; fill them */
+/* Deep equality (numbers compared by literal text). */
+int gpa_value_equal(const gpa_value_t *x, const gpa_value_t *y);
+
+/* Emitters: append the tree to `out`. JSON is compact unless `indent` > 0; YAML is block style. */
+void gpa_value_emit_json(gpa_buf_t *out, const gpa_value_t *v, int indent);
+void gpa_value_emit_yaml(gpa_buf_t *out, const gpa_value_t *v);
+
+#endif
