@@ -1,13 +1,62 @@
-/* Placeholder dispatcher: replaced by the CLI's main. */
+/*
+ * gpuadmit: one binary, one verb per file (cli/<verb>.c). main only dispatches: it owns no options of its own
+ * besides --help and --version, so a verb's behaviour is read in one place.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
+#ifndef GPA_VERSION
+#define GPA_VERSION "unknown"
+#endif
+
+/* The verb table. Legend: name as typed, the function (argv[0] = name), one line for --help. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *doc;
+} verbs[] = {
+    {"validate", gpa_cmd_validate, "the cluster's verdict for each object (mutation, then validation)"},
+    {"mutate", gpa_cmd_mutate, "the mutated objects, or their JSON Patches"},
+    {"review", gpa_cmd_review, "answer one AdmissionReview exactly as the webhook would"},
+    {"fit", gpa_cmd_fit, "dry-run placement of each Pod on an inventory"},
+    {"test", gpa_cmd_test, "run gpuadmit-test.yaml test suites"},
+    {"serve", gpa_cmd_serve, "the TLS admission webhook"},
+    {"certs", gpa_cmd_certs, "a CA and a serving certificate for the webhook"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpuadmit <verb> [options] ...\n"
+                 "       gpuadmit version | --version | --help\n\n"
+                 "GPU-share admission control for Kubernetes.\n\nverbs:\n");
+    for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+        fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].doc);
+    fprintf(out, "  %-9s %s\n", "version", "print the version");
+    fprintf(out, "\n`gpuadmit <verb> --help` describes a verb's options.\n"
+                 "exit codes: 0 all admitted, 1 something denied or a test failed, 2 usage error or unreadable input\n");
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "validate") == 0)
-        return gpa_cmd_validate(argc - 1, argv + 1);
-    fprintf(stderr, "usage: gpuadmit <verb> ...\n");
+    if (argc < 2) {
+        usage(stderr);
+        return GPA_EXIT_USAGE;
+    }
+    const char *verb = argv[1];
+    if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
+        usage(stdout);
+        return GPA_EXIT_OK;
+    }
+    if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
+        printf("gpuadmit %s\n", GPA_VERSION);
+        return GPA_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+        if (strcmp(verb, verbs[i].name) == 0)
+            return verbs[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "gpuadmit: unknown verb '%s'\n\n", verb);
+    usage(stderr);
     return GPA_EXIT_USAGE;
 }
