@@ -20,7 +20,7 @@
 
 typedef struct st_gpa_objects_t {
     gpa_object_t **items;
-    size_t len;
+    size_t len, cap;
 } gpa_objects_t;
 
 /* Decodes one object (not a List). Returns 0 and sets *out, or -1 with err filled. */
