@@ -1,11 +1,426 @@
-/* Placeholder: replaced by the real verb. */
+/*
+ * gpuadmit test [-o text|json|junit] [--run REGEX] PATH...
+ *
+ * Finds the suites under PATH (cli/suite.h), runs the selected cases through the engine and prints a table,
+ * JSON or JUnit XML. Exit 0 when every case passes, 1 when any fails, 2 when a suite cannot be read or no case
+ * was found (an empty selection would otherwise pass a CI job that tests nothing).
+ */
+#include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "suite.h"
+
+typedef enum en_format_t {
+    FORMAT_TEXT,
+    FORMAT_JSON,
+    FORMAT_JUNIT,
+} format_t;
+
+typedef struct st_options_t {
+    format_t format;
+    const char *run;
+    char **paths;
+    size_t npaths;
+} options_t;
+
+typedef struct st_run_t {
+    gpa_suite_t *suites;
+    size_t nsuites;
+    GPA_VEC(gpa_suite_result_t) results;
+    size_t passed, failed, errors;
+    int unreadable;
+    gpa_arena_t arena; /* the results */
+} run_t;
+
+static const char usage[] = "usage: gpuadmit test [-o text|json|junit] [--run REGEX] PATH...\n"
+                            "  Runs the test suites (files named " GPA_SUITE_FILE_NAME ") found under each PATH.\n"
+                            "  -o, --output FORMAT  text (a table, default), json, or junit (JUnit XML)\n"
+                            "  --run REGEX          only the cases whose name or suite/case matches (POSIX ERE)\n"
+                            "  Exit 0 all passed, 1 a case failed, 2 no case found or a suite could not be read.\n";
+
+static int parse_format(const char *s, format_t *out)
+{
+    static const char *const names[] = {"text", "json", "junit"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = (format_t)i;
+            return 0;
+        }
+    }
+    fprintf(stderr, "gpuadmit test: unknown output format \"%s\" (text, json, junit)\n", s);
+    return -1;
+}
+
+/* Returns 0, 1 for --help, or -1 (reported) for a usage error. */
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    int only_paths = 0;
+    o->paths = gpa_xcalloc((size_t)argc + 1, sizeof(*o->paths));
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int has_value = i + 1 < argc;
+        if (only_paths || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            o->paths[o->npaths++] = argv[i];
+        } else if (strcmp(arg, "--") == 0) {
+            only_paths = 1;
+        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            return 1;
+        } else if ((strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) && has_value) {
+            if (parse_format(argv[++i], &o->format) != 0)
+                return -1;
+        } else if (strncmp(arg, "--output=", 9) == 0) {
+            if (parse_format(arg + 9, &o->format) != 0)
+                return -1;
+        } else if (strcmp(arg, "--run") == 0 && has_value) {
+            o->run = argv[++i];
+        } else if (strncmp(arg, "--run=", 6) == 0) {
+            o->run = arg + 6;
+        } else {
+            fprintf(stderr, "gpuadmit test: unknown option or missing value: %s\n%s", arg, usage);
+            return -1;
+        }
+    }
+    if (o->npaths == 0) {
+        fprintf(stderr, "gpuadmit test: no PATH given\n%s", usage);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- loading and running ---- */
+
+static void report_error(const gpa_error_t *err)
+{
+    char msg[1024];
+    gpa_error_format(err, msg, sizeof(msg));
+    fprintf(stderr, "gpuadmit test: %s\n", msg);
+}
+
+static void load_suite(run_t *r, const char *file)
+{
+    gpa_error_t err;
+    gpa_suite_t s;
+    if (gpa_suite_load(file, &s, &err) != 0) {
+        report_error(&err);
+        gpa_suite_dispose(&s);
+        r->unreadable = 1;
+        return;
+    }
+    r->suites = gpa_xrealloc(r->suites, (r->nsuites + 1) * sizeof(*r->suites));
+    r->suites[r->nsuites++] = s;
+}
+
+static void load_all(run_t *r, const options_t *o)
+{
+    for (size_t i = 0; i < o->npaths; i++) {
+        char **files = NULL;
+        size_t nfiles = 0;
+        gpa_error_t err;
+        if (gpa_suite_find(o->paths[i], &files, &nfiles, &err) != 0) {
+            report_error(&err);
+            r->unreadable = 1;
+        }
+        for (size_t k = 0; k < nfiles; k++) {
+            load_suite(r, files[k]);
+            free(files[k]);
+        }
+        free(files);
+    }
+}
+
+static int selected(const regex_t *re, const gpa_suite_t *s, const gpa_suite_case_t *tc, gpa_arena_t *a)
+{
+    if (re == NULL)
+        return 1;
+    const char *full = gpa_arena_printf(a, "%s/%s", s->name, tc->name);
+    return regexec(re, tc->name, 0, NULL, 0) == 0 || regexec(re, full, 0, NULL, 0) == 0;
+}
+
+static void run_all(run_t *r, const regex_t *re)
+{
+    for (size_t i = 0; i < r->nsuites; i++) {
+        const gpa_suite_t *s = &r->suites[i];
+        for (size_t k = 0; k < s->ncases; k++) {
+            if (!selected(re, s, &s->cases[k], &r->arena))
+                continue;
+            gpa_suite_result_t *res = gpa_vec_push(&r->arena, &r->results);
+            gpa_suite_run_case(&r->arena, s, &s->cases[k], res);
+            r->passed += res->passed;
+            r->failed += !res->passed;
+            r->errors += res->error;
+        }
+    }
+}
+
+/* ---- text ---- */
+
+static int column_width(const run_t *r, int col, int min)
+{
+    size_t w = (size_t)min;
+    for (size_t i = 0; i < r->results.len; i++) {
+        const gpa_suite_result_t *x = &r->results.items[i];
+        const char *cell = col == 0 ? x->suite->name : col == 1 ? x->tc->name : col == 2 ? x->expected : x->got;
+        size_t n = strlen(cell);
+        if (n > w)
+            w = n;
+    }
+    return w > 60 ? 60 : (int)w;
+}
+
+static void print_failure(FILE *out, const gpa_suite_result_t *x)
+{
+    fprintf(out, "\n--- FAIL: %s/%s (%s:%u, %s)\n", x->suite->name, x->tc->name, x->suite->file, x->tc->line, x->tc->object_desc);
+    for (size_t i = 0; i < x->differences.len; i++)
+        fprintf(out, "    %s\n", x->differences.items[i]);
+    for (size_t i = 0; i < x->findings.len; i++)
+        fprintf(out, "    finding: %s\n", x->findings.items[i]);
+    for (size_t i = 0; i < x->warnings.len; i++)
+        fprintf(out, "    warning: %s\n", x->warnings.items[i]);
+    for (size_t i = 0; i < x->mutations.len; i++)
+        fprintf(out, "    mutation: %s\n", x->mutations.items[i]);
+}
+
+static void print_text(FILE *out, const run_t *r)
+{
+    int w[4] = {column_width(r, 0, 5), column_width(r, 1, 4), column_width(r, 2, 8), column_width(r, 3, 3)};
+    fprintf(out, "%-*s  %-*s  %-*s  %-*s  RESULT\n", w[0], "SUITE", w[1], "CASE", w[2], "EXPECTED", w[3], "GOT");
+    for (size_t i = 0; i < r->results.len; i++) {
+        const gpa_suite_result_t *x = &r->results.items[i];
+        fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", w[0], x->suite->name, w[1], x->tc->name, w[2], x->expected, w[3], x->got,
+                x->passed  ? "PASS"
+                : x->error ? "ERROR"
+                           : "FAIL");
+    }
+    for (size_t i = 0; i < r->results.len; i++)
+        if (!r->results.items[i].passed)
+            print_failure(out, &r->results.items[i]);
+    fprintf(out, "%s%zu passed, %zu failed\n", r->failed ? "\n" : "", r->passed, r->failed);
+}
+
+/* ---- JSON ---- */
+
+static void json_str(gpa_buf_t *b, const char *s)
+{
+    gpa_buf_json_string(b, s, strlen(s));
+}
+
+static void json_strs(gpa_buf_t *b, const char *key, const gpa_suite_strs_t *x)
+{
+    gpa_buf_printf(b, ",\"%s\":[", key);
+    for (size_t i = 0; i < x->len; i++) {
+        if (i)
+            gpa_buf_putc(b, ',');
+        json_str(b, x->items[i]);
+    }
+    gpa_buf_putc(b, ']');
+}
+
+static void json_result(gpa_buf_t *b, const gpa_suite_result_t *x)
+{
+    const gpa_suite_expect_t *e = &x->tc->expect;
+    gpa_buf_puts(b, "{\"suite\":");
+    json_str(b, x->suite->name);
+    gpa_buf_puts(b, ",\"file\":");
+    json_str(b, x->suite->file);
+    gpa_buf_printf(b, ",\"line\":%u,\"case\":", x->tc->line);
+    json_str(b, x->tc->name);
+    gpa_buf_printf(b, ",\"passed\":%s,\"expected\":{\"allowed\":%s", x->passed ? "true" : "false", e->allowed ? "true" : "false");
+    if (e->has_rules)
+        json_strs(b, "rules", &e->rules);
+    json_strs(b, "warnings", &e->warnings);
+    if (e->has_mutations)
+        json_strs(b, "mutations", &e->mutations);
+    gpa_buf_puts(b, "},\"got\":");
+    if (x->error) {
+        gpa_buf_puts(b, "null");
+    } else {
+        gpa_buf_printf(b, "{\"allowed\":%s", x->allowed ? "true" : "false");
+        json_strs(b, "rules", &x->rules);
+        json_strs(b, "warnings", &x->warnings);
+        json_strs(b, "mutations", &x->mutations);
+        json_strs(b, "findings", &x->findings);
+        gpa_buf_putc(b, '}');
+    }
+    json_strs(b, "differences", &x->differences);
+    gpa_buf_putc(b, '}');
+}
+
+static void print_json(FILE *out, const run_t *r)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_printf(&b, "{\"passed\":%zu,\"failed\":%zu,\"results\":[", r->passed, r->failed);
+    for (size_t i = 0; i < r->results.len; i++) {
+        gpa_buf_puts(&b, i ? ",\n" : "\n");
+        json_result(&b, &r->results.items[i]);
+    }
+    gpa_buf_puts(&b, "\n]}\n");
+    fwrite(b.base, 1, b.len, out);
+    gpa_buf_dispose(&b);
+}
+
+/* ---- JUnit XML ---- */
+
+/* Length of the valid UTF-8 sequence at s (1..4) and its code point, or 0 when it is not one. */
+static size_t utf8_char(const unsigned char *s, unsigned *cp)
+{
+    size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0)
+        return 0;
+    unsigned c = n == 1 ? s[0] : s[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3F);
+    }
+    static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* Text for an attribute or element: markup escaped, characters XML 1.0 forbids replaced by U+FFFD. */
+static void xml_escape(gpa_buf_t *b, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s) {
+        unsigned cp = 0;
+        size_t n = utf8_char(s, &cp);
+        int allowed = n != 0 && (cp >= 0x20 || cp == '\t' || cp == '\n' || cp == '\r') && cp != 0xFFFE && cp != 0xFFFF;
+        if (!allowed)
+            gpa_buf_puts(b, "\xEF\xBF\xBD");
+        else if (cp == '&' || cp == '<' || cp == '>' || cp == '"' || cp == '\'' || cp < 0x20)
+            gpa_buf_printf(b, "&#%u;", cp);
+        else
+            gpa_buf_append(b, s, n);
+        s += n != 0 ? n : 1;
+    }
+}
+
+static void junit_case(gpa_buf_t *b, const gpa_suite_result_t *x)
+{
+    gpa_buf_puts(b, "    <testcase name=\"");
+    xml_escape(b, x->tc->name);
+    gpa_buf_puts(b, "\" classname=\"");
+    xml_escape(b, x->suite->name);
+    gpa_buf_puts(b, "\" file=\"");
+    xml_escape(b, x->suite->file);
+    gpa_buf_printf(b, "\" line=\"%u\"", x->tc->line);
+    if (x->passed) {
+        gpa_buf_puts(b, "/>\n");
+        return;
+    }
+    const char *tag = x->error ? "error" : "failure";
+    gpa_buf_printf(b, ">\n      <%s message=\"", tag);
+    xml_escape(b, x->differences.len ? x->differences.items[0] : "failed");
+    gpa_buf_printf(b, "\" type=\"%s\">", x->error ? "engine-error" : "expectation");
+    gpa_buf_t text = GPA_BUF_INIT;
+    gpa_buf_printf(&text, "expected: %s\ngot: %s\n", x->expected, x->got);
+    for (size_t i = 0; i < x->differences.len; i++)
+        gpa_buf_printf(&text, "%s\n", x->differences.items[i]);
+    for (size_t i = 0; i < x->findings.len; i++)
+        gpa_buf_printf(&text, "finding: %s\n", x->findings.items[i]);
+    for (size_t i = 0; i < x->warnings.len; i++)
+        gpa_buf_printf(&text, "warning: %s\n", x->warnings.items[i]);
+    xml_escape(b, text.base);
+    gpa_buf_dispose(&text);
+    gpa_buf_printf(b, "</%s>\n    </testcase>\n", tag);
+}
+
+static void junit_suite(gpa_buf_t *b, const run_t *r, const gpa_suite_t *s)
+{
+    size_t tests = 0, failures = 0, errors = 0;
+    for (size_t i = 0; i < r->results.len; i++) {
+        const gpa_suite_result_t *x = &r->results.items[i];
+        if (x->suite != s)
+            continue;
+        tests++;
+        failures += !x->passed && !x->error;
+        errors += x->error;
+    }
+    if (tests == 0)
+        return;
+    gpa_buf_puts(b, "  <testsuite name=\"");
+    xml_escape(b, s->name);
+    gpa_buf_printf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" file=\"", tests, failures, errors);
+    xml_escape(b, s->file);
+    gpa_buf_puts(b, "\">\n");
+    for (size_t i = 0; i < r->results.len; i++)
+        if (r->results.items[i].suite == s)
+            junit_case(b, &r->results.items[i]);
+    gpa_buf_puts(b, "  </testsuite>\n");
+}
+
+static void print_junit(FILE *out, const run_t *r)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    gpa_buf_printf(&b, "<testsuites name=\"gpuadmit\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", r->results.len,
+                   r->failed - r->errors, r->errors);
+    for (size_t i = 0; i < r->nsuites; i++)
+        junit_suite(&b, r, &r->suites[i]);
+    gpa_buf_puts(&b, "</testsuites>\n");
+    fwrite(b.base, 1, b.len, out);
+    gpa_buf_dispose(&b);
+}
+
+/* ---- the verb ---- */
+
+static int finish(run_t *r, const options_t *o)
+{
+    if (r->results.len == 0) {
+        fprintf(stderr, "gpuadmit test: no test found%s%s\n", o->run != NULL ? " matching " : "", o->run != NULL ? o->run : "");
+        return GPA_EXIT_USAGE;
+    }
+    if (o->format == FORMAT_JSON)
+        print_json(stdout, r);
+    else if (o->format == FORMAT_JUNIT)
+        print_junit(stdout, r);
+    else
+        print_text(stdout, r);
+    fflush(stdout);
+    return r->unreadable ? GPA_EXIT_USAGE : r->failed ? GPA_EXIT_DENIED : GPA_EXIT_OK;
+}
+
+static int run_selected(run_t *r, const options_t *o)
+{
+    regex_t re;
+    if (o->run != NULL) {
+        int rc = regcomp(&re, o->run, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char msg[256];
+            regerror(rc, &re, msg, sizeof(msg));
+            fprintf(stderr, "gpuadmit test: --run %s: %s\n", o->run, msg);
+            return GPA_EXIT_USAGE;
+        }
+    }
+    load_all(r, o);
+    run_all(r, o->run != NULL ? &re : NULL);
+    if (o->run != NULL)
+        regfree(&re);
+    return finish(r, o);
+}
 
 int gpa_cmd_test(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "%s: not built yet\n", argv[0]);
-    return GPA_EXIT_USAGE;
+    options_t o = {FORMAT_TEXT, NULL, NULL, 0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        free(o.paths);
+        if (rc > 0)
+            fputs(usage, stdout);
+        return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
+    }
+    run_t r = {0};
+    gpa_arena_init(&r.arena);
+    rc = run_selected(&r, &o);
+    for (size_t i = 0; i < r.nsuites; i++)
+        gpa_suite_dispose(&r.suites[i]);
+    free(r.suites);
+    gpa_arena_dispose(&r.arena);
+    free(o.paths);
+    return rc;
 }

@@ -1,0 +1,905 @@
+/*
+ * Test suites: reading a gpuadmit-test.yaml (every file it names read and every reference resolved up front),
+ * and running its cases through the engine. See suite.h for the format and contracts.
+ */
+#include "suite.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "decode.h"
+#include "input.h"
+#include "rules.h"
+
+/* An object of the suite's resources, found by Kind/namespace/name. */
+typedef struct st_indexed_t {
+    const char *kind, *namespace_, *name;
+    gpa_value_t *doc;
+    const char *file;
+} indexed_t;
+
+typedef struct st_loader_t {
+    gpa_suite_t *s;
+    gpa_arena_t *a;
+    const char *file; /* the suite file */
+    const char *dir;  /* its directory with a trailing '/', or "" */
+    gpa_error_t *err;
+    GPA_VEC(indexed_t) index;
+} loader_t;
+
+typedef GPA_VEC(gpa_value_t *) docvec_t;
+
+/* Where an object came from, while a case is being read. */
+typedef struct st_objref_t {
+    gpa_value_t *doc;
+    const char *desc;
+    const char *file;
+} objref_t;
+
+static const char *const mutation_ids[] = {"expand-gpu", "inject-gpu-shared", "mirror-limits"};
+
+int gpa_suite_is_mutation_id(const char *id)
+{
+    for (size_t i = 0; i < sizeof(mutation_ids) / sizeof(mutation_ids[0]); i++)
+        if (strcmp(id, mutation_ids[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Fails the load at `node` of the suite file (line and column of the node, `path` its place in the suite). */
+static int fail(loader_t *l, const gpa_value_t *node, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(loader_t *l, const gpa_value_t *node, const char *path, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    gpa_error_init(l->err, l->file);
+    return gpa_error_set(l->err, node != NULL ? node->line : 0, node != NULL ? node->column : 0, path, "%s", msg);
+}
+
+static const char *type_name(gpa_vtype_t t)
+{
+    static const char *const names[] = {"null", "a boolean", "a number", "a string", "a list", "a mapping"};
+    return names[t];
+}
+
+/* The mapping's keys must all be among `allowed` (NULL-terminated). */
+static int check_fields(loader_t *l, const gpa_value_t *obj, const char *path, const char *const *allowed)
+{
+    for (size_t i = 0; i < obj->u.object.len; i++) {
+        const gpa_member_t *m = &obj->u.object.members[i];
+        size_t k = 0;
+        while (allowed[k] != NULL && strcmp(allowed[k], m->key) != 0)
+            k++;
+        if (allowed[k] == NULL)
+            return fail(l, m->value, path, "unknown field \"%s\"", m->key);
+    }
+    return 0;
+}
+
+static int want_type(loader_t *l, const gpa_value_t *v, gpa_vtype_t t, const char *path)
+{
+    if (v->type != t)
+        return fail(l, v, path, "must be %s, not %s", type_name(t), type_name(v->type));
+    return 0;
+}
+
+/* A non-empty string field; *out stays NULL when the field is absent and not required. */
+static int get_string(loader_t *l, const gpa_value_t *obj, const char *key, const char *path, int required, const char **out)
+{
+    const gpa_value_t *v = gpa_value_get(obj, key);
+    *out = NULL;
+    if (v == NULL)
+        return required ? fail(l, obj, path, "missing required field \"%s\"", key) : 0;
+    const char *sub = gpa_arena_printf(l->a, "%s%s%s", path, path[0] ? "." : "", key);
+    if (want_type(l, v, GPA_VSTRING, sub) != 0)
+        return -1;
+    if (v->u.str.len == 0 || strlen(v->u.str.ptr) != v->u.str.len)
+        return fail(l, v, sub, "must be a non-empty string without NUL bytes");
+    *out = v->u.str.ptr;
+    return 0;
+}
+
+/* A list of strings, or a single string taken as a list of one when `scalar_ok`. */
+static int get_strings(loader_t *l, const gpa_value_t *v, const char *path, int scalar_ok, gpa_suite_strs_t *out)
+{
+    if (scalar_ok && v->type == GPA_VSTRING) {
+        out->items = gpa_arena_alloc(l->a, sizeof(*out->items));
+        out->items[0] = v->u.str.ptr;
+        out->len = 1;
+        return 0;
+    }
+    if (want_type(l, v, GPA_VARRAY, path) != 0)
+        return -1;
+    out->len = v->u.array.len;
+    out->items = gpa_arena_calloc(l->a, out->len + 1, sizeof(*out->items));
+    for (size_t i = 0; i < out->len; i++) {
+        const gpa_value_t *item = v->u.array.items[i];
+        if (item->type != GPA_VSTRING || item->u.str.len == 0)
+            return fail(l, item, gpa_arena_printf(l->a, "%s[%zu]", path, i), "must be a non-empty string");
+        out->items[i] = item->u.str.ptr;
+    }
+    return 0;
+}
+
+/* A path named in the suite, relative to the suite file's directory unless absolute. */
+static const char *resolve(loader_t *l, const char *rel)
+{
+    return rel[0] == '/' ? rel : gpa_arena_printf(l->a, "%s%s", l->dir, rel);
+}
+
+/* Reads a file named at `node`; a failure is reported at the node, in the suite file. */
+static char *read_named(loader_t *l, const gpa_value_t *node, const char *path, const char *file, size_t *len)
+{
+    gpa_error_t rerr;
+    gpa_error_init(&rerr, file);
+    char *text = gpa_read_file(file, len, &rerr);
+    if (text == NULL)
+        fail(l, node, path, "cannot read %s: %s", file, rerr.message);
+    return text;
+}
+
+/* Reads and parses a file named at `node` into its documents (in the suite's arena). */
+static int parse_named(loader_t *l, const gpa_value_t *node, const char *path, const char *file, gpa_docs_t *docs)
+{
+    size_t len;
+    char *text = read_named(l, node, path, file, &len);
+    if (text == NULL)
+        return -1;
+    gpa_error_init(l->err, file);
+    int rc = gpa_docs_parse(l->a, text, len, docs, l->err);
+    free(text);
+    return rc;
+}
+
+static const char *doc_string(const gpa_value_t *doc, const char *key)
+{
+    const char *s = gpa_value_string(gpa_value_get(doc, key));
+    return s != NULL ? s : "";
+}
+
+static const char *doc_meta(const gpa_value_t *doc, const char *key)
+{
+    const char *s = gpa_value_string(gpa_value_get(gpa_value_get(doc, "metadata"), key));
+    return s != NULL ? s : "";
+}
+
+/* The objects of a document: itself, or the items of a List (recursively), as `kubectl get -o json` prints. */
+static void flatten(gpa_arena_t *a, gpa_value_t *doc, docvec_t *out, int depth)
+{
+    const gpa_value_t *items = gpa_value_get(doc, "items");
+    if (depth < 8 && strcmp(doc_string(doc, "kind"), "List") == 0 && items != NULL && items->type == GPA_VARRAY) {
+        for (size_t i = 0; i < items->u.array.len; i++)
+            flatten(a, items->u.array.items[i], out, depth + 1);
+        return;
+    }
+    *gpa_vec_push(a, out) = doc;
+}
+
+/* An object without a namespace is matched as "default", where kubectl would create it. */
+static const char *effective_namespace(const char *ns)
+{
+    return ns[0] != '\0' ? ns : "default";
+}
+
+static int load_resources(loader_t *l, const gpa_value_t *list, const char *path)
+{
+    gpa_suite_strs_t files = {0};
+    if (get_strings(l, list, path, 1, &files) != 0)
+        return -1;
+    for (size_t i = 0; i < files.len; i++) {
+        const char *file = resolve(l, files.items[i]);
+        gpa_docs_t docs;
+        const gpa_value_t *node = list->type == GPA_VARRAY ? list->u.array.items[i] : list;
+        if (parse_named(l, node, gpa_arena_printf(l->a, "%s[%zu]", path, i), file, &docs) != 0)
+            return -1;
+        docvec_t objs = {0};
+        for (size_t d = 0; d < docs.len; d++)
+            flatten(l->a, docs.docs[d], &objs, 0);
+        for (size_t k = 0; k < objs.len; k++) {
+            gpa_value_t *o = objs.items[k];
+            if (o->type != GPA_VOBJECT)
+                continue;
+            indexed_t *x = gpa_vec_push(l->a, &l->index);
+            *x = (indexed_t){doc_string(o, "kind"), effective_namespace(doc_meta(o, "namespace")), doc_meta(o, "name"), o, file};
+        }
+    }
+    return 0;
+}
+
+/* "Kind/namespace/name" or "Kind/name" (namespace default) among the resources; exactly one must match. */
+static int find_ref(loader_t *l, const gpa_value_t *node, const char *path, objref_t *out)
+{
+    const char *ref = node->u.str.ptr;
+    const char *s1 = strchr(ref, '/');
+    const char *s2 = s1 != NULL ? strchr(s1 + 1, '/') : NULL;
+    if (s1 == NULL || s1 == ref || s1[1] == '\0' || (s2 != NULL && (s2 == s1 + 1 || s2[1] == '\0' || strchr(s2 + 1, '/'))))
+        return fail(l, node, path, "\"%s\" is not Kind/namespace/name or Kind/name", ref);
+    const char *kind = gpa_arena_strndup(l->a, ref, (size_t)(s1 - ref));
+    const char *ns = s2 != NULL ? gpa_arena_strndup(l->a, s1 + 1, (size_t)(s2 - s1 - 1)) : "default";
+    const char *name = s2 != NULL ? s2 + 1 : s1 + 1;
+    const indexed_t *found = NULL;
+    for (size_t i = 0; i < l->index.len; i++) {
+        const indexed_t *x = &l->index.items[i];
+        if (strcmp(x->kind, kind) != 0 || strcmp(x->namespace_, ns) != 0 || strcmp(x->name, name) != 0)
+            continue;
+        if (found != NULL)
+            return fail(l, node, path, "%s names two objects: %s:%u and %s:%u", ref, found->file, found->doc->line, x->file,
+                        x->doc->line);
+        found = x;
+    }
+    if (found == NULL)
+        return fail(l, node, path, "object %s not found in the suite's resources (%zu objects)", ref, l->index.len);
+    *out = (objref_t){found->doc, ref, found->file};
+    return 0;
+}
+
+/* `file: F`: the one object a file holds (a List of one, or an AdmissionReview, counts as one). */
+static int load_object_file(loader_t *l, const gpa_value_t *node, const char *path, objref_t *out)
+{
+    const char *file = resolve(l, node->u.str.ptr);
+    gpa_docs_t docs;
+    if (parse_named(l, node, path, file, &docs) != 0)
+        return -1;
+    docvec_t objs = {0};
+    for (size_t d = 0; d < docs.len; d++)
+        flatten(l->a, docs.docs[d], &objs, 0);
+    if (objs.len != 1)
+        return fail(l, node, path, "%s holds %zu objects, not one: list it under resources and name one as Kind/namespace/name",
+                    file, objs.len);
+    if (objs.items[0]->type != GPA_VOBJECT)
+        return fail(l, node, path, "%s does not hold an object (a mapping)", file);
+    *out = (objref_t){objs.items[0], gpa_arena_printf(l->a, "file %s", node->u.str.ptr), file};
+    return 0;
+}
+
+static int load_inline(loader_t *l, gpa_value_t *v, const char *path, objref_t *out)
+{
+    if (want_type(l, v, GPA_VOBJECT, path) != 0)
+        return -1;
+    *out = (objref_t){v, "inline", l->file};
+    return 0;
+}
+
+/* An object given as a reference string, or as a mapping {file: F} or {inline: {...}}. */
+static int load_objref(loader_t *l, gpa_value_t *v, const char *path, objref_t *out)
+{
+    static const char *const fields[] = {"file", "inline", NULL};
+    if (v->type == GPA_VSTRING)
+        return find_ref(l, v, path, out);
+    if (v->type != GPA_VOBJECT)
+        return fail(l, v, path, "must be Kind/namespace/name, {file: F} or {inline: {...}}");
+    if (check_fields(l, v, path, fields) != 0)
+        return -1;
+    gpa_value_t *file = gpa_value_get(v, "file"), *in = gpa_value_get(v, "inline");
+    if ((file != NULL) == (in != NULL))
+        return fail(l, v, path, "give exactly one of file and inline");
+    if (file != NULL)
+        return want_type(l, file, GPA_VSTRING, path) != 0 ? -1 : load_object_file(l, file, path, out);
+    return load_inline(l, in, gpa_arena_printf(l->a, "%s.inline", path), out);
+}
+
+static int parse_operation(loader_t *l, const gpa_value_t *v, const char *path, gpa_operation_t *op)
+{
+    static const char *const names[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+    const char *s = gpa_value_string(v);
+    for (size_t i = 0; s != NULL && i < 4; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *op = (gpa_operation_t)i;
+            return 0;
+        }
+    }
+    return fail(l, v, path, "operation must be CREATE, UPDATE, DELETE or CONNECT");
+}
+
+/* An AdmissionReview brings its own operation, object, oldObject and namespace. */
+static int unwrap_review(loader_t *l, gpa_suite_case_t *tc, const gpa_value_t *at, const char *path, int op_given,
+                         const objref_t *ref)
+{
+    const gpa_value_t *req = gpa_value_get(ref->doc, "request");
+    if (req == NULL || req->type != GPA_VOBJECT)
+        return fail(l, at, path, "AdmissionReview in %s has no request", ref->desc);
+    gpa_operation_t op;
+    const gpa_value_t *opv = gpa_value_get(req, "operation");
+    if (opv == NULL || parse_operation(l, opv, path, &op) != 0)
+        return fail(l, at, path, "AdmissionReview in %s has no valid request.operation", ref->desc);
+    if (op_given && op != tc->operation)
+        return fail(l, at, path, "operation differs from the AdmissionReview's request.operation");
+    gpa_value_t *obj = gpa_value_get(req, "object"), *old = gpa_value_get(req, "oldObject");
+    tc->operation = op;
+    tc->object = obj != NULL && obj->type == GPA_VOBJECT ? obj : NULL;
+    tc->old_object = old != NULL && old->type == GPA_VOBJECT ? old : NULL;
+    tc->namespace_ = gpa_value_string(gpa_value_get(req, "namespace"));
+    if (tc->object == NULL && tc->old_object == NULL)
+        return fail(l, at, path, "AdmissionReview in %s has neither request.object nor request.oldObject", ref->desc);
+    if (tc->object == NULL && (op == GPA_OP_CREATE || op == GPA_OP_UPDATE))
+        return fail(l, at, path, "AdmissionReview in %s: %s needs request.object", ref->desc,
+                    op == GPA_OP_CREATE ? "CREATE" : "UPDATE");
+    if (tc->old_object == NULL && op == GPA_OP_UPDATE)
+        return fail(l, at, path, "AdmissionReview in %s: UPDATE needs request.oldObject", ref->desc);
+    return 0;
+}
+
+/* object | file | inline (exactly one), and oldObject. */
+static int load_case_objects(loader_t *l, gpa_suite_case_t *tc, gpa_value_t *c, const char *path, int op_given)
+{
+    gpa_value_t *obj = gpa_value_get(c, "object"), *file = gpa_value_get(c, "file"), *in = gpa_value_get(c, "inline");
+    if ((obj != NULL) + (file != NULL) + (in != NULL) != 1)
+        return fail(l, c, path, "give exactly one of object, file and inline");
+    objref_t ref;
+    const char *sub = gpa_arena_printf(l->a, "%s.%s", path, obj != NULL ? "object" : file != NULL ? "file" : "inline");
+    int rc = obj != NULL    ? load_objref(l, obj, sub, &ref)
+             : file != NULL ? (want_type(l, file, GPA_VSTRING, sub) != 0 ? -1 : load_object_file(l, file, sub, &ref))
+                            : load_inline(l, in, sub, &ref);
+    if (rc != 0)
+        return -1;
+    tc->object_desc = ref.desc;
+    tc->object = ref.doc;
+    tc->object_file = ref.file;
+    gpa_value_t *oldv = gpa_value_get(c, "oldObject");
+    if (strcmp(doc_string(ref.doc, "kind"), "AdmissionReview") == 0) {
+        if (oldv != NULL)
+            return fail(l, oldv, path, "an AdmissionReview brings its own oldObject");
+        return unwrap_review(l, tc, obj != NULL ? obj : file != NULL ? file : in, sub, op_given, &ref);
+    }
+    if (oldv == NULL)
+        return tc->operation == GPA_OP_UPDATE ? fail(l, c, path, "operation UPDATE needs oldObject") : 0;
+    if (tc->operation != GPA_OP_UPDATE && tc->operation != GPA_OP_DELETE)
+        return fail(l, oldv, path, "oldObject is only for UPDATE and DELETE");
+    objref_t old;
+    if (load_objref(l, oldv, gpa_arena_printf(l->a, "%s.oldObject", path), &old) != 0)
+        return -1;
+    tc->old_object = old.doc;
+    tc->old_file = old.file;
+    return 0;
+}
+
+static int check_rule_ids(loader_t *l, const gpa_value_t *list, const char *path, const gpa_suite_strs_t *ids, int mutations)
+{
+    for (size_t i = 0; i < ids->len; i++) {
+        int known = mutations ? gpa_suite_is_mutation_id(ids->items[i]) : gpa_rule_index(ids->items[i]) >= 0;
+        if (!known)
+            return fail(l, list->u.array.items[i], gpa_arena_printf(l->a, "%s[%zu]", path, i), "unknown %s id \"%s\"",
+                        mutations ? "mutation" : "rule", ids->items[i]);
+    }
+    return 0;
+}
+
+static int load_patched(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v, const char *path)
+{
+    if (want_type(l, v, GPA_VSTRING, path) != 0)
+        return -1;
+    objref_t ref;
+    if (load_object_file(l, v, path, &ref) != 0)
+        return -1;
+    e->patched_file = ref.file;
+    e->patched = ref.doc;
+    return 0;
+}
+
+static int load_expect(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v, const char *path)
+{
+    static const char *const fields[] = {"allowed", "rules", "warnings", "mutations", "patched", NULL};
+    if (want_type(l, v, GPA_VOBJECT, path) != 0 || check_fields(l, v, path, fields) != 0)
+        return -1;
+    const gpa_value_t *allowed = gpa_value_get(v, "allowed"), *rules = gpa_value_get(v, "rules");
+    const gpa_value_t *warnings = gpa_value_get(v, "warnings"), *muts = gpa_value_get(v, "mutations");
+    const gpa_value_t *patched = gpa_value_get(v, "patched");
+    if (allowed == NULL)
+        return fail(l, v, path, "missing required field \"allowed\"");
+    if (want_type(l, allowed, GPA_VBOOL, gpa_arena_printf(l->a, "%s.allowed", path)) != 0)
+        return -1;
+    e->allowed = allowed->u.boolean;
+    const char *p;
+    if (rules != NULL) {
+        p = gpa_arena_printf(l->a, "%s.rules", path);
+        if (get_strings(l, rules, p, 0, &e->rules) != 0 || check_rule_ids(l, rules, p, &e->rules, 0) != 0)
+            return -1;
+        e->has_rules = 1;
+    }
+    if (warnings != NULL && get_strings(l, warnings, gpa_arena_printf(l->a, "%s.warnings", path), 0, &e->warnings) != 0)
+        return -1;
+    if (muts != NULL) {
+        p = gpa_arena_printf(l->a, "%s.mutations", path);
+        if (get_strings(l, muts, p, 0, &e->mutations) != 0 || check_rule_ids(l, muts, p, &e->mutations, 1) != 0)
+            return -1;
+        e->has_mutations = 1;
+    }
+    return patched != NULL ? load_patched(l, e, patched, gpa_arena_printf(l->a, "%s.patched", path)) : 0;
+}
+
+static int load_case(loader_t *l, gpa_suite_case_t *tc, gpa_value_t *c, const char *path)
+{
+    static const char *const fields[] = {"name", "object", "file", "inline", "oldObject", "operation", "mutate", "expect", NULL};
+    if (want_type(l, c, GPA_VOBJECT, path) != 0 || check_fields(l, c, path, fields) != 0)
+        return -1;
+    tc->line = c->line;
+    if (get_string(l, c, "name", path, 1, &tc->name) != 0)
+        return -1;
+    const gpa_value_t *op = gpa_value_get(c, "operation"), *mutate = gpa_value_get(c, "mutate");
+    const gpa_value_t *expect = gpa_value_get(c, "expect");
+    tc->operation = GPA_OP_CREATE;
+    if (op != NULL && parse_operation(l, op, gpa_arena_printf(l->a, "%s.operation", path), &tc->operation) != 0)
+        return -1;
+    tc->mutate = 1;
+    if (mutate != NULL) {
+        if (want_type(l, mutate, GPA_VBOOL, gpa_arena_printf(l->a, "%s.mutate", path)) != 0)
+            return -1;
+        tc->mutate = mutate->u.boolean;
+    }
+    if (load_case_objects(l, tc, c, path, op != NULL) != 0)
+        return -1;
+    if (expect == NULL)
+        return fail(l, c, path, "missing required field \"expect\"");
+    return load_expect(l, &tc->expect, expect, gpa_arena_printf(l->a, "%s.expect", path));
+}
+
+static int load_cases(loader_t *l, gpa_value_t *cases)
+{
+    if (cases == NULL)
+        return fail(l, NULL, "", "missing required field \"cases\"");
+    if (want_type(l, cases, GPA_VARRAY, "cases") != 0)
+        return -1;
+    if (cases->u.array.len == 0)
+        return fail(l, cases, "cases", "a suite needs at least one case");
+    l->s->ncases = cases->u.array.len;
+    l->s->cases = gpa_arena_calloc(l->a, l->s->ncases, sizeof(*l->s->cases));
+    for (size_t i = 0; i < l->s->ncases; i++) {
+        gpa_value_t *c = cases->u.array.items[i];
+        if (load_case(l, &l->s->cases[i], c, gpa_arena_printf(l->a, "cases[%zu]", i)) != 0)
+            return -1;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(l->s->cases[k].name, l->s->cases[i].name) == 0)
+                return fail(l, c, gpa_arena_printf(l->a, "cases[%zu]", i), "case name \"%s\" is used twice (line %u)",
+                            l->s->cases[i].name, l->s->cases[k].line);
+    }
+    return 0;
+}
+
+static int load_config(loader_t *l, const gpa_value_t *v)
+{
+    if (v == NULL) {
+        l->s->config = gpa_config_default();
+        return 0;
+    }
+    if (want_type(l, v, GPA_VSTRING, "config") != 0)
+        return -1;
+    const char *file = resolve(l, v->u.str.ptr);
+    size_t len;
+    char *text = read_named(l, v, "config", file, &len);
+    if (text == NULL)
+        return -1;
+    gpa_error_init(l->err, file);
+    int rc = gpa_config_parse(text, len, file, &l->s->config, l->err);
+    free(text);
+    if (rc != 0 && l->err->source == NULL)
+        l->err->source = file;
+    return rc;
+}
+
+static int load_inventory(loader_t *l, const gpa_value_t *v)
+{
+    gpa_suite_strs_t files = {0};
+    if (v == NULL)
+        return 0;
+    if (get_strings(l, v, "inventory", 1, &files) != 0)
+        return -1;
+    l->s->inventory = gpa_inventory_new();
+    for (size_t i = 0; i < files.len; i++) {
+        const char *file = resolve(l, files.items[i]);
+        const gpa_value_t *node = v->type == GPA_VARRAY ? v->u.array.items[i] : v;
+        size_t len;
+        char *text = read_named(l, node, "inventory", file, &len);
+        if (text == NULL)
+            return -1;
+        gpa_error_init(l->err, file);
+        int rc = gpa_inventory_parse(l->s->inventory, text, len, file, l->err);
+        free(text);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int load_header(loader_t *l, gpa_value_t *root)
+{
+    static const char *const fields[] = {"apiVersion", "kind", "name", "config", "inventory", "resources", "cases", NULL};
+    const char *api, *kind;
+    if (want_type(l, root, GPA_VOBJECT, "") != 0 || check_fields(l, root, "", fields) != 0)
+        return -1;
+    if (get_string(l, root, "apiVersion", "", 1, &api) != 0 || get_string(l, root, "kind", "", 1, &kind) != 0)
+        return -1;
+    if (strcmp(api, GPA_SUITE_API_VERSION) != 0)
+        return fail(l, gpa_value_get(root, "apiVersion"), "apiVersion", "apiVersion must be %s", GPA_SUITE_API_VERSION);
+    if (strcmp(kind, GPA_SUITE_KIND) != 0)
+        return fail(l, gpa_value_get(root, "kind"), "kind", "kind must be %s", GPA_SUITE_KIND);
+    return get_string(l, root, "name", "", 1, &l->s->name);
+}
+
+static int load_root(loader_t *l, gpa_value_t *root)
+{
+    if (load_header(l, root) != 0 || load_config(l, gpa_value_get(root, "config")) != 0)
+        return -1;
+    if (load_inventory(l, gpa_value_get(root, "inventory")) != 0)
+        return -1;
+    const gpa_value_t *res = gpa_value_get(root, "resources");
+    if (res != NULL && load_resources(l, res, "resources") != 0)
+        return -1;
+    return load_cases(l, gpa_value_get(root, "cases"));
+}
+
+int gpa_suite_load(const char *path, gpa_suite_t *suite, gpa_error_t *err)
+{
+    memset(suite, 0, sizeof(*suite));
+    gpa_arena_init(&suite->arena);
+    loader_t l = {suite, &suite->arena, NULL, "", err, {0}};
+    l.file = suite->file = gpa_arena_strdup(l.a, path);
+    const char *slash = strrchr(path, '/');
+    if (slash != NULL)
+        l.dir = gpa_arena_strndup(l.a, path, (size_t)(slash - path) + 1);
+    gpa_error_init(err, l.file);
+    size_t len;
+    char *text = gpa_read_file(path, &len, err);
+    if (text == NULL)
+        return -1;
+    gpa_docs_t docs;
+    int rc = gpa_docs_parse(l.a, text, len, &docs, err);
+    free(text);
+    if (rc != 0)
+        return -1;
+    if (docs.len != 1)
+        return fail(&l, docs.len > 1 ? docs.docs[1] : NULL, "", "a suite file holds one document, not %zu", docs.len);
+    return load_root(&l, docs.docs[0]);
+}
+
+void gpa_suite_dispose(gpa_suite_t *suite)
+{
+    gpa_config_release(suite->config);
+    gpa_inventory_release(suite->inventory);
+    suite->config = NULL;
+    suite->inventory = NULL;
+    gpa_arena_dispose(&suite->arena);
+    suite->cases = NULL;
+    suite->ncases = 0;
+}
+
+/* ---- finding suites ---- */
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int is_suite_name(const char *name)
+{
+    return strcmp(name, GPA_SUITE_FILE_NAME) == 0 || strcmp(name, "gpuadmit-test.yml") == 0;
+}
+
+static void push_file(char ***files, size_t *n, const char *path)
+{
+    *files = gpa_xrealloc(*files, (*n + 1) * sizeof(**files));
+    (*files)[(*n)++] = gpa_xstrdup(path);
+}
+
+/* Directory entries in sorted order (heap; caller frees each and the array). */
+static char **list_dir(DIR *d, size_t *n)
+{
+    char **names = NULL;
+    struct dirent *e;
+    *n = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue; /* ".", "..", and hidden folders such as .git */
+        push_file(&names, n, e->d_name);
+    }
+    if (*n > 1)
+        qsort(names, *n, sizeof(*names), cmp_str);
+    return names;
+}
+
+static int find_in(const char *path, char ***files, size_t *nfiles, gpa_error_t *err, int depth, int top)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return gpa_error_set(err, 0, 0, NULL, "%s: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        if (top || is_suite_name(strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path))
+            push_file(files, nfiles, path);
+        return 0;
+    }
+    if (depth > 32)
+        return gpa_error_set(err, 0, 0, NULL, "%s: folders nested too deep (a symbolic link loop?)", path);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return gpa_error_set(err, 0, 0, NULL, "%s: %s", path, strerror(errno));
+    size_t n;
+    char **names = list_dir(d, &n);
+    closedir(d);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t plen = strlen(path);
+        char *child = gpa_xmalloc(plen + strlen(names[i]) + 2);
+        sprintf(child, "%s%s%s", path, plen > 0 && path[plen - 1] == '/' ? "" : "/", names[i]);
+        if (rc == 0)
+            rc = find_in(child, files, nfiles, err, depth + 1, 0);
+        free(child);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+int gpa_suite_find(const char *path, char ***files, size_t *nfiles, gpa_error_t *err)
+{
+    gpa_error_init(err, NULL);
+    return find_in(path, files, nfiles, err, 0, 1);
+}
+
+/* ---- running a case ---- */
+
+typedef GPA_VEC(const char *) strvec_t;
+
+/* A deep copy in the case's arena, so decoding and mutation never touch the suite's documents. */
+static gpa_value_t *clone(gpa_arena_t *a, const gpa_value_t *v)
+{
+    gpa_value_t *c = gpa_arena_alloc(a, sizeof(*c));
+    *c = *v;
+    switch (v->type) {
+    case GPA_VSTRING:
+    case GPA_VNUMBER:
+        c->u.str.ptr = gpa_arena_strndup(a, v->u.str.ptr, v->u.str.len);
+        break;
+    case GPA_VARRAY:
+        c->u.array.items = gpa_arena_calloc(a, v->u.array.len + 1, sizeof(*c->u.array.items));
+        for (size_t i = 0; i < v->u.array.len; i++)
+            c->u.array.items[i] = clone(a, v->u.array.items[i]);
+        break;
+    case GPA_VOBJECT:
+        c->u.object.members = gpa_arena_calloc(a, v->u.object.len + 1, sizeof(*c->u.object.members));
+        for (size_t i = 0; i < v->u.object.len; i++) {
+            const gpa_member_t *m = &v->u.object.members[i];
+            c->u.object.members[i] = (gpa_member_t){gpa_arena_strndup(a, m->key, m->key_len), m->key_len, clone(a, m->value)};
+        }
+        break;
+    default:
+        break;
+    }
+    return c;
+}
+
+static int decode(gpa_arena_t *a, const gpa_value_t *doc, const char *file, const char *ns, gpa_object_t **out, gpa_error_t *err)
+{
+    gpa_error_init(err, file);
+    if (gpa_decode_object(a, clone(a, doc), out, err) != 0)
+        return -1;
+    /* The API server fills in the request's namespace where the object leaves it out. */
+    if (ns != NULL && (*out)->namespace_[0] == '\0')
+        (*out)->namespace_ = ns;
+    return 0;
+}
+
+/* gpa_decode_object + gpa_check, as the cluster runs them for this request. */
+static int check_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, gpa_verdict_t *v, gpa_error_t *err)
+{
+    gpa_object_t *obj = NULL, *old = NULL;
+    if (tc->old_object != NULL && decode(a, tc->old_object, tc->old_file, tc->namespace_, &old, err) != 0)
+        return -1;
+    if (tc->object != NULL && decode(a, tc->object, tc->object_file, tc->namespace_, &obj, err) != 0)
+        return -1;
+    gpa_check_opts_t opts = {tc->operation, old, tc->mutate, 1, s->inventory};
+    gpa_error_init(err, tc->object_file);
+    /* DELETE carries only the old object; the engine admits it whatever it holds. */
+    return gpa_check(a, s->config, obj != NULL ? obj : old, &opts, v, err);
+}
+
+static void sort_unique(gpa_suite_strs_t *x)
+{
+    if (x->len > 1)
+        qsort(x->items, x->len, sizeof(*x->items), cmp_str);
+    size_t n = 0;
+    for (size_t i = 0; i < x->len; i++)
+        if (n == 0 || strcmp(x->items[n - 1], x->items[i]) != 0)
+            x->items[n++] = x->items[i];
+    x->len = n;
+}
+
+static gpa_suite_strs_t strs_copy(gpa_arena_t *a, const char *const *items, size_t len)
+{
+    gpa_suite_strs_t x = {gpa_arena_calloc(a, len + 1, sizeof(*x.items)), len};
+    for (size_t i = 0; i < len; i++)
+        x.items[i] = items[i];
+    return x;
+}
+
+static void collect(gpa_arena_t *a, const gpa_verdict_t *v, gpa_suite_result_t *r)
+{
+    r->allowed = v->allowed;
+    r->rules = (gpa_suite_strs_t){gpa_arena_calloc(a, v->violations.len + 1, sizeof(char *)), v->violations.len};
+    r->findings = (gpa_suite_strs_t){gpa_arena_calloc(a, v->violations.len + 1, sizeof(char *)), v->violations.len};
+    for (size_t i = 0; i < v->violations.len; i++) {
+        const gpa_violation_t *f = &v->violations.items[i];
+        r->rules.items[i] = f->rule;
+        r->findings.items[i] =
+            gpa_arena_printf(a, "%s%s%s", f->action == GPA_ACTION_WARN ? "(warn) " : "", gpa_violation_line(a, f),
+                             f->path != NULL && f->path[0] ? gpa_arena_printf(a, " [at %s]", f->path) : "");
+    }
+    sort_unique(&r->rules);
+    r->warnings = strs_copy(a, v->warnings.items, v->warnings.len);
+    r->mutations = strs_copy(a, v->mutations.items, v->mutations.len);
+    sort_unique(&r->mutations);
+}
+
+static int contains(const gpa_suite_strs_t *x, const char *s)
+{
+    for (size_t i = 0; i < x->len; i++)
+        if (strcmp(x->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *join(gpa_arena_t *a, const gpa_suite_strs_t *x)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    for (size_t i = 0; i < x->len; i++)
+        gpa_buf_printf(&b, "%s%s", i ? ", " : "", x->items[i]);
+    const char *s = gpa_arena_strdup(a, b.base != NULL ? b.base : "");
+    gpa_buf_dispose(&b);
+    return s;
+}
+
+/* "missing a, b; unexpected c" for two sets, or NULL when they are the same set. */
+static const char *set_diff(gpa_arena_t *a, const gpa_suite_strs_t *want, const gpa_suite_strs_t *got)
+{
+    gpa_suite_strs_t missing = {gpa_arena_calloc(a, want->len + 1, sizeof(char *)), 0};
+    gpa_suite_strs_t extra = {gpa_arena_calloc(a, got->len + 1, sizeof(char *)), 0};
+    for (size_t i = 0; i < want->len; i++)
+        if (!contains(got, want->items[i]) && !contains(&missing, want->items[i]))
+            missing.items[missing.len++] = want->items[i];
+    for (size_t i = 0; i < got->len; i++)
+        if (!contains(want, got->items[i]))
+            extra.items[extra.len++] = got->items[i];
+    if (missing.len == 0 && extra.len == 0)
+        return NULL;
+    return gpa_arena_printf(a, "%s%s%s%s%s", missing.len ? "missing " : "", join(a, &missing), missing.len && extra.len ? "; " : "",
+                            extra.len ? "unexpected " : "", join(a, &extra));
+}
+
+/* A short description of a node for a difference line. */
+static const char *describe(gpa_arena_t *a, const gpa_value_t *v)
+{
+    switch (v->type) {
+    case GPA_VNULL:
+        return "null";
+    case GPA_VBOOL:
+        return v->u.boolean ? "true" : "false";
+    case GPA_VNUMBER:
+        return gpa_arena_printf(a, "number %.*s", (int)(v->u.str.len > 60 ? 60 : v->u.str.len), v->u.str.ptr);
+    case GPA_VSTRING:
+        return gpa_arena_printf(a, "string \"%.*s\"%s", (int)(v->u.str.len > 60 ? 60 : v->u.str.len), v->u.str.ptr,
+                                v->u.str.len > 60 ? "..." : "");
+    case GPA_VARRAY:
+        return gpa_arena_printf(a, "a list of %zu", v->u.array.len);
+    default:
+        return gpa_arena_printf(a, "a mapping of %zu keys", v->u.object.len);
+    }
+}
+
+static const char *child_path(gpa_arena_t *a, const char *path, const char *key)
+{
+    int plain = key[0] != '\0';
+    for (const char *p = key; *p; p++)
+        if (!(*p == '_' || *p == '-' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            plain = 0;
+    if (plain)
+        return gpa_arena_printf(a, "%s%s%s", path, path[0] ? "." : "", key);
+    return gpa_arena_printf(a, "%s[\"%s\"]", path, key);
+}
+
+static const char *first_diff(gpa_arena_t *a, const gpa_value_t *want, const gpa_value_t *got, const char *path);
+
+static const char *object_diff(gpa_arena_t *a, const gpa_value_t *want, const gpa_value_t *got, const char *path)
+{
+    for (size_t i = 0; i < want->u.object.len; i++) {
+        const gpa_member_t *m = &want->u.object.members[i];
+        const gpa_value_t *g = gpa_value_get(got, m->key);
+        const char *p = child_path(a, path, m->key);
+        if (g == NULL)
+            return gpa_arena_printf(a, "%s: expected %s, got nothing", p, describe(a, m->value));
+        const char *d = first_diff(a, m->value, g, p);
+        if (d != NULL)
+            return d;
+    }
+    for (size_t i = 0; i < got->u.object.len; i++) {
+        const gpa_member_t *m = &got->u.object.members[i];
+        if (gpa_value_get(want, m->key) == NULL)
+            return gpa_arena_printf(a, "%s: not expected, got %s", child_path(a, path, m->key), describe(a, m->value));
+    }
+    return NULL;
+}
+
+/* Where two trees first differ ("spec.containers[0].resources.limits[\"koordinator.sh/gpu.shared\"]: ..."). */
+static const char *first_diff(gpa_arena_t *a, const gpa_value_t *want, const gpa_value_t *got, const char *path)
+{
+    const char *at = path[0] ? path : "(root)";
+    if (want->type != got->type)
+        return gpa_arena_printf(a, "%s: expected %s, got %s", at, describe(a, want), describe(a, got));
+    switch (want->type) {
+    case GPA_VOBJECT:
+        return object_diff(a, want, got, path);
+    case GPA_VARRAY:
+        if (want->u.array.len != got->u.array.len)
+            return gpa_arena_printf(a, "%s: expected %s, got %s", at, describe(a, want), describe(a, got));
+        for (size_t i = 0; i < want->u.array.len; i++) {
+            const char *d = first_diff(a, want->u.array.items[i], got->u.array.items[i], gpa_arena_printf(a, "%s[%zu]", path, i));
+            if (d != NULL)
+                return d;
+        }
+        return NULL;
+    default:
+        return gpa_value_equal(want, got) ? NULL
+                                          : gpa_arena_printf(a, "%s: expected %s, got %s", at, describe(a, want), describe(a, got));
+    }
+}
+
+static void compare(gpa_arena_t *a, const gpa_suite_case_t *tc, const gpa_verdict_t *v, gpa_suite_result_t *r, strvec_t *d)
+{
+    const gpa_suite_expect_t *e = &tc->expect;
+    const char *s;
+    if (e->allowed != r->allowed)
+        *gpa_vec_push(a, d) =
+            gpa_arena_printf(a, "allowed: expected %s, got %s", e->allowed ? "true" : "false", r->allowed ? "true" : "false");
+    if (e->has_rules && (s = set_diff(a, &e->rules, &r->rules)) != NULL)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "rules: %s", s);
+    for (size_t i = 0; i < e->warnings.len; i++) {
+        size_t k = 0;
+        while (k < r->warnings.len && strstr(r->warnings.items[k], e->warnings.items[i]) == NULL)
+            k++;
+        if (k == r->warnings.len)
+            *gpa_vec_push(a, d) =
+                gpa_arena_printf(a, "warnings: none contains \"%s\" (%zu warnings)", e->warnings.items[i], r->warnings.len);
+    }
+    if (e->has_mutations && (s = set_diff(a, &e->mutations, &r->mutations)) != NULL)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "mutations: %s", s);
+    if (e->patched != NULL && (s = first_diff(a, e->patched, v->mutated, "")) != NULL)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "patched: the mutated object differs from %s at %s", e->patched_file, s);
+}
+
+static const char *summary(gpa_arena_t *a, int allowed, const gpa_suite_strs_t *rules, int show_rules)
+{
+    if (!show_rules || rules->len == 0)
+        return show_rules ? (allowed ? "allow []" : "deny []") : (allowed ? "allow" : "deny");
+    return gpa_arena_printf(a, "%s [%s]", allowed ? "allow" : "deny", join(a, rules));
+}
+
+void gpa_suite_run_case(gpa_arena_t *a, const gpa_suite_t *suite, const gpa_suite_case_t *tc, gpa_suite_result_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->suite = suite;
+    out->tc = tc;
+    gpa_suite_strs_t want = strs_copy(a, tc->expect.rules.items, tc->expect.rules.len);
+    sort_unique(&want);
+    out->expected = summary(a, tc->expect.allowed, &want, tc->expect.has_rules);
+    strvec_t diffs = {0};
+    gpa_verdict_t v;
+    gpa_error_t err;
+    if (check_case(a, suite, tc, &v, &err) != 0) {
+        char msg[1024];
+        gpa_error_format(&err, msg, sizeof(msg));
+        out->error = 1;
+        out->got = "error";
+        *gpa_vec_push(a, &diffs) = gpa_arena_printf(a, "error: %s", msg);
+    } else {
+        collect(a, &v, out);
+        out->got = summary(a, out->allowed, &out->rules, 1);
+        compare(a, tc, &v, out, &diffs);
+    }
+    out->differences = (gpa_suite_strs_t){diffs.items, diffs.len};
+    out->passed = diffs.len == 0;
+}

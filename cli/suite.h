@@ -1,0 +1,134 @@
+/*
+ * Test suites (`gpuadmit test`, SPEC §6, issue 5): files named gpuadmit-test.yaml that pair objects with the
+ * verdict the cluster must give them. This module reads a suite (every reference resolved, every file read and
+ * parsed up front, so a broken suite fails before anything runs), runs its cases through the engine exactly as
+ * the cluster would (gpa_decode_object + gpa_check), and compares what the engine said with what was expected.
+ * Printing (table, JSON, JUnit) is cli/test.c's job.
+ *
+ * Format (docs/testing.md is the manual):
+ *
+ *   apiVersion: gpuadmit.io/v1alpha1
+ *   kind: Test
+ *   name: team-a-gpu-requests
+ *   config: config.yaml              # optional (SPEC §7); every path is relative to the suite file
+ *   inventory: cluster.yaml          # optional: a path or a list of paths (one inventory)
+ *   resources: [pods.yaml]           # optional: files whose objects cases name as Kind/namespace/name
+ *   cases:
+ *   - name: trainer
+ *     object: Pod/default/trainer    # or object: {file: F} / {inline: {...}}, or file: F, or inline: {...}
+ *     operation: CREATE              # CREATE (default) | UPDATE (needs oldObject, given the same ways) |
+ *                                    # DELETE | CONNECT; an AdmissionReview file brings its own
+ *     mutate: true                   # default true: mutation first (CREATE), as the cluster runs it
+ *     expect:
+ *       allowed: false               # required
+ *       rules: [memory-ratio-exclusive]  # optional: exactly this set of rule ids (deny and warn findings)
+ *       warnings: ["deprecated"]     # optional: each a substring of some warning
+ *       mutations: [inject-gpu-shared]   # optional: exactly this set of mutation ids
+ *       patched: trainer-patched.yaml    # optional: the object after mutation equals this one (as trees)
+ *
+ * Errors: an unknown field, a wrong type, a missing file, a reference to no object (or to two), an unknown
+ * rule or mutation id all fail the load with gpa_error_t naming the file, line and column.
+ *
+ * Ownership: a gpa_suite_t owns an arena holding every document and string it read, and one reference to
+ * its configuration and inventory; gpa_suite_dispose() releases all of it.
+ */
+#ifndef GPA_CLI_SUITE_H
+#define GPA_CLI_SUITE_H
+
+#include <stddef.h>
+
+#include "arena.h"
+#include "config.h"
+#include "engine.h"
+#include "error.h"
+#include "inventory.h"
+#include "value.h"
+
+#define GPA_SUITE_API_VERSION "gpuadmit.io/v1alpha1"
+#define GPA_SUITE_KIND "Test"
+#define GPA_SUITE_FILE_NAME "gpuadmit-test.yaml"
+
+/* A list of strings from the suite (arena-owned). */
+typedef struct st_gpa_suite_strs_t {
+    const char **items;
+    size_t len;
+} gpa_suite_strs_t;
+
+typedef struct st_gpa_suite_expect_t {
+    int allowed;
+    int has_rules; /* `rules:` given (an empty list means "no findings at all") */
+    gpa_suite_strs_t rules;
+    gpa_suite_strs_t warnings; /* substrings; empty = not checked */
+    int has_mutations;
+    gpa_suite_strs_t mutations;
+    const char *patched_file; /* as resolved (relative to the working directory), or NULL */
+    gpa_value_t *patched;     /* its one object */
+} gpa_suite_expect_t;
+
+typedef struct st_gpa_suite_case_t {
+    const char *name;
+    unsigned line;           /* of the case in the suite file */
+    const char *object_desc; /* "Pod/default/trainer", "file pod.yaml", "inline" (for messages) */
+    gpa_value_t *object;     /* the object (never NULL, except for DELETE from an AdmissionReview) */
+    const char *object_file; /* the file it was read from (the suite file for inline objects) */
+    gpa_value_t *old_object; /* UPDATE/DELETE: the old object, else NULL */
+    const char *old_file;
+    const char *namespace_; /* an AdmissionReview's request.namespace, else NULL (the object's own) */
+    gpa_operation_t operation;
+    int mutate;
+    gpa_suite_expect_t expect;
+} gpa_suite_case_t;
+
+typedef struct st_gpa_suite_t {
+    const char *file; /* the suite file as given */
+    const char *name;
+    gpa_config_t *config;       /* one reference (the defaults when the suite names none) */
+    gpa_inventory_t *inventory; /* one reference, or NULL */
+    gpa_suite_case_t *cases;
+    size_t ncases;
+    gpa_arena_t arena; /* owns the documents, cases and strings */
+} gpa_suite_t;
+
+/*
+ * Reads and resolves the suite at `path`. Returns 0 with *suite filled, or -1 with err set (file, line,
+ * column, place in the suite, message). err->source may point into the suite's arena: format the error before
+ * calling gpa_suite_dispose(), which the caller calls in either case.
+ */
+int gpa_suite_load(const char *path, gpa_suite_t *suite, gpa_error_t *err);
+/* Releases everything the suite holds; a zeroed or already-disposed suite is fine. */
+void gpa_suite_dispose(gpa_suite_t *suite);
+
+/* What one case gave, and whether that is what it expected. */
+typedef struct st_gpa_suite_result_t {
+    const gpa_suite_t *suite;   /* borrowed */
+    const gpa_suite_case_t *tc; /* borrowed */
+    int passed;
+    int error;                    /* the engine could not decode or check the object (see differences) */
+    int allowed;                  /* the verdict (when !error) */
+    gpa_suite_strs_t rules;       /* rule ids found (deny and warn), sorted, each once */
+    gpa_suite_strs_t warnings;    /* the verdict's warnings, in order */
+    gpa_suite_strs_t mutations;   /* mutation ids applied, sorted */
+    gpa_suite_strs_t findings;    /* one line per finding: "path container: rule: message" */
+    gpa_suite_strs_t differences; /* one line per unmet expectation; empty when passed */
+    const char *expected;         /* "deny [rule-a, rule-b]" summary for tables */
+    const char *got;              /* the same for what the engine said, or "error" */
+} gpa_suite_result_t;
+
+/*
+ * Runs one case through the engine with the suite's configuration and inventory and compares. Everything in
+ * *out is allocated from `a` (the caller's, one per run), which must outlive the result; the case's documents
+ * are copied into `a` before decoding, so the suite is never modified.
+ */
+void gpa_suite_run_case(gpa_arena_t *a, const gpa_suite_t *suite, const gpa_suite_case_t *tc, gpa_suite_result_t *out);
+
+/*
+ * The suite files under each path: a file is taken as a suite whatever its name; a directory is searched
+ * recursively for files named gpuadmit-test.yaml (or .yml), in sorted order. Appends heap paths (caller frees
+ * each and the array) to *files. Returns 0, or -1 with err when a path does not exist or cannot be read.
+ */
+int gpa_suite_find(const char *path, char ***files, size_t *nfiles, gpa_error_t *err);
+
+/* Whether id is one of the mutation ids of SPEC §4. */
+int gpa_suite_is_mutation_id(const char *id);
+
+#endif
