@@ -131,6 +131,10 @@ static int parse(args_t *args, int argc, char **argv)
             return -1;
         }
         snprintf(name, sizeof(name), "%.*s", eq != NULL ? (int)(eq - arg) : (int)strlen(arg), arg);
+        if (eq != NULL && is_flag(name)) {
+            fprintf(stderr, "gpuadmit %s: %s takes no value\n", verb, name);
+            return -1;
+        }
         if (!takes_value(name)) {
             fprintf(stderr, "gpuadmit %s: unknown option %s (see --help)\n", verb, name);
             return -1;
