@@ -1,0 +1,86 @@
+#include "conn.h"
+
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "arena.h"
+#include "metrics.h"
+
+struct st_gpa_conn_t {
+    h2o_linklist_t link;
+    h2o_socket_t *sock; /* NULL once h2o closed it */
+    int fd;
+    unsigned busy;    /* requests not yet fully answered */
+    size_t idle_mark; /* sock->bytes_read when the last answer completed */
+    int shut;         /* shutdown(2) already called */
+};
+
+typedef struct st_hold_t {
+    gpa_conn_t *conn;
+} hold_t;
+
+void gpa_conn_list_init(gpa_conn_list_t *list)
+{
+    h2o_linklist_init_anchor(&list->conns);
+}
+
+static void conn_free_if_done(gpa_conn_t *c)
+{
+    if (c->sock == NULL && c->busy == 0)
+        free(c);
+}
+
+static void on_close(void *data)
+{
+    gpa_conn_t *c = data;
+    h2o_linklist_unlink(&c->link);
+    c->sock = NULL;
+    gpa_metrics_connections_add(-1);
+    conn_free_if_done(c); /* a request disposed after its socket keeps the record alive until then */
+}
+
+void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock)
+{
+    gpa_conn_t *c = gpa_xcalloc(1, sizeof(*c));
+    c->sock = sock;
+    c->fd = h2o_socket_get_fd(sock);
+    sock->on_close.cb = on_close;
+    sock->on_close.data = c;
+    h2o_linklist_insert(&list->conns, &c->link);
+    gpa_metrics_connections_add(1);
+}
+
+static void on_hold_dispose(void *p)
+{
+    gpa_conn_t *c = ((hold_t *)p)->conn;
+    c->busy--;
+    if (c->sock != NULL)
+        c->idle_mark = c->sock->bytes_read;
+    conn_free_if_done(c);
+}
+
+void gpa_conn_hold(h2o_req_t *req)
+{
+    h2o_socket_t *sock = req->conn->callbacks->get_socket != NULL ? req->conn->callbacks->get_socket(req->conn) : NULL;
+    if (sock == NULL || sock->on_close.cb != on_close)
+        return;
+    gpa_conn_t *c = sock->on_close.data;
+    hold_t *h = h2o_mem_alloc_shared(&req->pool, sizeof(*h), on_hold_dispose);
+    h->conn = c;
+    c->busy++;
+}
+
+size_t gpa_conn_close_idle(gpa_conn_list_t *list)
+{
+    size_t n = 0;
+    for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next) {
+        gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
+        if (c->shut || c->busy != 0 || c->sock->bytes_read != c->idle_mark)
+            continue;
+        /* Not close(): h2o owns the descriptor; after shutdown its next read fails and it closes cleanly. */
+        shutdown(c->fd, SHUT_RDWR);
+        c->shut = 1;
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,34 @@
+/*
+ * Client connections of one worker, tracked so a draining server can close the idle keep-alive ones
+ * (kube-apiserver keeps reusing them otherwise) without cutting a request that is being read or answered.
+ *
+ * A connection is "busy" while a request on it has not been fully answered (the request's pool is disposed only
+ * after h2o has written the response), and "idle" when it is not busy and no byte of a next request has arrived
+ * since the last answer. Everything here runs on the worker's own event-loop thread.
+ */
+#ifndef GPA_WEBHOOK_CONN_H
+#define GPA_WEBHOOK_CONN_H
+
+#include <stddef.h>
+
+#include <h2o.h>
+
+typedef struct st_gpa_conn_t gpa_conn_t;
+
+/* The connections of one worker: initialize with gpa_conn_list_init, used only from that worker's thread. */
+typedef struct st_gpa_conn_list_t {
+    h2o_linklist_t conns;
+} gpa_conn_list_t;
+
+void gpa_conn_list_init(gpa_conn_list_t *list);
+/* Starts tracking a just-accepted socket (before h2o_accept); forgets it when h2o closes the socket. */
+void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock);
+/*
+ * Marks the request's connection busy until the request's pool is disposed (after the response is written).
+ * Requests on untracked connections (none today) are simply not marked.
+ */
+void gpa_conn_hold(h2o_req_t *req);
+/* Shuts down every idle connection of the list: the peer sees the close, h2o cleans up on its next read. */
+size_t gpa_conn_close_idle(gpa_conn_list_t *list);
+
+#endif

@@ -1,0 +1,126 @@
+#include "log.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "buf.h"
+
+struct st_gpa_log_line_t {
+    gpa_buf_t buf;
+};
+
+static gpa_log_level_t min_level = GPA_LOG_INFO;
+static const char *const level_names[] = {"debug", "info", "warn", "error"};
+
+void gpa_log_set_level(gpa_log_level_t level)
+{
+    min_level = level;
+}
+
+int gpa_log_parse_level(const char *s, gpa_log_level_t *out)
+{
+    for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++) {
+        if (strcmp(s, level_names[i]) == 0) {
+            *out = (gpa_log_level_t)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* RFC 3339 UTC with milliseconds: what log collectors parse without configuration. */
+static void put_timestamp(gpa_buf_t *b)
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    gpa_buf_printf(b, "{\"ts\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\"", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                   tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+}
+
+gpa_log_line_t *gpa_log_begin(gpa_log_level_t level, const char *msg)
+{
+    if (level < min_level)
+        return NULL;
+    gpa_log_line_t *l = gpa_xcalloc(1, sizeof(*l));
+    put_timestamp(&l->buf);
+    gpa_log_str(l, "level", level_names[level]);
+    gpa_log_str(l, "msg", msg);
+    return l;
+}
+
+static void put_key(gpa_log_line_t *l, const char *key)
+{
+    gpa_buf_putc(&l->buf, ',');
+    gpa_buf_json_string(&l->buf, key, strlen(key));
+    gpa_buf_putc(&l->buf, ':');
+}
+
+void gpa_log_strn(gpa_log_line_t *l, const char *key, const char *value, size_t len)
+{
+    if (l == NULL)
+        return;
+    put_key(l, key);
+    if (value == NULL)
+        gpa_buf_puts(&l->buf, "null");
+    else
+        gpa_buf_json_string(&l->buf, value, len);
+}
+
+void gpa_log_str(gpa_log_line_t *l, const char *key, const char *value)
+{
+    gpa_log_strn(l, key, value, value != NULL ? strlen(value) : 0);
+}
+
+void gpa_log_int(gpa_log_line_t *l, const char *key, int64_t value)
+{
+    if (l == NULL)
+        return;
+    put_key(l, key);
+    gpa_buf_printf(&l->buf, "%" PRId64, value);
+}
+
+void gpa_log_strs(gpa_log_line_t *l, const char *key, const char *const *values, size_t n)
+{
+    if (l == NULL)
+        return;
+    put_key(l, key);
+    gpa_buf_putc(&l->buf, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i != 0)
+            gpa_buf_putc(&l->buf, ',');
+        gpa_buf_json_string(&l->buf, values[i], strlen(values[i]));
+    }
+    gpa_buf_putc(&l->buf, ']');
+}
+
+void gpa_log_end(gpa_log_line_t *l)
+{
+    if (l == NULL)
+        return;
+    gpa_buf_puts(&l->buf, "}\n");
+    /* One write per line: stderr is unbuffered and lines from several threads must not interleave. */
+    size_t off = 0;
+    while (off < l->buf.len) {
+        ssize_t n = write(STDERR_FILENO, l->buf.base + off, l->buf.len - off);
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    gpa_buf_dispose(&l->buf);
+    free(l);
+}
+
+void gpa_log_msg(gpa_log_level_t level, const char *msg, const char *error)
+{
+    gpa_log_line_t *l = gpa_log_begin(level, msg);
+    if (error != NULL)
+        gpa_log_str(l, "error", error);
+    gpa_log_end(l);
+}

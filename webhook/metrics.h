@@ -1,0 +1,57 @@
+/*
+ * Webhook metrics in Prometheus text format (exposition format 0.0.4). Counters are process-wide relaxed
+ * atomics: every worker thread updates them without locks, a scrape reads a consistent-enough snapshot.
+ *
+ * Series:
+ *   gpuadmit_requests_total{webhook,verdict}           verdict: allowed | denied | invalid (HTTP 400)
+ *   gpuadmit_rule_findings_total{webhook,rule,action}  one per finding (action deny | warn)
+ *   gpuadmit_http_rejections_total{code}               404, 405, 415 answered before the engine ran
+ *   gpuadmit_request_duration_seconds{webhook}         histogram of the time spent answering a review
+ *   gpuadmit_requests_in_flight, gpuadmit_connections  gauges
+ *   gpuadmit_certificate_expiry_seconds                seconds until the serving certificate's notAfter
+ *   gpuadmit_reloads_total{what,result}                what: certificate | config | inventory; result: success | failure
+ *   gpuadmit_tls_handshake_failures_total              handshakes ended with a fatal alert from us
+ *   gpuadmit_ready                                     1 while serving, 0 once shutdown started
+ */
+#ifndef GPA_WEBHOOK_METRICS_H
+#define GPA_WEBHOOK_METRICS_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "buf.h"
+#include "engine.h"
+#include "review.h"
+
+typedef enum en_gpa_metric_verdict_t {
+    GPA_METRIC_ALLOWED,
+    GPA_METRIC_DENIED,
+    GPA_METRIC_INVALID,
+} gpa_metric_verdict_t;
+
+typedef enum en_gpa_reload_kind_t {
+    GPA_RELOAD_CERTIFICATE,
+    GPA_RELOAD_CONFIG,
+    GPA_RELOAD_INVENTORY,
+    GPA_RELOAD_NKINDS,
+} gpa_reload_kind_t;
+
+/* One answered review: verdict, findings per rule, and how long it took (microseconds). */
+void gpa_metrics_review(gpa_webhook_t hook, const gpa_review_t *r, uint64_t micros);
+/* A request refused before the engine ran (404, 405, 415). */
+void gpa_metrics_http_rejection(int status);
+/* A TLS handshake we ended with a fatal alert (bad client certificate, no shared cipher, ...). */
+void gpa_metrics_tls_failure(void);
+void gpa_metrics_inflight_add(int delta);
+void gpa_metrics_connections_add(int delta);
+int64_t gpa_metrics_inflight(void);
+int64_t gpa_metrics_connections(void);
+void gpa_metrics_reload(gpa_reload_kind_t what, int ok);
+/* notAfter of the certificate now being served (seconds since the epoch). */
+void gpa_metrics_set_cert_not_after(int64_t not_after);
+void gpa_metrics_set_ready(int ready);
+int gpa_metrics_ready(void);
+/* Appends the whole exposition to out; `now` is the wall clock used for the expiry gauge. */
+void gpa_metrics_render(gpa_buf_t *out, time_t now);
+
+#endif

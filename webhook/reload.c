@@ -1,0 +1,279 @@
+#include "reload.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arena.h"
+#include "error.h"
+#include "log.h"
+#include "metrics.h"
+
+/* What a path looked like when last loaded; any difference means "reload". */
+typedef struct st_filestate_t {
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    char real[PATH_MAX];
+} filestate_t;
+
+typedef struct st_watch_t {
+    const char *path;
+    filestate_t seen;
+} watch_t;
+
+static struct {
+    pthread_mutex_t lock; /* every retain and release of config and inventory */
+    gpa_config_t *config;
+    gpa_inventory_t *inventory;
+    atomic_uint_least64_t generation;
+    const gpa_reload_opts_t *opts;
+    gpa_tls_t *tls;
+    watch_t config_w, cert_w, key_w;
+    watch_t *inventory_w;
+} st = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void observe(const char *path, filestate_t *fs)
+{
+    struct stat sb;
+    memset(fs, 0, sizeof(*fs));
+    if (stat(path, &sb) != 0)
+        return;
+    fs->exists = 1;
+    fs->dev = sb.st_dev;
+    fs->ino = sb.st_ino;
+    fs->size = sb.st_size;
+    fs->mtime = sb.st_mtim;
+    if (realpath(path, fs->real) == NULL)
+        fs->real[0] = '\0';
+}
+
+/* Whether the file differs from what was last seen; records the new state either way. */
+static int changed(watch_t *w)
+{
+    filestate_t now;
+    observe(w->path, &now);
+    int diff = now.exists != w->seen.exists || now.dev != w->seen.dev || now.ino != w->seen.ino || now.size != w->seen.size ||
+               now.mtime.tv_sec != w->seen.mtime.tv_sec || now.mtime.tv_nsec != w->seen.mtime.tv_nsec ||
+               strcmp(now.real, w->seen.real) != 0;
+    w->seen = now;
+    return diff;
+}
+
+/* Whole file into a new NUL-terminated heap buffer (caller frees), or NULL with err. */
+static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) {
+        snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = gpa_xmalloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, fp)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0)
+            buf = gpa_xrealloc(buf, cap *= 2);
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        snprintf(err, errsize, "%s: read error", path);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static gpa_config_t *load_config(const char *path, char *err, size_t errsize)
+{
+    if (path == NULL)
+        return gpa_config_default();
+    size_t len;
+    char *text = slurp(path, &len, err, errsize);
+    if (text == NULL)
+        return NULL;
+    gpa_config_t *cfg = NULL;
+    gpa_error_t e;
+    gpa_error_init(&e, path);
+    if (gpa_config_parse(text, len, path, &cfg, &e) != 0) {
+        gpa_error_format(&e, err, errsize);
+        cfg = NULL;
+    }
+    free(text);
+    return cfg;
+}
+
+/* Every inventory file into one new inventory; NULL with err when any fails (nothing half-loaded). */
+static gpa_inventory_t *load_inventory(const gpa_reload_opts_t *o, char *err, size_t errsize)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    for (size_t i = 0; i < o->ninventory; i++) {
+        size_t len;
+        char *text = slurp(o->inventory[i], &len, err, errsize);
+        if (text == NULL)
+            goto Error;
+        gpa_error_t e;
+        gpa_error_init(&e, o->inventory[i]);
+        int rc = gpa_inventory_parse(inv, text, len, o->inventory[i], &e);
+        free(text);
+        if (rc != 0) {
+            gpa_error_format(&e, err, errsize);
+            goto Error;
+        }
+    }
+    return inv;
+Error:
+    gpa_inventory_release(inv);
+    return NULL;
+}
+
+/* Puts a new pair in force (either may be NULL: keep that one) and moves the generation on. */
+static void install(gpa_config_t *cfg, gpa_inventory_t *inv)
+{
+    pthread_mutex_lock(&st.lock);
+    if (cfg != NULL) {
+        gpa_config_release(st.config);
+        st.config = cfg;
+    }
+    if (inv != NULL) {
+        gpa_inventory_release(st.inventory);
+        st.inventory = inv;
+    }
+    atomic_fetch_add(&st.generation, 1);
+    pthread_mutex_unlock(&st.lock);
+}
+
+int gpa_reload_init(const gpa_reload_opts_t *opts, gpa_tls_t *tls, char *err, size_t errsize)
+{
+    st.opts = opts;
+    st.tls = tls;
+    st.config_w.path = opts->config;
+    st.cert_w.path = opts->cert;
+    st.key_w.path = opts->key;
+    st.inventory_w = gpa_xcalloc(opts->ninventory + 1, sizeof(watch_t));
+    for (size_t i = 0; i < opts->ninventory; i++) {
+        st.inventory_w[i].path = opts->inventory[i];
+        changed(&st.inventory_w[i]);
+    }
+    if (opts->config != NULL)
+        changed(&st.config_w);
+    if (opts->cert != NULL) {
+        changed(&st.cert_w);
+        changed(&st.key_w);
+    }
+    gpa_config_t *cfg = load_config(opts->config, err, errsize);
+    if (cfg == NULL)
+        return -1;
+    gpa_inventory_t *inv = NULL;
+    if (opts->ninventory != 0 && (inv = load_inventory(opts, err, errsize)) == NULL) {
+        gpa_config_release(cfg);
+        return -1;
+    }
+    install(cfg, inv);
+    return 0;
+}
+
+static void log_reload(gpa_reload_kind_t kind, const char *what, const char *path, const char *error)
+{
+    gpa_metrics_reload(kind, error == NULL);
+    gpa_log_line_t *l = gpa_log_begin(error == NULL ? GPA_LOG_INFO : GPA_LOG_ERROR,
+                                      error == NULL ? "reloaded" : "reload failed; keeping the previous one");
+    gpa_log_str(l, "what", what);
+    gpa_log_str(l, "file", path);
+    if (error != NULL)
+        gpa_log_str(l, "error", error);
+    gpa_log_end(l);
+}
+
+static void poll_config(void)
+{
+    if (st.opts->config == NULL || !changed(&st.config_w))
+        return;
+    char err[768];
+    gpa_config_t *cfg = load_config(st.opts->config, err, sizeof(err));
+    if (cfg != NULL)
+        install(cfg, NULL);
+    log_reload(GPA_RELOAD_CONFIG, "config", st.opts->config, cfg != NULL ? NULL : err);
+}
+
+static void poll_inventory(void)
+{
+    int any = 0;
+    for (size_t i = 0; i < st.opts->ninventory; i++)
+        any |= changed(&st.inventory_w[i]); /* no short circuit: every file's new state is recorded */
+    if (!any)
+        return;
+    char err[768];
+    gpa_inventory_t *inv = load_inventory(st.opts, err, sizeof(err));
+    if (inv != NULL)
+        install(NULL, inv);
+    log_reload(GPA_RELOAD_INVENTORY, "inventory", st.opts->inventory[0], inv != NULL ? NULL : err);
+}
+
+static void poll_certificate(void)
+{
+    if (st.tls == NULL || st.opts->cert == NULL)
+        return;
+    int cert = changed(&st.cert_w), key = changed(&st.key_w);
+    if (!cert && !key)
+        return;
+    /* A pair written one file at a time fails the match check in between; the next change retries. */
+    char err[768];
+    int rc = gpa_tls_reload(st.tls, err, sizeof(err));
+    if (rc == 0)
+        gpa_metrics_set_cert_not_after(gpa_tls_not_after(st.tls));
+    log_reload(GPA_RELOAD_CERTIFICATE, "certificate", st.opts->cert, rc == 0 ? NULL : err);
+}
+
+void gpa_reload_poll(void)
+{
+    poll_certificate();
+    poll_config();
+    poll_inventory();
+}
+
+void gpa_reload_refresh(gpa_snapshot_t *snap)
+{
+    uint64_t gen = atomic_load_explicit(&st.generation, memory_order_acquire);
+    if (gen == snap->generation && snap->config != NULL)
+        return;
+    pthread_mutex_lock(&st.lock);
+    gpa_config_release(snap->config);
+    gpa_inventory_release(snap->inventory);
+    snap->config = gpa_config_retain(st.config);
+    snap->inventory = st.inventory != NULL ? gpa_inventory_retain(st.inventory) : NULL;
+    snap->generation = atomic_load(&st.generation);
+    pthread_mutex_unlock(&st.lock);
+}
+
+void gpa_reload_forget(gpa_snapshot_t *snap)
+{
+    pthread_mutex_lock(&st.lock);
+    gpa_config_release(snap->config);
+    gpa_inventory_release(snap->inventory);
+    pthread_mutex_unlock(&st.lock);
+    memset(snap, 0, sizeof(*snap));
+}
+
+void gpa_reload_dispose(void)
+{
+    pthread_mutex_lock(&st.lock);
+    gpa_config_release(st.config);
+    gpa_inventory_release(st.inventory);
+    st.config = NULL;
+    st.inventory = NULL;
+    pthread_mutex_unlock(&st.lock);
+    free(st.inventory_w);
+    st.inventory_w = NULL;
+}

@@ -1,0 +1,54 @@
+/*
+ * What the webhook serves with, and keeping it current: the configuration, the inventory and the serving
+ * certificate, each reloaded when its files change.
+ *
+ * Change detection polls stat() of each path (which follows symlinks) and its realpath(): Kubernetes updates a
+ * mounted Secret or ConfigMap by swapping the `..data` symlink to a new directory, which changes the resolved
+ * target and its inode even when size and mtime look the same. A file that fails to load is logged and
+ * counted (gpuadmit_reloads_total{result="failure"}); what was in force stays in force.
+ *
+ * Readers: the configuration and inventory are reference-counted. A worker holds references to the pair that
+ * was current when it last looked and swaps them when the generation counter moves, so a request always runs
+ * against one consistent pair that cannot be freed under it. Every retain and release goes through one lock,
+ * so the engine's reference counts need not be atomic.
+ */
+#ifndef GPA_WEBHOOK_RELOAD_H
+#define GPA_WEBHOOK_RELOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "inventory.h"
+#include "tls.h"
+
+typedef struct st_gpa_reload_opts_t {
+    const char *config;           /* NULL: the defaults, never reloaded */
+    const char *const *inventory; /* may be empty: no inventory (NULL for the engine) */
+    size_t ninventory;
+    const char *cert, *key; /* watched for gpa_tls_reload() */
+} gpa_reload_opts_t;
+
+/* A reader's view: the pair in use and the generation it came from. Zero-initialize before first use. */
+typedef struct st_gpa_snapshot_t {
+    gpa_config_t *config;
+    gpa_inventory_t *inventory;
+    uint64_t generation;
+} gpa_snapshot_t;
+
+/*
+ * Loads the configuration and inventory for the first time and records the watched files' state. `tls` (borrowed)
+ * is reloaded when cert or key change. Returns 0, or -1 with a one-line reason in err: a server must not start
+ * on a file it cannot read.
+ */
+int gpa_reload_init(const gpa_reload_opts_t *opts, gpa_tls_t *tls, char *err, size_t errsize);
+/* Checks every watched file once and reloads what changed (logging and counting each outcome). */
+void gpa_reload_poll(void);
+/* Brings a reader's snapshot up to the current generation; cheap when nothing changed (one atomic load). */
+void gpa_reload_refresh(gpa_snapshot_t *snap);
+/* Drops a reader's references (at thread exit). */
+void gpa_reload_forget(gpa_snapshot_t *snap);
+/* Releases the current pair and forgets the watched files. */
+void gpa_reload_dispose(void);
+
+#endif

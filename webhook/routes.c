@@ -1,0 +1,213 @@
+#include "routes.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "arena.h"
+#include "buf.h"
+#include "conn.h"
+#include "log.h"
+#include "metrics.h"
+#include "reload.h"
+#include "review.h"
+
+static __thread gpa_arena_t arena;
+static __thread gpa_snapshot_t snapshot;
+
+typedef struct st_inflight_t {
+    int unused;
+} inflight_t;
+
+static int path_is(h2o_req_t *req, const char *path)
+{
+    return h2o_memis(req->path_normalized.base, req->path_normalized.len, path, strlen(path));
+}
+
+static int method_is(h2o_req_t *req, const char *method)
+{
+    return h2o_memis(req->method.base, req->method.len, method, strlen(method));
+}
+
+static void respond(h2o_req_t *req, int status, const char *reason, const char *type, const char *body, size_t len)
+{
+    req->res.status = status;
+    req->res.reason = reason;
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, type, strlen(type));
+    /* A draining server answers and closes, so clients move to a replica that keeps running. */
+    if (!gpa_metrics_ready())
+        req->http1_is_persistent = 0;
+    req->res.content_length = len; /* h2o_send_inline would otherwise answer chunked */
+    h2o_send_inline(req, body, len);
+}
+
+static void respond_text(h2o_req_t *req, int status, const char *reason, const char *text)
+{
+    respond(req, status, reason, "text/plain; charset=utf-8", text, strlen(text));
+}
+
+static int refuse(h2o_req_t *req, int status, const char *reason, const char *text)
+{
+    gpa_metrics_http_rejection(status);
+    respond_text(req, status, reason, text);
+    return 0;
+}
+
+static int method_not_allowed(h2o_req_t *req, const char *allow)
+{
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW, NULL, allow, strlen(allow));
+    return refuse(req, 405, "Method Not Allowed", "method not allowed\n");
+}
+
+/* GET/HEAD /healthz and /readyz; returns -1 when the path is neither. */
+static int health(h2o_req_t *req)
+{
+    int ready = path_is(req, "/readyz");
+    if (!ready && !path_is(req, "/healthz"))
+        return -1;
+    if (!method_is(req, "GET") && !method_is(req, "HEAD"))
+        return method_not_allowed(req, "GET, HEAD");
+    if (ready && !gpa_metrics_ready())
+        respond_text(req, 503, "Service Unavailable", "shutting down\n");
+    else
+        respond_text(req, 200, "OK", "ok\n");
+    return 0;
+}
+
+/* application/json, any case, with or without parameters (charset=utf-8). */
+static int is_json(h2o_req_t *req)
+{
+    ssize_t i = h2o_find_header(&req->headers, H2O_TOKEN_CONTENT_TYPE, -1);
+    if (i < 0)
+        return 0;
+    h2o_iovec_t v = req->headers.entries[i].value;
+    static const char json[] = "application/json";
+    size_t n = sizeof(json) - 1;
+    if (v.len < n || strncasecmp(v.base, json, n) != 0)
+        return 0;
+    return v.len == n || v.base[n] == ';' || v.base[n] == ' ' || v.base[n] == '\t';
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void on_inflight_done(void *p)
+{
+    (void)p;
+    gpa_metrics_inflight_add(-1);
+}
+
+/* Counts the request in flight until its pool is disposed, i.e. until its answer has been written. */
+static void hold(h2o_req_t *req)
+{
+    gpa_metrics_inflight_add(1);
+    h2o_mem_alloc_shared(&req->pool, sizeof(inflight_t), on_inflight_done);
+    gpa_conn_hold(req);
+}
+
+static void log_denial(gpa_webhook_t hook, const gpa_review_t *r)
+{
+    gpa_log_line_t *l = gpa_log_begin(GPA_LOG_INFO, "denied");
+    if (l == NULL)
+        return;
+    const char *rules[32];
+    size_t n = 0;
+    for (size_t i = 0; i < r->verdict.violations.len && n < 32; i++)
+        if (r->verdict.violations.items[i].action == GPA_ACTION_DENY)
+            rules[n++] = r->verdict.violations.items[i].rule;
+    gpa_log_str(l, "webhook", hook == GPA_WEBHOOK_MUTATE ? "mutate" : "validate");
+    gpa_log_str(l, "uid", r->uid);
+    gpa_log_str(l, "operation", r->operation);
+    gpa_log_str(l, "kind", r->kind);
+    gpa_log_str(l, "namespace", r->namespace_);
+    gpa_log_str(l, "name", r->name);
+    gpa_log_strs(l, "rules", rules, n);
+    gpa_log_end(l);
+}
+
+static void log_invalid(gpa_webhook_t hook, const gpa_review_t *r)
+{
+    gpa_log_line_t *l = gpa_log_begin(GPA_LOG_WARN, "unreadable AdmissionReview");
+    gpa_log_str(l, "webhook", hook == GPA_WEBHOOK_MUTATE ? "mutate" : "validate");
+    gpa_log_str(l, "uid", r->uid);
+    gpa_log_strn(l, "reason", r->body, r->len);
+    gpa_log_end(l);
+}
+
+static int review(h2o_req_t *req, gpa_webhook_t hook)
+{
+    if (!method_is(req, "POST"))
+        return method_not_allowed(req, "POST");
+    if (!is_json(req))
+        return refuse(req, 415, "Unsupported Media Type", "Content-Type must be application/json\n");
+    hold(req);
+    gpa_reload_refresh(&snapshot);
+    uint64_t start = now_us();
+    gpa_review_t r;
+    memset(&r, 0, sizeof(r));
+    gpa_review(&arena, snapshot.config, snapshot.inventory, hook, req->entity.base != NULL ? req->entity.base : "", req->entity.len,
+               &r);
+    if (r.http_status == 200)
+        respond(req, 200, "OK", "application/json", r.body, r.len);
+    else
+        respond(req, r.http_status, "Bad Request", "text/plain; charset=utf-8", r.body, r.len);
+    gpa_metrics_review(hook, &r, now_us() - start);
+    if (r.http_status != 200)
+        log_invalid(hook, &r);
+    else if (!r.allowed)
+        log_denial(hook, &r);
+    /* h2o_send_inline copied the body into the request's pool: the arena can go. */
+    gpa_arena_clear(&arena);
+    return 0;
+}
+
+static int on_webhook(h2o_handler_t *self, h2o_req_t *req)
+{
+    (void)self;
+    if (path_is(req, "/validate"))
+        return review(req, GPA_WEBHOOK_VALIDATE);
+    if (path_is(req, "/mutate"))
+        return review(req, GPA_WEBHOOK_MUTATE);
+    if (health(req) == 0)
+        return 0;
+    return refuse(req, 404, "Not Found", "not found\n");
+}
+
+static int on_metrics(h2o_handler_t *self, h2o_req_t *req)
+{
+    (void)self;
+    if (health(req) == 0)
+        return 0;
+    if (!path_is(req, "/metrics"))
+        return refuse(req, 404, "Not Found", "not found\n");
+    if (!method_is(req, "GET") && !method_is(req, "HEAD"))
+        return method_not_allowed(req, "GET, HEAD");
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_metrics_render(&b, time(NULL));
+    respond(req, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", b.base, b.len);
+    gpa_buf_dispose(&b);
+    return 0;
+}
+
+void gpa_routes_webhook(h2o_hostconf_t *host)
+{
+    h2o_pathconf_t *pc = h2o_config_register_path(host, "/", 0);
+    h2o_create_handler(pc, sizeof(h2o_handler_t))->on_req = on_webhook;
+}
+
+void gpa_routes_metrics(h2o_hostconf_t *host)
+{
+    h2o_pathconf_t *pc = h2o_config_register_path(host, "/", 0);
+    h2o_create_handler(pc, sizeof(h2o_handler_t))->on_req = on_metrics;
+}
+
+void gpa_routes_thread_dispose(void)
+{
+    gpa_arena_dispose(&arena);
+    gpa_reload_forget(&snapshot);
+}

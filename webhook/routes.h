@@ -1,0 +1,30 @@
+/*
+ * The webhook's HTTP routes (h2o handlers).
+ *
+ * Webhook port (HTTPS):
+ *   POST /validate, POST /mutate   AdmissionReview (Content-Type application/json) → gpa_review(); 200 with the
+ *                                  answer, 400 with gpa_review's one-line reason, 415 for another Content-Type
+ *   GET  /healthz                  200 while the process runs
+ *   GET  /readyz                   200 while serving, 503 once shutdown has started
+ *   anything else                  404 (unknown path) or 405 (known path, wrong method, with Allow)
+ * Metrics port (plain HTTP): GET /metrics (Prometheus text), /healthz, /readyz.
+ *
+ * Bodies larger than the configured cap are refused by h2o with 413 before a handler runs. While the server
+ * drains, every answer carries "Connection: close".
+ *
+ * Per worker thread: one arena, cleared after each request (its memory kept for the next), and one snapshot of
+ * configuration and inventory (reload.h), refreshed at the start of each request.
+ */
+#ifndef GPA_WEBHOOK_ROUTES_H
+#define GPA_WEBHOOK_ROUTES_H
+
+#include <h2o.h>
+
+/* Registers the webhook routes on host. */
+void gpa_routes_webhook(h2o_hostconf_t *host);
+/* Registers the metrics-port routes on host. */
+void gpa_routes_metrics(h2o_hostconf_t *host);
+/* Frees the calling thread's arena and snapshot references (call when a worker thread ends). */
+void gpa_routes_thread_dispose(void);
+
+#endif

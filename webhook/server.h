@@ -1,0 +1,46 @@
+/*
+ * gpuadmit serve: the TLS admission webhook (SPEC §6). N worker threads, each with its own h2o event loop and
+ * its own SO_REUSEPORT listener on --listen; one more thread serves the plain-HTTP metrics port; the calling
+ * thread waits for signals and polls the watched files (reload.h).
+ *
+ * Lifecycle: start-up loads certificate, configuration and inventory (any failure: exit 2 before listening).
+ * SIGTERM or SIGINT: /readyz fails at once, listeners close, in-flight requests finish (answers carry
+ * "Connection: close"), idle keep-alive connections are closed, and gpa_server_run returns 0 once nothing is in
+ * flight and no client connection is left, or when the shutdown grace period ends, whichever is first.
+ */
+#ifndef GPA_WEBHOOK_SERVER_H
+#define GPA_WEBHOOK_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+
+typedef struct st_gpa_server_opts_t {
+    const char *listen;           /* "[host]:port"; ":9443" by default; port 0 picks a free port */
+    const char *metrics_listen;   /* plain HTTP; ":8080" by default; NULL or "" disables it */
+    const char *cert, *key;       /* PEM files (required) */
+    const char *client_ca;        /* PEM bundle: require client certificates signed by it (NULL: none) */
+    const char *config;           /* NULL: the defaults */
+    const char *const *inventory; /* inventory files (may be none) */
+    size_t ninventory;
+    unsigned threads;              /* worker threads; 0 = number of online CPUs */
+    int tls13_only;                /* --tls-min-version 1.3 */
+    int http2;                     /* offer h2 in ALPN */
+    size_t max_body;               /* request body cap in bytes (413 above) */
+    uint64_t request_timeout_ms;   /* a request's headers and body must arrive within this; also the idle
+                                      keep-alive timeout */
+    uint64_t handshake_timeout_ms; /* TLS handshake deadline */
+    uint64_t shutdown_grace_ms;    /* longest drain after SIGTERM */
+    uint64_t reload_interval_ms;   /* how often watched files are checked */
+} gpa_server_opts_t;
+
+/* The defaults documented in docs/webhook.md (listen ":9443", metrics ":8080", 4 MiB, ...). */
+void gpa_server_opts_init(gpa_server_opts_t *opts);
+/*
+ * Runs the server until SIGTERM/SIGINT. Returns 0 after a clean drain, 2 when it could not start (the reason
+ * is logged: unreadable certificate, configuration or inventory, address in use, ...).
+ */
+int gpa_server_run(const gpa_server_opts_t *opts);
+
+#endif
