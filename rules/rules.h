@@ -5,7 +5,8 @@
  * Legend:
  *   id        stable rule id, what configurations, messages and tests name
  *   dialects  the GPA_DIALECT_* bits whose resources the rule reads (a rule runs when any is enabled)
- *   scope     CONTAINER: checked per container (app and init); POD: checked once per Pod spec
+ *   scope     CONTAINER: checked per container (app and init); POD: checked once per Pod spec; BOTH: per
+ *             container, then once on the Pod-level totals (Kubernetes' PodRequests rule, the scheduler's view)
  *   action    the default action (deny unless stated otherwise)
  *   check     appends findings through gpa_rule_ctx_t (rules_impl.h)
  *   doc       one line for `gpuadmit rules`-style listings and the README
@@ -21,6 +22,7 @@
 typedef enum en_gpa_scope_t {
     GPA_SCOPE_CONTAINER,
     GPA_SCOPE_POD,
+    GPA_SCOPE_BOTH,
 } gpa_scope_t;
 
 typedef struct st_gpa_rule_ctx_t gpa_rule_ctx_t;
