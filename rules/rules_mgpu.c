@@ -1,0 +1,243 @@
+/*
+ * Volcano mGPU rules (seed 003, the Volcano mGPU design): the multiple-gpu annotation (card-count-mismatch,
+ * invalid-card-count), full-card-memory, ambiguous-unit, and the mGPU half of non-positive,
+ * multi-card-divisibility, per-device-over-100 and min-memory.
+ *
+ * A container is mGPU when mgpu-core or mgpu-memory appears in its requests or limits. It asks for k cards when
+ * the annotation is usable and gives it an entry k > 0 (each card core/k and memory/k), else for one card
+ * (core above 100 then means core/100 whole cards).
+ */
+#include "rules_impl.h"
+
+#include <string.h>
+
+#define MCORE GPA_R_MGPU_CORE
+#define MMEM GPA_R_MGPU_MEMORY
+#define ANN GPA_ANNOTATION_MULTIPLE_GPU
+#define MAX_CARDS 1000000 /* beyond any node; keeps k * 100 and friends far from overflow */
+
+static int is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* A whole number >= 0 written in decimal digits, or -1. */
+static int64_t parse_entry(const char *s, size_t n)
+{
+    if (n == 0)
+        return -1;
+    int64_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        k = k * 10 + (s[i] - '0');
+        if (k > MAX_CARDS)
+            return -1;
+    }
+    return k;
+}
+
+static void split_entries(gpa_arena_t *a, const char *text, gpa_cards_t *out)
+{
+    size_t n = 1;
+    for (const char *p = text; *p != '\0'; p++)
+        n += *p == ',';
+    out->entries = gpa_arena_alloc(a, n * sizeof(*out->entries));
+    out->k = gpa_arena_alloc(a, n * sizeof(*out->k));
+    const char *p = text;
+    for (size_t i = 0; i < n; i++) {
+        const char *end = strchr(p, ',');
+        if (end == NULL)
+            end = p + strlen(p);
+        const char *b = p, *e = end;
+        while (b < e && is_blank(*b))
+            b++;
+        while (e > b && is_blank(e[-1]))
+            e--;
+        out->entries[i] = gpa_arena_strndup(a, b, (size_t)(e - b));
+        out->k[i] = parse_entry(b, (size_t)(e - b));
+        p = *end == ',' ? end + 1 : end;
+    }
+    out->len = n;
+}
+
+void gpa_cards_parse(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, gpa_cards_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if ((cfg->dialects & GPA_DIALECT_MGPU) == 0)
+        return;
+    out->text = gpa_pairs_get(pod->annotations, pod->nannotations, ANN);
+    if (out->text == NULL)
+        return;
+    split_entries(a, out->text, out);
+    out->count_ok = out->len == pod->ncontainers;
+    out->entries_ok = 1;
+    for (size_t i = 0; i < out->len; i++) {
+        int zero_for_mgpu = out->k[i] == 0 && i < pod->ncontainers && gpa_rc_is_mgpu(cfg, &pod->containers[i]);
+        if (out->k[i] < 0 || zero_for_mgpu)
+            out->entries_ok = 0;
+    }
+    out->usable = out->count_ok && out->entries_ok;
+}
+
+int64_t gpa_cards_for(const gpa_cards_t *cards, const gpa_container_t *c)
+{
+    if (!cards->usable || c->is_init || c->index >= cards->len || cards->k[c->index] <= 0)
+        return 0;
+    return cards->k[c->index];
+}
+
+static const char *annotation_path(gpa_arena_t *a, const gpa_podspec_t *pod)
+{
+    return gpa_arena_printf(a, "%s[\"%s\"]", pod->annotations_path != NULL ? pod->annotations_path : "metadata.annotations", ANN);
+}
+
+void gpa_check_card_count_mismatch(gpa_rule_ctx_t *ctx)
+{
+    const gpa_cards_t *cards = &ctx->facts->cards;
+    if (cards->text == NULL || cards->count_ok)
+        return;
+    gpa_rule_report(ctx, NULL, annotation_path(ctx->a, ctx->pod), ANN, NULL,
+                    "%s: \"%s\" has %zu entries for %zu containers; give one per container, in order", ANN, cards->text, cards->len,
+                    ctx->pod->ncontainers);
+}
+
+void gpa_check_invalid_card_count(gpa_rule_ctx_t *ctx)
+{
+    const gpa_cards_t *cards = &ctx->facts->cards;
+    const gpa_podspec_t *pod = ctx->pod;
+    if (cards->text == NULL)
+        return;
+    for (size_t i = 0; i < cards->len; i++) {
+        const gpa_container_t *c = i < pod->ncontainers ? &pod->containers[i] : NULL;
+        const char *name = c != NULL ? c->name : NULL;
+        if (cards->k[i] < 0)
+            gpa_rule_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
+                            "%s: entry %zu \"%s\" is not a whole number of cards; use 0, 1, 2, ...", ANN, i + 1, cards->entries[i]);
+        else if (cards->k[i] == 0 && c != NULL && gpa_rc_is_mgpu(ctx->cfg, c))
+            gpa_rule_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
+                            "%s: entry %zu is 0 but container %s requests mGPU; give it 1 or more cards", ANN, i + 1, c->name);
+    }
+}
+
+/* The mGPU container's core (parsed, positive) and its cards (0 = one-card request); 0 when not applicable. */
+static int mgpu_core(const gpa_rule_ctx_t *ctx, int64_t *core, int64_t *k)
+{
+    if (ctx->c == NULL || !gpa_rc_is_mgpu(ctx->cfg, ctx->c) || !gpa_rc_value(ctx->cfg, ctx->c, MCORE, core))
+        return 0;
+    *k = gpa_cards_for(&ctx->facts->cards, ctx->c);
+    return 1;
+}
+
+static const char *amount_path(const gpa_rule_ctx_t *ctx, gpa_resource_t r)
+{
+    const gpa_amount_t *am = gpa_rc_amount(ctx->cfg, ctx->c, r);
+    return am != NULL ? am->path : gpa_rule_resources_path(ctx->a, ctx->c);
+}
+
+void gpa_mgpu_non_positive(gpa_rule_ctx_t *ctx)
+{
+    if (!gpa_rc_is_mgpu(ctx->cfg, ctx->c))
+        return;
+    const gpa_amount_t *am = gpa_rc_amount(ctx->cfg, ctx->c, MCORE);
+    if (am == NULL)
+        gpa_rule_report(ctx, ctx->c->name, gpa_rule_resources_path(ctx->a, ctx->c), gpa_resource_name(MCORE), NULL,
+                        "%s missing; an mGPU container needs a core percent (e.g. 30, or 100 per card)", gpa_resource_name(MCORE));
+    else if (am->status == GPA_Q_OK && am->value == 0)
+        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MCORE), NULL,
+                        "%s: 0; an mGPU container needs a core percent (e.g. 30, or 100 per card)", gpa_resource_name(MCORE));
+}
+
+void gpa_mgpu_divisibility(gpa_rule_ctx_t *ctx)
+{
+    int64_t core, k, mem;
+    if (!mgpu_core(ctx, &core, &k))
+        return;
+    if (k == 0) {
+        if (core > 100 && core % 100 != 0)
+            gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), NULL,
+                            "%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...",
+                            gpa_resource_name(MCORE), (long long)core);
+        return;
+    }
+    if (core % k != 0)
+        gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
+                        "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MCORE),
+                        (long long)core, (long long)k, (long long)k);
+    if (gpa_rc_value(ctx->cfg, ctx->c, MMEM, &mem) && mem % k != 0)
+        gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), ANN,
+                        "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MMEM),
+                        (long long)mem, (long long)k, (long long)k);
+}
+
+void gpa_mgpu_per_device(gpa_rule_ctx_t *ctx)
+{
+    int64_t core, k;
+    if (!mgpu_core(ctx, &core, &k) || k == 0 || !gpa_over_100(core, k))
+        return;
+    gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
+                    "%s: %lld over %lld cards is over 100 per card; use at most %lld or more cards", gpa_resource_name(MCORE),
+                    (long long)core, (long long)k, (long long)(100 * k));
+}
+
+/* Whole cards: core per card is exactly 100. */
+static int whole_cards(int64_t core, int64_t k)
+{
+    if (k > 0)
+        return core == 100 * k;
+    return core >= 100 && core % 100 == 0;
+}
+
+void gpa_check_full_card_memory(gpa_rule_ctx_t *ctx)
+{
+    int64_t core, k;
+    if (!mgpu_core(ctx, &core, &k) || !whole_cards(core, k) || !gpa_rc_declared(ctx->cfg, ctx->c, MMEM))
+        return;
+    gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), gpa_resource_name(MCORE),
+                    "%s set with whole cards (mgpu-core %lld); remove it, whole cards get all their memory",
+                    gpa_resource_name(MMEM), (long long)core);
+}
+
+void gpa_mgpu_min_memory(gpa_rule_ctx_t *ctx)
+{
+    int64_t core, k;
+    if (!mgpu_core(ctx, &core, &k))
+        return;
+    int64_t cards = k > 0 ? k : 1;
+    if (core >= 100 * cards)
+        return; /* whole cards (or over 100 per card, another rule's): the card's memory is all theirs */
+    const gpa_amount_t *am = gpa_rc_amount(ctx->cfg, ctx->c, MMEM);
+    if (am != NULL && (am->status != GPA_Q_OK || am->value < 0))
+        return; /* malformed-quantity or non-positive says what is wrong */
+    int64_t mib = am != NULL ? am->value / cards : 0, bytes, min = ctx->cfg->min_device_memory;
+    if (gpa_mul_i64(mib, GPA_MIB, &bytes) != 0 || bytes >= min)
+        return;
+    int64_t min_mib = gpa_ceil_div(min, GPA_MIB);
+    if (am == NULL || am->value == 0) {
+        gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), NULL,
+                        "%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card", gpa_resource_name(MMEM),
+                        (long long)core, (long long)min_mib);
+        return;
+    }
+    int64_t as_gib;
+    int hint = am->suffix == GPA_QS_NONE && gpa_mul_i64(mib, 1024, &as_gib) == 0 && as_gib >= min_mib;
+    gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
+                    "%s: %s is %lldMiB per card, below the %lldMiB minimum%s%s%s", gpa_resource_name(MMEM), am->text,
+                    (long long)mib, (long long)min_mib, hint ? "; did you mean " : "",
+                    hint ? gpa_arena_printf(ctx->a, "%lld", (long long)(am->value * 1024)) : "", hint ? " (the unit is MiB)?" : "");
+}
+
+void gpa_check_ambiguous_unit(gpa_rule_ctx_t *ctx)
+{
+    const gpa_amount_t *am = gpa_rc_amount(ctx->cfg, ctx->c, MMEM);
+    if (am == NULL || am->status != GPA_Q_OK || am->suffix != GPA_QS_BINARY)
+        return;
+    if (am->value % GPA_MIB == 0)
+        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
+                        "%s: \"%s\" means %lld MiB (the unit is MiB); write %lld", gpa_resource_name(MMEM), am->text,
+                        (long long)am->value, (long long)(am->value / GPA_MIB));
+    else
+        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
+                        "%s: \"%s\" means %lld MiB (the unit is MiB); write the MiB as a plain number", gpa_resource_name(MMEM),
+                        am->text, (long long)am->value);
+}
