@@ -1,11 +1,120 @@
-/* Placeholder: replaced by the real verb. */
+/*
+ * gpuadmit review (SPEC §6): answers one AdmissionReview exactly as `gpuadmit serve` would, through the same
+ * gpa_review() call. Prints the response body and exits 0 whatever the verdict (the verdict is in the body);
+ * exits 2 with the reason on stderr when the input is not a readable AdmissionReview (the webhook's HTTP 400).
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "input.h"
+#include "review.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpuadmit review --webhook validate|mutate [--config F] [--inventory F]... FILE|-\n"
+                 "\n"
+                 "The AdmissionReview response the webhook would send for the AdmissionReview in FILE (- = stdin),\n"
+                 "v1 or v1beta1, answered in the version asked and with the request's operation.\n"
+                 "\n"
+                 "  --webhook W       validate (/validate) or mutate (/mutate); required\n"
+                 "  --config F        configuration (rule actions, thresholds, namespaces)\n"
+                 "  --inventory F     the cluster's GPUs: enables the infeasible rule (repeatable)\n"
+                 "\n"
+                 "exit: 0 answered (allowed or not: see the body), 2 usage error or unreadable input\n");
+}
+
+typedef struct st_options_t {
+    const char *webhook, *config;
+    char **inventories;
+    size_t ninventories;
+} options_t;
+
+/* -1 bad command line (reported), 1 --help, 0 go on with FILE at optind. */
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    static const struct option longopts[] = {{"webhook", required_argument, NULL, 'w'},
+                                             {"config", required_argument, NULL, 'c'},
+                                             {"inventory", required_argument, NULL, 'i'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h')
+            return 1;
+        if (c == 'w') {
+            o->webhook = optarg;
+        } else if (c == 'c') {
+            o->config = optarg;
+        } else if (c == 'i') {
+            o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
+            o->inventories[o->ninventories++] = optarg;
+        } else {
+            return -1;
+        }
+    }
+    if (o->webhook == NULL || (strcmp(o->webhook, "validate") != 0 && strcmp(o->webhook, "mutate") != 0)) {
+        fprintf(stderr, "review: --webhook must be validate or mutate\n");
+        return -1;
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "review: exactly one FILE (or -) expected\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int answer(const options_t *o, const char *file, const gpa_config_t *cfg, const gpa_inventory_t *inv)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, file);
+    size_t len = 0;
+    char *body = gpa_read_file(file, &len, &err);
+    if (body == NULL) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "%s\n", line);
+        return GPA_EXIT_USAGE;
+    }
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    gpa_review_t r;
+    gpa_webhook_t hook = strcmp(o->webhook, "mutate") == 0 ? GPA_WEBHOOK_MUTATE : GPA_WEBHOOK_VALIDATE;
+    gpa_review(&a, cfg, inv, hook, body, len, &r);
+    int rc = GPA_EXIT_OK;
+    if (r.http_status == 200) {
+        fwrite(r.body, 1, r.len, stdout);
+        putchar('\n');
+    } else {
+        fprintf(stderr, "%s: %s (the webhook answers HTTP %d)\n", file, r.body != NULL ? r.body : "unreadable", r.http_status);
+        rc = GPA_EXIT_USAGE;
+    }
+    gpa_arena_dispose(&a);
+    free(body);
+    return rc;
+}
 
 int gpa_cmd_review(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "%s: not built yet\n", argv[0]);
-    return GPA_EXIT_USAGE;
+    options_t o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        usage(rc > 0 ? stdout : stderr);
+        free(o.inventories);
+        return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
+    }
+    gpa_config_t *cfg = NULL;
+    gpa_inventory_t *inv = NULL;
+    if (gpa_cli_load_config(o.config, &cfg) != 0 ||
+        (o.ninventories > 0 && gpa_cli_load_inventory(o.inventories, o.ninventories, &inv) != 0))
+        rc = GPA_EXIT_USAGE;
+    else
+        rc = answer(&o, argv[optind], cfg, inv);
+    gpa_inventory_release(inv);
+    gpa_config_release(cfg);
+    free(o.inventories);
+    return rc;
 }
