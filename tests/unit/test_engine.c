@@ -1,0 +1,231 @@
+/* Check tests for rules/engine.c: gpa_check on CREATE, UPDATE, DELETE, exclusions, actions and warnings. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "engine.h"
+#include "rules.h"
+
+static gpa_arena_t arena;
+static gpa_config_t *cfg;
+
+static void setup(void)
+{
+    gpa_arena_init(&arena);
+    cfg = gpa_config_default();
+}
+
+static void teardown(void)
+{
+    gpa_config_release(cfg);
+    gpa_arena_dispose(&arena);
+}
+
+static gpa_object_t *object(const char *text)
+{
+    gpa_value_t *v = NULL;
+    gpa_object_t *obj = NULL;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &v, &err) == 0, "parse %s: %s", text, err.message);
+    ck_assert_msg(gpa_decode_object(&arena, v, &obj, &err) == 0, "decode: %s: %s", err.path, err.message);
+    return obj;
+}
+
+static gpa_verdict_t check_op(gpa_object_t *obj, gpa_operation_t op, gpa_object_t *old, int mutate)
+{
+    gpa_check_opts_t opts = {.operation = op, .old_object = old, .mutate = mutate, .validate = 1};
+    gpa_verdict_t v;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_check(&arena, cfg, obj, &opts, &v, &err) == 0, "check: %s", err.message);
+    return v;
+}
+
+static int has_rule(const gpa_verdict_t *v, const char *rule, const char *container)
+{
+    for (size_t i = 0; i < v->violations.len; i++)
+        if (strcmp(v->violations.items[i].rule, rule) == 0 && v->violations.items[i].container != NULL &&
+            strcmp(v->violations.items[i].container, container) == 0)
+            return 1;
+    return 0;
+}
+
+#define POD_NS(ns, containers)                                                                                                     \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"" ns                                     \
+    "\"},\"spec\":{\"containers\":[" containers "]}}"
+#define POD(containers) POD_NS("team-a", containers)
+#define C(name, resources) "{\"name\":\"" name "\",\"resources\":" resources "}"
+#define RATIO_ONLY                                                                                                                 \
+    C("a", "{\"requests\":{\"koordinator.sh/gpu-memory-ratio\":\"50\"},\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"50\"}}")
+#define MEM_AND_RATIO                                                                                                              \
+    C("bad", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"8Gi\",\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/"     \
+             "gpu.shared\":\"1\"}}")
+#define CLEAN C("ok", "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}")
+
+START_TEST(create_mutates_then_validates)
+{
+    gpa_object_t *obj = object(POD(RATIO_ONLY));
+    gpa_verdict_t v = check_op(obj, GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_int_eq(v.violations.len, 0);
+    ck_assert_int_eq(v.mutations.len, 1);
+    ck_assert_str_eq(v.mutations.items[0], "inject-gpu-shared");
+    ck_assert_int_eq(v.patch.len, 2);
+    ck_assert_ptr_ne(v.mutated, obj->root);
+    /* The input tree is untouched; the mutated tree carries gpu.shared. */
+    const gpa_value_t *limits = gpa_value_get(
+        gpa_value_get(gpa_value_at(gpa_value_get(gpa_value_get(v.mutated, "spec"), "containers"), 0), "resources"), "limits");
+    ck_assert_str_eq(gpa_value_string(gpa_value_get(limits, "koordinator.sh/gpu.shared")), "1");
+    ck_assert_int_eq(obj->pods[0].containers[0].limits[GPA_R_GPU_SHARED].present, 0);
+}
+END_TEST
+
+START_TEST(create_without_mutation)
+{
+    gpa_verdict_t v = check_op(object(POD(RATIO_ONLY)), GPA_OP_CREATE, NULL, 0);
+    ck_assert_int_eq(v.patch.len, 0);
+    ck_assert_int_eq(v.mutations.len, 0);
+}
+END_TEST
+
+START_TEST(create_denied)
+{
+    gpa_verdict_t v = check_op(object(POD(MEM_AND_RATIO "," CLEAN)), GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert(has_rule(&v, "memory-ratio-exclusive", "bad"));
+    ck_assert_int_eq(v.warnings.len, 0);
+    int found = 0;
+    for (size_t i = 0; i < v.violations.len; i++)
+        found |= strncmp(gpa_violation_line(&arena, &v.violations.items[i]), "bad: memory-ratio-exclusive: ", 29) == 0;
+    ck_assert(found);
+}
+END_TEST
+
+START_TEST(update_only_new_findings_count)
+{
+    /* The old object already had the finding: an update (say, removing a finalizer) must pass. */
+    gpa_verdict_t v = check_op(object(POD(MEM_AND_RATIO)), GPA_OP_UPDATE, object(POD(MEM_AND_RATIO)), 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_int_eq(v.violations.len, 0);
+    ck_assert_int_eq(v.patch.len, 0); /* mutation is CREATE only */
+    /* A finding the old object did not have counts. */
+    v = check_op(object(POD(MEM_AND_RATIO)), GPA_OP_UPDATE, object(POD(CLEAN)), 1);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert(has_rule(&v, "memory-ratio-exclusive", "bad"));
+}
+END_TEST
+
+START_TEST(delete_and_connect_admitted)
+{
+    gpa_verdict_t v = check_op(object(POD(MEM_AND_RATIO)), GPA_OP_DELETE, NULL, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_int_eq(v.violations.len, 0);
+    v = check_op(object(POD(MEM_AND_RATIO)), GPA_OP_CONNECT, NULL, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_int_eq(v.violations.len, 0);
+}
+END_TEST
+
+START_TEST(excluded_namespace_and_other_kinds)
+{
+    gpa_object_t *obj = object(POD_NS("kube-system", MEM_AND_RATIO "," RATIO_ONLY));
+    gpa_verdict_t v = check_op(obj, GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_int_eq(v.violations.len, 0);
+    ck_assert_int_eq(v.patch.len, 0);
+    ck_assert_ptr_eq(v.mutated, obj->root);
+    v = check_op(object("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}"), GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_int_eq(v.violations.len, 0);
+}
+END_TEST
+
+static void check_warning_shape(const char *w)
+{
+    ck_assert_uint_lt(strlen(w), 120);
+    ck_assert_ptr_null(strchr(w, '\n'));
+    ck_assert_ptr_null(strchr(w, '\r'));
+    ck_assert_int_ne(strncasecmp(w, "warning:", 8), 0);
+    /* valid UTF-8: no sequence cut at the end */
+    size_t n = strlen(w), i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)w[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        ck_assert_msg(i + len <= n, "cut UTF-8 sequence at the end of \"%s\"", w);
+        for (size_t k = 1; k < len; k++)
+            ck_assert_int_eq((unsigned char)w[i + k] & 0xC0, 0x80);
+        i += len;
+    }
+}
+
+#define LONG_NAME "\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9"
+#define GPU50 "{\"limits\":{\"koordinator.sh/gpu\":\"50\"}}"
+
+START_TEST(mutation_warnings_are_one_short_line)
+{
+    gpa_verdict_t v =
+        check_op(object(POD(C("Warning: sneaky\\nname", GPU50) "," C(LONG_NAME LONG_NAME LONG_NAME, GPU50) "," C("plain", GPU50))),
+                 GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_int_eq(v.warnings.len, 3);
+    for (size_t i = 0; i < v.warnings.len; i++)
+        check_warning_shape(v.warnings.items[i]);
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[0], "sneaky name"));
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[1], "..."));
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[2], "plain: koordinator.sh/gpu is deprecated"));
+    ck_assert_int_eq(v.mutations.len, 2);
+    ck_assert_str_eq(v.mutations.items[0], "expand-gpu");
+    ck_assert_str_eq(v.mutations.items[1], "inject-gpu-shared");
+}
+END_TEST
+
+START_TEST(warn_action_gives_a_warning)
+{
+    static const char conf[] = "rules:\n  memory-ratio-exclusive: warn\n";
+    gpa_config_t *warn_cfg;
+    gpa_error_t err;
+    gpa_error_init(&err, "conf");
+    ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &warn_cfg, &err) == 0, "%s", err.message);
+    gpa_config_release(cfg);
+    cfg = warn_cfg;
+    gpa_verdict_t v = check_op(object(POD(MEM_AND_RATIO)), GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert(has_rule(&v, "memory-ratio-exclusive", "bad"));
+    ck_assert_int_eq(v.warnings.len, 1);
+    check_warning_shape(v.warnings.items[0]);
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[0], "bad: memory-ratio-exclusive: "));
+}
+END_TEST
+
+START_TEST(violation_line)
+{
+    gpa_violation_t v = {.rule = "non-positive", .container = "c", .message = "m"};
+    ck_assert_str_eq(gpa_violation_line(&arena, &v), "c: non-positive: m");
+    v.container = NULL;
+    ck_assert_str_eq(gpa_violation_line(&arena, &v), "non-positive: m");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("engine");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, create_mutates_then_validates);
+    tcase_add_test(tc, create_without_mutation);
+    tcase_add_test(tc, create_denied);
+    tcase_add_test(tc, update_only_new_findings_count);
+    tcase_add_test(tc, delete_and_connect_admitted);
+    tcase_add_test(tc, excluded_namespace_and_other_kinds);
+    tcase_add_test(tc, mutation_warnings_are_one_short_line);
+    tcase_add_test(tc, warn_action_gives_a_warning);
+    tcase_add_test(tc, violation_line);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

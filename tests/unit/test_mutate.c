@@ -1,0 +1,311 @@
+/* Check tests for rules/mutate.c: each mutation, the exact patch, its application, and idempotence. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "mutate.h"
+#include "rules.h"
+
+static gpa_arena_t arena;
+static gpa_config_t *cfg;
+
+static void setup(void)
+{
+    gpa_arena_init(&arena);
+    cfg = gpa_config_default();
+}
+
+static void teardown(void)
+{
+    gpa_config_release(cfg);
+    gpa_arena_dispose(&arena);
+}
+
+static gpa_value_t *json(const char *text)
+{
+    gpa_value_t *v = NULL;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &v, &err) == 0, "parse %s: %s", text, err.message);
+    return v;
+}
+
+static gpa_object_t *decode(gpa_value_t *doc)
+{
+    gpa_object_t *obj = NULL;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_decode_object(&arena, doc, &obj, &err) == 0, "decode: %s: %s", err.path, err.message);
+    return obj;
+}
+
+typedef struct st_result_t {
+    const char *patch;
+    gpa_strings_t warnings, applied;
+    gpa_value_t *mutated;
+} result_t;
+
+static result_t run(gpa_value_t *doc)
+{
+    result_t r = {0};
+    gpa_patch_t patch = {0};
+    gpa_mutate(&arena, cfg, decode(doc), &patch, &r.warnings, &r.applied);
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_patch_encode(&b, &patch);
+    r.patch = gpa_arena_strndup(&arena, b.base, b.len);
+    gpa_buf_dispose(&b);
+    r.mutated = doc;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_patch_apply(&arena, &r.mutated, &patch, &err) == 0, "apply %s: %s", r.patch, err.message);
+    return r;
+}
+
+/* After the patch every GPU resource with a request has the same limit (in every container mutation may touch). */
+static void check_request_equals_limit(const gpa_object_t *obj)
+{
+    for (size_t p = 0; p < obj->npods; p++) {
+        const gpa_podspec_t *pod = &obj->pods[p];
+        for (size_t i = 0; i < pod->ncontainers + pod->ninit_containers; i++) {
+            const gpa_container_t *c = i < pod->ncontainers ? &pod->containers[i] : &pod->init_containers[i - pod->ncontainers];
+            if (gpa_validate_container(&arena, cfg, pod, c, NULL) != 0)
+                continue;
+            for (int r = 0; r < GPA_R__COUNT; r++) {
+                if (!c->requests[r].present || c->requests[r].status != GPA_Q_OK)
+                    continue;
+                ck_assert_msg(c->limits[r].present, "%s: %s has no limit", c->name, gpa_resource_name((gpa_resource_t)r));
+                ck_assert_int_eq(c->limits[r].value, c->requests[r].value);
+            }
+        }
+    }
+}
+
+/*
+ * The core assertion: `doc` mutates with exactly `want_patch`, the patched document equals `want_doc`, the
+ * patched document mutates to an empty patch, and every GPU request has an equal limit afterwards.
+ */
+static result_t check_mutation(const char *doc, const char *want_patch, const char *want_doc)
+{
+    gpa_value_t *input = json(doc);
+    result_t r = run(input);
+    ck_assert_str_eq(r.patch, want_patch);
+    ck_assert_msg(gpa_value_equal(r.mutated, json(want_doc)), "patched document differs from %s", want_doc);
+    ck_assert_msg(gpa_value_equal(input, json(doc)), "input tree modified");
+    result_t again = run(r.mutated);
+    ck_assert_str_eq(again.patch, "[]");
+    ck_assert_int_eq(again.applied.len, 0);
+    check_request_equals_limit(decode(r.mutated));
+    return r;
+}
+
+static void check_applied(const result_t *r, const char *const *ids, size_t n)
+{
+    ck_assert_int_eq(r->applied.len, n);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_str_eq(r->applied.items[i], ids[i]);
+}
+
+#define POD(containers)                                                                                                            \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[" containers "]}}"
+#define C(name, resources) "{\"name\":\"" name "\",\"image\":\"img\",\"resources\":" resources "}"
+
+START_TEST(inject_shared_one)
+{
+    result_t r = check_mutation(
+        POD(C("a", "{\"requests\":{\"cpu\":\"1\",\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"1\"}]",
+        POD(C("a", "{\"requests\":{\"cpu\":\"1\",\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"}}")));
+    static const char *const ids[] = {"inject-gpu-shared"};
+    check_applied(&r, ids, 1);
+    ck_assert_int_eq(r.warnings.len, 0);
+}
+END_TEST
+
+START_TEST(inject_shared_from_ratio_and_core)
+{
+    /* ratio 200 → 2 devices */
+    check_mutation(POD(C("a", "{\"limits\":{\"koordinator.sh/gpu-core\":\"200\",\"koordinator.sh/gpu-memory-ratio\":\"200\"}}")),
+                   "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests\","
+                   "\"value\":{\"koordinator.sh/gpu.shared\":\"2\"}},"
+                   "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"2\"}]",
+                   POD(C("a", "{\"requests\":{\"koordinator.sh/gpu.shared\":\"2\"},\"limits\":{\"koordinator.sh/gpu-core\":\"200\","
+                              "\"koordinator.sh/gpu-memory-ratio\":\"200\",\"koordinator.sh/gpu.shared\":\"2\"}}")));
+    /* bytes with core 300 → 3 devices; bytes with core 50 → 1 */
+    check_mutation(
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-core\":\"300\",\"koordinator.sh/gpu-memory\":\"30Gi\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-core\":\"300\",\"koordinator.sh/gpu-memory\":\"30Gi\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu.shared\",\"value\":\"3\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"3\"}]",
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-core\":\"300\",\"koordinator.sh/gpu-memory\":\"30Gi\","
+                   "\"koordinator.sh/gpu.shared\":\"3\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-core\":\"300\",\"koordinator.sh/gpu-memory\":\"30Gi\","
+                   "\"koordinator.sh/gpu.shared\":\"3\"}}")));
+    check_mutation(
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-memory\":\"8Gi\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-memory\":\"8Gi\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"1\"}]",
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-memory\":\"8Gi\",\"koordinator.sh/gpu.shared\":\"1\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-memory\":\"8Gi\",\"koordinator.sh/gpu.shared\":\"1\"}}")));
+}
+END_TEST
+
+START_TEST(expand_gpu)
+{
+    result_t r = check_mutation(
+        POD(C("trainer", "{\"requests\":{\"koordinator.sh/gpu\":\"50\"},\"limits\":{\"koordinator.sh/gpu\":\"50\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu-memory-ratio\",\"value\":\"50\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu-core\",\"value\":\"50\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"remove\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-memory-ratio\",\"value\":\"50\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-core\",\"value\":\"50\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"remove\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu\"}]",
+        POD(C("trainer", "{\"requests\":{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu-core\":\"50\","
+                         "\"koordinator.sh/gpu.shared\":\"1\"},"
+                         "\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu-core\":\"50\","
+                         "\"koordinator.sh/gpu.shared\":\"1\"}}")));
+    static const char *const ids[] = {"expand-gpu", "inject-gpu-shared"};
+    check_applied(&r, ids, 2);
+    ck_assert_int_eq(r.warnings.len, 1);
+    ck_assert_ptr_nonnull(strstr(r.warnings.items[0], "trainer"));
+    ck_assert_ptr_nonnull(strstr(r.warnings.items[0], "deprecated"));
+    ck_assert_ptr_nonnull(strstr(r.warnings.items[0], "gpu-core: 50"));
+}
+END_TEST
+
+START_TEST(expand_gpu_whole_devices)
+{
+    /* gpu: 200 → core 200, ratio 200, shared 2; written only as a limit, the requests map is added whole. */
+    check_mutation(
+        POD(C("a", "{\"limits\":{\"koordinator.sh/gpu\":\"200\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests\",\"value\":"
+        "{\"koordinator.sh/gpu-memory-ratio\":\"200\",\"koordinator.sh/gpu-core\":\"200\",\"koordinator.sh/gpu.shared\":\"2\"}},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-memory-ratio\",\"value\":\"200\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-core\",\"value\":\"200\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"2\"},"
+        "{\"op\":\"remove\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu\"}]",
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-memory-ratio\":\"200\",\"koordinator.sh/gpu-core\":\"200\","
+                   "\"koordinator.sh/gpu.shared\":\"2\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"200\",\"koordinator.sh/gpu-core\":\"200\","
+                   "\"koordinator.sh/gpu.shared\":\"2\"}}")));
+}
+END_TEST
+
+START_TEST(mirror_limits_adds_missing_map)
+{
+    result_t r = check_mutation(
+        POD(C("a", "{\"requests\":{\"nvidia.com/gpu\":\"2\",\"cpu\":\"4\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits\",\"value\":{\"nvidia.com/gpu\":\"2\"}}]",
+        POD(C("a", "{\"requests\":{\"nvidia.com/gpu\":\"2\",\"cpu\":\"4\"},\"limits\":{\"nvidia.com/gpu\":\"2\"}}")));
+    static const char *const ids[] = {"mirror-limits"};
+    check_applied(&r, ids, 1);
+}
+END_TEST
+
+START_TEST(mirror_limits_into_existing_map_and_user_shared_untouched)
+{
+    check_mutation(
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory\":\"4Gi\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"},\"limits\":{\"cpu\":\"1\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-memory\",\"value\":\"4Gi\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-core\",\"value\":\"50\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"1\"}]",
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory\":\"4Gi\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"},\"limits\":{\"cpu\":\"1\",\"koordinator.sh/gpu-memory\":\"4Gi\","
+                   "\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu.shared\":\"1\"}}")));
+}
+END_TEST
+
+START_TEST(escaped_key_in_input)
+{
+    /* A key written with \u002f is the same resource: the patch names it with ~1, not the escape. */
+    check_mutation(
+        POD(C("a", "{\"requests\":{\"koordinator.sh\\u002fgpu-memory-ratio\":\"30\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"30\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"1\"}]",
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-memory-ratio\":\"30\",\"koordinator.sh/gpu.shared\":\"1\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"30\",\"koordinator.sh/gpu.shared\":\"1\"}}")));
+}
+END_TEST
+
+START_TEST(init_containers_and_templates)
+{
+    check_mutation(
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"d\"},\"spec\":{\"template\":{\"spec\":{"
+        "\"initContainers\":[{\"name\":\"init\",\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"1\"}}}],"
+        "\"containers\":[{\"name\":\"main\"}]}}}}",
+        "[{\"op\":\"add\",\"path\":\"/spec/template/spec/initContainers/0/resources/limits\",\"value\":{\"nvidia.com/"
+        "gpu\":\"1\"}}]",
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"d\"},\"spec\":{\"template\":{\"spec\":{"
+        "\"initContainers\":[{\"name\":\"init\",\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"1\"},"
+        "\"limits\":{\"nvidia.com/gpu\":\"1\"}}}],\"containers\":[{\"name\":\"main\"}]}}}}");
+}
+END_TEST
+
+START_TEST(invalid_container_left_alone)
+{
+    /* memory and ratio together (memory-ratio-exclusive): no mutation, not even mirror-limits. */
+    result_t r = check_mutation(
+        POD(C("bad", "{\"requests\":{\"koordinator.sh/gpu-memory\":\"8Gi\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}") "," C(
+            "good", "{\"requests\":{\"nvidia.com/gpu\":\"1\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/1/resources/limits\",\"value\":{\"nvidia.com/gpu\":\"1\"}}]",
+        POD(C("bad", "{\"requests\":{\"koordinator.sh/gpu-memory\":\"8Gi\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}") "," C(
+            "good", "{\"requests\":{\"nvidia.com/gpu\":\"1\"},\"limits\":{\"nvidia.com/gpu\":\"1\"}}")));
+    ck_assert_int_eq(r.applied.len, 1);
+}
+END_TEST
+
+START_TEST(nothing_to_do)
+{
+    result_t r = check_mutation(POD(C("a", "{\"requests\":{\"cpu\":\"1\"}}") ",{\"name\":\"b\"}"), "[]",
+                                POD(C("a", "{\"requests\":{\"cpu\":\"1\"}}") ",{\"name\":\"b\"}"));
+    ck_assert_int_eq(r.applied.len, 0);
+    check_mutation("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"a\":\"b\"}}", "[]",
+                   "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"a\":\"b\"}}");
+}
+END_TEST
+
+START_TEST(table)
+{
+    ck_assert_int_eq(gpa_nmutations, 3);
+    ck_assert_int_eq(gpa_mutation_index("expand-gpu"), 0);
+    ck_assert_int_eq(gpa_mutation_index("inject-gpu-shared"), 1);
+    ck_assert_int_eq(gpa_mutation_index("mirror-limits"), 2);
+    ck_assert_int_eq(gpa_mutation_index("nope"), -1);
+    for (size_t i = 0; i < gpa_nmutations; i++)
+        ck_assert(gpa_mutations[i].doc != NULL && gpa_mutations[i].doc[0] != '\0');
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mutate");
+    TCase *tc = tcase_create("mutate");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, inject_shared_one);
+    tcase_add_test(tc, inject_shared_from_ratio_and_core);
+    tcase_add_test(tc, expand_gpu);
+    tcase_add_test(tc, expand_gpu_whole_devices);
+    tcase_add_test(tc, mirror_limits_adds_missing_map);
+    tcase_add_test(tc, mirror_limits_into_existing_map_and_user_shared_untouched);
+    tcase_add_test(tc, escaped_key_in_input);
+    tcase_add_test(tc, init_containers_and_templates);
+    tcase_add_test(tc, invalid_container_left_alone);
+    tcase_add_test(tc, nothing_to_do);
+    tcase_add_test(tc, table);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

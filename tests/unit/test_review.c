@@ -1,0 +1,324 @@
+/* Check tests for rules/review.c: AdmissionReview v1/v1beta1 answers, mutating vs validating, every bad input. */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "patch.h"
+#include "review.h"
+
+static gpa_arena_t arena;
+static gpa_config_t *cfg;
+
+static void setup(void)
+{
+    gpa_arena_init(&arena);
+    cfg = gpa_config_default();
+}
+
+static void teardown(void)
+{
+    gpa_config_release(cfg);
+    gpa_arena_dispose(&arena);
+}
+
+static gpa_review_t review(gpa_webhook_t hook, const char *body)
+{
+    gpa_review_t r;
+    gpa_review(&arena, cfg, NULL, hook, body, strlen(body), &r);
+    ck_assert_uint_eq(r.len, strlen(r.body));
+    return r;
+}
+
+/* The response, parsed with jansson (an independent reader); checks the envelope and returns `response`. */
+static json_t *response(const gpa_review_t *r, const char *api, const char *uid, json_t **root)
+{
+    ck_assert_int_eq(r->http_status, 200);
+    json_error_t jerr;
+    *root = json_loadb(r->body, r->len, 0, &jerr);
+    ck_assert_msg(*root != NULL, "response is not JSON: %s: %s", jerr.text, r->body);
+    ck_assert_str_eq(json_string_value(json_object_get(*root, "apiVersion")), api);
+    ck_assert_str_eq(json_string_value(json_object_get(*root, "kind")), "AdmissionReview");
+    json_t *resp = json_object_get(*root, "response");
+    ck_assert_ptr_nonnull(resp);
+    ck_assert_str_eq(json_string_value(json_object_get(resp, "uid")), uid);
+    ck_assert(json_is_boolean(json_object_get(resp, "allowed")));
+    /* patch and patchType together or neither */
+    ck_assert_int_eq(json_object_get(resp, "patch") != NULL, json_object_get(resp, "patchType") != NULL);
+    json_t *warnings = json_object_get(resp, "warnings");
+    for (size_t i = 0; i < json_array_size(warnings); i++) {
+        const char *w = json_string_value(json_array_get(warnings, i));
+        ck_assert_uint_lt(strlen(w), 120);
+        ck_assert_ptr_null(strchr(w, '\n'));
+        ck_assert_int_ne(strncmp(w, "Warning:", 8), 0);
+    }
+    return resp;
+}
+
+static char *unbase64(const char *s)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(s);
+    ck_assert_int_eq(n % 4, 0);
+    char *out = gpa_arena_alloc(&arena, n / 4 * 3 + 1), *w = out;
+    for (size_t i = 0; i < n; i += 4) {
+        unsigned v = 0;
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            const char *p = s[i + k] == '=' ? NULL : strchr(tab, s[i + k]);
+            ck_assert(p != NULL || s[i + k] == '=');
+            pad += p == NULL;
+            v = v << 6 | (p != NULL ? (unsigned)(p - tab) : 0);
+        }
+        *w++ = (char)(v >> 16);
+        if (pad < 2)
+            *w++ = (char)(v >> 8);
+        if (pad < 1)
+            *w++ = (char)v;
+    }
+    *w = '\0';
+    return out;
+}
+
+#define REVIEW_NS(api, op, ns, object, extra)                                                                                      \
+    "{\"apiVersion\":\"admission.k8s.io/" api                                                                                      \
+    "\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\",\"kind\":{\"group\":\"\","                                       \
+    "\"version\":\"v1\",\"kind\":\"Pod\"},\"namespace\":\"" ns "\",\"operation\":\"" op "\",\"object\":" object extra "}}"
+#define REVIEW(api, op, object) REVIEW_NS(api, op, "team-a", object, "")
+#define POD(containers)                                                                                                            \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[" containers "]}}"
+#define C(name, resources) "{\"name\":\"" name "\",\"resources\":" resources "}"
+#define RATIO_ONLY C("a", "{\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"50\"}}")
+#define MEM_AND_RATIO C("bad", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"8Gi\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}")
+#define CLEAN C("ok", "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}")
+
+START_TEST(validate_v1_allowed)
+{
+    json_t *root;
+    gpa_review_t r = review(GPA_WEBHOOK_VALIDATE, REVIEW("v1", "CREATE", POD(CLEAN)));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    ck_assert_ptr_null(json_object_get(resp, "status"));
+    ck_assert_ptr_null(json_object_get(resp, "patch"));
+    ck_assert_str_eq(r.uid, "u-1");
+    ck_assert_str_eq(r.operation, "CREATE");
+    ck_assert_str_eq(r.kind, "Pod");
+    ck_assert_str_eq(r.namespace_, "team-a"); /* from request.namespace */
+    ck_assert_str_eq(r.name, "p");
+    ck_assert_str_eq(r.api_version, "admission.k8s.io/v1");
+    ck_assert_int_eq(r.allowed, 1);
+    json_decref(root);
+}
+END_TEST
+
+START_TEST(validate_v1beta1_denied)
+{
+    json_t *root;
+    gpa_review_t r = review(GPA_WEBHOOK_VALIDATE, REVIEW("v1beta1", "CREATE", POD(MEM_AND_RATIO "," CLEAN)));
+    json_t *resp = response(&r, "admission.k8s.io/v1beta1", "u-1", &root);
+    ck_assert(json_is_false(json_object_get(resp, "allowed")));
+    json_t *status = json_object_get(resp, "status");
+    ck_assert_int_eq(json_integer_value(json_object_get(status, "code")), 403);
+    const char *msg = json_string_value(json_object_get(status, "message"));
+    ck_assert_ptr_nonnull(strstr(msg, "bad: memory-ratio-exclusive: "));
+    ck_assert_ptr_null(json_object_get(resp, "patch"));
+    ck_assert_int_eq(r.allowed, 0);
+    ck_assert_int_eq(r.verdict.allowed, 0);
+    json_decref(root);
+}
+END_TEST
+
+START_TEST(validate_never_carries_a_patch)
+{
+    json_t *root;
+    gpa_review_t r = review(GPA_WEBHOOK_VALIDATE, REVIEW("v1", "CREATE", POD(RATIO_ONLY)));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert_ptr_null(json_object_get(resp, "patch"));
+    ck_assert_ptr_null(json_object_get(resp, "patchType"));
+    json_decref(root);
+}
+END_TEST
+
+START_TEST(mutate_patch_and_type_together)
+{
+    json_t *root;
+    gpa_review_t r = review(GPA_WEBHOOK_MUTATE, REVIEW("v1", "CREATE", POD(RATIO_ONLY)));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    ck_assert_str_eq(json_string_value(json_object_get(resp, "patchType")), "JSONPatch");
+    const char *patch = unbase64(json_string_value(json_object_get(resp, "patch")));
+    ck_assert_str_eq(patch, "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests\","
+                            "\"value\":{\"koordinator.sh/gpu.shared\":\"1\"}},"
+                            "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\","
+                            "\"value\":\"1\"}]");
+    json_decref(root);
+}
+END_TEST
+
+START_TEST(mutate_never_denies)
+{
+    json_t *root;
+    gpa_review_t r = review(GPA_WEBHOOK_MUTATE, REVIEW("v1", "CREATE", POD(MEM_AND_RATIO)));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    ck_assert_ptr_null(json_object_get(resp, "patch")); /* the bad container is left alone */
+    ck_assert_ptr_null(json_object_get(resp, "patchType"));
+    ck_assert_ptr_null(json_object_get(resp, "status"));
+    json_decref(root);
+}
+END_TEST
+
+#define LONG "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+
+START_TEST(mutate_warnings_short)
+{
+    json_t *root;
+    gpa_review_t r =
+        review(GPA_WEBHOOK_MUTATE, REVIEW("v1", "CREATE", POD(C(LONG LONG, "{\"limits\":{\"koordinator.sh/gpu\":\"30\"}}"))));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert_int_eq(json_array_size(json_object_get(resp, "warnings")), 1);
+    json_decref(root);
+}
+END_TEST
+
+START_TEST(update_and_delete)
+{
+    json_t *root;
+    /* UPDATE: the old object already had the finding. */
+    gpa_review_t r =
+        review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "UPDATE", "team-a", POD(MEM_AND_RATIO), ",\"oldObject\":" POD(MEM_AND_RATIO)));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    json_decref(root);
+    /* UPDATE without oldObject is unreadable. */
+    r = review(GPA_WEBHOOK_VALIDATE, REVIEW("v1", "UPDATE", POD(CLEAN)));
+    ck_assert_int_eq(r.http_status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "request.oldObject"));
+    /* DELETE: admitted, object null. */
+    r = review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "DELETE", "team-a", "null", ",\"oldObject\":" POD(MEM_AND_RATIO)));
+    resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    ck_assert_str_eq(r.operation, "DELETE");
+    json_decref(root);
+}
+END_TEST
+
+START_TEST(request_namespace_fills_object)
+{
+    json_t *root;
+    /* The object has no namespace; the request says kube-system, which is excluded. */
+    gpa_review_t r = review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "CREATE", "kube-system", POD(MEM_AND_RATIO), ""));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    ck_assert_str_eq(r.namespace_, "kube-system");
+    json_decref(root);
+}
+END_TEST
+
+typedef struct st_bad_t {
+    const char *body;
+    const char *needle; /* must appear in the 400 reason */
+} bad_t;
+
+static const bad_t bad_inputs[] = {
+    {"", "not JSON"},
+    {"{", "not JSON"},
+    {"not json at all", "not JSON"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"x\"", "not JSON"},
+    {"[]", "(root)"},
+    {"{\"kind\":\"AdmissionReview\",\"request\":{}}", "apiVersion"},
+    {"{\"apiVersion\":\"admission.k8s.io/v2\",\"kind\":\"AdmissionReview\",\"request\":{}}", "apiVersion"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"Pod\",\"request\":{}}", "kind"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}", "request: missing"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":[]}", "request: must be an object"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"operation\":\"CREATE\"}}", "request.uid"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"\"}}", "request.uid"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":7}}", "request.uid"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\"}}", "request.operation"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":\"PATCH\"}}",
+     "request.operation"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\"}}",
+     "request.object: missing"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\","
+     "\"object\":\"pod\"}}",
+     "request.object: must be an object"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\","
+     "\"namespace\":5,\"object\":{}}}",
+     "request.namespace"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":\"UPDATE\","
+     "\"object\":{},\"oldObject\":[]}}",
+     "request.oldObject"},
+    {"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\","
+     "\"object\":{\"kind\":\"Pod\",\"spec\":{\"containers\":\"x\"}}}}",
+     "request.object.spec.containers"},
+};
+
+START_TEST(bad_input_is_400)
+{
+    const bad_t *b = &bad_inputs[_i];
+    for (int hook = GPA_WEBHOOK_VALIDATE; hook <= GPA_WEBHOOK_MUTATE; hook++) {
+        gpa_review_t r = review((gpa_webhook_t)hook, b->body);
+        ck_assert_msg(r.http_status == 400, "%s: status %d", b->body, r.http_status);
+        ck_assert_msg(strstr(r.body, b->needle) != NULL, "reason \"%s\" lacks \"%s\"", r.body, b->needle);
+        ck_assert_ptr_null(strchr(r.body, '\n'));
+        ck_assert_int_eq(r.allowed, 0);
+    }
+}
+END_TEST
+
+START_TEST(null_body)
+{
+    gpa_review_t r;
+    gpa_review(&arena, cfg, NULL, GPA_WEBHOOK_VALIDATE, NULL, 0, &r);
+    ck_assert_int_eq(r.http_status, 400);
+}
+END_TEST
+
+/* The benchmark review parses and answers (a realistic 5 KB Pod). */
+START_TEST(bench_review_file)
+{
+    const char *dir = getenv("GPA_BENCH_REVIEW");
+    const char *path = dir != NULL ? dir : "/work/shared/bench/review-pod-5k.json";
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return; /* not on this machine */
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    json_t *root;
+    gpa_review_t r;
+    gpa_review(&arena, cfg, NULL, GPA_WEBHOOK_MUTATE, buf, n, &r);
+    json_t *resp = response(&r, "admission.k8s.io/v1", "705ab4f5-6393-11e8-b7cc-42010a800002", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    json_decref(root);
+    gpa_review(&arena, cfg, NULL, GPA_WEBHOOK_VALIDATE, buf, n, &r);
+    response(&r, "admission.k8s.io/v1", "705ab4f5-6393-11e8-b7cc-42010a800002", &root);
+    json_decref(root);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("review");
+    TCase *tc = tcase_create("review");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, validate_v1_allowed);
+    tcase_add_test(tc, validate_v1beta1_denied);
+    tcase_add_test(tc, validate_never_carries_a_patch);
+    tcase_add_test(tc, mutate_patch_and_type_together);
+    tcase_add_test(tc, mutate_never_denies);
+    tcase_add_test(tc, mutate_warnings_short);
+    tcase_add_test(tc, update_and_delete);
+    tcase_add_test(tc, request_namespace_fills_object);
+    tcase_add_loop_test(tc, bad_input_is_400, 0, (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])));
+    tcase_add_test(tc, null_body);
+    tcase_add_test(tc, bench_review_file);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
