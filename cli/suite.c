@@ -14,6 +14,7 @@
 
 #include "decode.h"
 #include "input.h"
+#include "mutate.h"
 #include "rules.h"
 
 /* An object of the suite's resources, found by Kind/namespace/name. */
@@ -40,16 +41,6 @@ typedef struct st_objref_t {
     const char *desc;
     const char *file;
 } objref_t;
-
-static const char *const mutation_ids[] = {"expand-gpu", "inject-gpu-shared", "mirror-limits"};
-
-int gpa_suite_is_mutation_id(const char *id)
-{
-    for (size_t i = 0; i < sizeof(mutation_ids) / sizeof(mutation_ids[0]); i++)
-        if (strcmp(id, mutation_ids[i]) == 0)
-            return 1;
-    return 0;
-}
 
 /* Fails the load at `node` of the suite file (line and column of the node, `path` its place in the suite). */
 static int fail(loader_t *l, const gpa_value_t *node, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -364,7 +355,7 @@ static int load_case_objects(loader_t *l, gpa_suite_case_t *tc, gpa_value_t *c, 
 static int check_rule_ids(loader_t *l, const gpa_value_t *list, const char *path, const gpa_suite_strs_t *ids, int mutations)
 {
     for (size_t i = 0; i < ids->len; i++) {
-        int known = mutations ? gpa_suite_is_mutation_id(ids->items[i]) : gpa_rule_index(ids->items[i]) >= 0;
+        int known = mutations ? gpa_mutation_index(ids->items[i]) >= 0 : gpa_rule_index(ids->items[i]) >= 0;
         if (!known)
             return fail(l, list->u.array.items[i], gpa_arena_printf(l->a, "%s[%zu]", path, i), "unknown %s id \"%s\"",
                         mutations ? "mutation" : "rule", ids->items[i]);

@@ -128,7 +128,4 @@ void gpa_suite_run_case(gpa_arena_t *a, const gpa_suite_t *suite, const gpa_suit
  */
 int gpa_suite_find(const char *path, char ***files, size_t *nfiles, gpa_error_t *err);
 
-/* Whether id is one of the mutation ids of SPEC §4. */
-int gpa_suite_is_mutation_id(const char *id);
-
 #endif
