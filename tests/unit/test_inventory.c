@@ -1,0 +1,233 @@
+/* Inventory loaders: every source on real-shaped objects (examples/inventory/), errors, all-or-nothing. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inventory.h"
+
+#define GI ((int64_t)1 << 30)
+#define MI ((int64_t)1 << 20)
+
+static char *slurp(const char *rel, size_t *len)
+{
+    char path[1024];
+    const char *dir = getenv("GPA_SOURCE_DIR");
+    snprintf(path, sizeof(path), "%s/%s", dir != NULL ? dir : ".", rel);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static gpa_inventory_t *load_file(const char *rel)
+{
+    size_t len;
+    char *text = slurp(rel, &len);
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err;
+    int rc = gpa_inventory_parse(inv, text, len, rel, &err);
+    char msg[1024] = "";
+    if (rc != 0)
+        gpa_error_format(&err, msg, sizeof(msg));
+    ck_assert_msg(rc == 0, "%s", msg);
+    free(text);
+    return inv;
+}
+
+static int parse_text(gpa_inventory_t *inv, const char *text, gpa_error_t *err)
+{
+    return gpa_inventory_parse(inv, text, strlen(text), "t.yaml", err);
+}
+
+static const gpa_gpu_t *gpu(const gpa_inventory_t *inv, const char *node, int minor)
+{
+    const gpa_node_t *n = gpa_inventory_find(inv, node);
+    ck_assert_msg(n != NULL, "node %s", node);
+    for (size_t i = 0; i < n->ngpus; i++)
+        if (n->gpus[i].minor == minor)
+            return &n->gpus[i];
+    ck_abort_msg("no minor %d on %s", minor, node);
+    return NULL;
+}
+
+START_TEST(kubectl_koordinator)
+{
+    gpa_inventory_t *inv = load_file("examples/inventory/kubectl-koordinator.json");
+    size_t n;
+    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 2); /* cpu-1 has no GPU */
+    ck_assert_str_eq(nodes[0].name, "a100-1");
+    ck_assert_str_eq(nodes[1].name, "t4-1");
+    ck_assert_uint_eq(nodes[0].ngpus, 4); /* the Device object is the truth; rdma is skipped */
+    ck_assert(nodes[0].koordinator);
+    ck_assert_str_eq(nodes[0].model, "A100-SXM4-80GB");
+    ck_assert_str_eq(gpa_node_label(&nodes[0], "topology.kubernetes.io/zone"), "zone-a");
+    const gpa_gpu_t *g0 = gpu(inv, "a100-1", 0);
+    ck_assert_int_eq(g0->memory, 80 * GI);
+    ck_assert_int_eq(g0->core_used, 75);
+    ck_assert_int_eq(g0->memory_used, 60 * GI); /* 40Gi + ratio 25 of 80Gi */
+    ck_assert_int_eq(g0->pods, 2);
+    ck_assert(gpu(inv, "a100-1", 1)->whole_used); /* train-0: nvidia.com/gpu 1, lowest untouched minor */
+    ck_assert(!gpu(inv, "a100-1", 2)->healthy);
+    ck_assert(!gpu(inv, "a100-1", 3)->whole_used); /* done-0 Succeeded: holds nothing */
+    ck_assert_int_eq(gpu(inv, "a100-1", 3)->core_used, 0);
+    ck_assert_int_eq(gpu(inv, "t4-1", 1)->memory, (int64_t)15472384 * 1024); /* older kubernetes.io/ names */
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(gfd_nodes)
+{
+    gpa_inventory_t *inv = load_file("examples/inventory/gfd-nodes.yaml");
+    const gpa_node_t *h = gpa_inventory_find(inv, "h100-1");
+    ck_assert(h != NULL);
+    ck_assert_uint_eq(h->ngpus, 8);
+    ck_assert_int_eq(h->gpus[7].memory, 81559 * MI);
+    ck_assert_str_eq(h->model, "NVIDIA-H100-80GB-HBM3");
+    ck_assert(!h->koordinator);
+    ck_assert_uint_eq(h->dialects, GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR);
+    /* trainer-0: max(app 4, init 1) = 4 whole devices, the lowest minors */
+    for (int m = 0; m < 8; m++)
+        ck_assert_int_eq(gpu(inv, "h100-1", m)->whole_used, m < 4);
+    ck_assert_uint_eq(gpa_inventory_find(inv, "l4-1")->ngpus, 2);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(mgpu_nodes)
+{
+    gpa_inventory_t *inv = load_file("examples/inventory/mgpu-nodes.yaml");
+    const gpa_node_t *m = gpa_inventory_find(inv, "mgpu-1");
+    ck_assert_uint_eq(m->ngpus, 4);
+    ck_assert_uint_eq(m->dialects, GPA_DIALECT_MGPU);
+    ck_assert_int_eq(m->gpus[0].memory, 32512 * MI); /* 130048 MiB / 4 */
+    /* c0: 100 core and 8192 MiB over cards 1,0 → 50% and 4096 MiB each; c1: card 2 whole */
+    ck_assert_int_eq(gpu(inv, "mgpu-1", 0)->core_used, 50);
+    ck_assert_int_eq(gpu(inv, "mgpu-1", 1)->memory_used, 4096 * MI);
+    ck_assert_int_eq(gpu(inv, "mgpu-1", 1)->pods, 1);
+    ck_assert(gpu(inv, "mgpu-1", 2)->whole_used);
+    ck_assert(!gpu(inv, "mgpu-1", 3)->whole_used);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(compact_form)
+{
+    gpa_inventory_t *inv = load_file("examples/inventory/compact.yaml");
+    size_t n;
+    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_str_eq(nodes[0].name, "a100-0");
+    ck_assert_str_eq(nodes[1].name, "a100-1");
+    ck_assert_str_eq(nodes[2].name, "a40");
+    ck_assert_uint_eq(nodes[0].ngpus, 8);
+    ck_assert_int_eq(nodes[0].gpus[0].memory, 80 * GI);
+    ck_assert_str_eq(gpa_node_label(&nodes[1], "gpu"), "a100");
+    ck_assert(!gpu(inv, "a40", 3)->healthy);
+    ck_assert_int_eq(gpu(inv, "a40", 0)->memory_used, 20 * GI);
+    ck_assert_int_eq(gpu(inv, "a40", 1)->memory_used, 40 * GI); /* ratio 100 of 40Gi */
+    ck_assert(gpu(inv, "mgpu", 0)->whole_used);
+    ck_assert_uint_eq(gpa_inventory_find(inv, "mgpu")->dialects, GPA_DIALECT_MGPU);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(mixed_files_any_order)
+{
+    /* A Pod read before its Node, in another file. */
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err;
+    ck_assert_int_eq(parse_text(inv,
+                                "kind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  nodeName: g\n  containers:\n"
+                                "  - name: c\n    resources: {limits: {nvidia.com/gpu: 2}}\n",
+                                &err),
+                     0);
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: g, gpus: {count: 4, memory: 16Gi}}\n", &err), 0);
+    ck_assert(gpu(inv, "g", 1)->whole_used);
+    ck_assert(!gpu(inv, "g", 2)->whole_used);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(errors_with_lines_nothing_half_loaded)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err;
+    size_t n;
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 1, memory: 8Gi}}\n", &err), 0);
+    /* The second node is fine, the third is not: neither may appear. */
+    int rc = parse_text(inv,
+                        "kind: GPUInventory\nnodes:\n- {name: b, gpus: {count: 1, memory: 8Gi}}\n"
+                        "- name: c\n  gpus: {count: 1, memory: 8 gigs}\n",
+                        &err);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_uint_eq(err.line, 5);
+    ck_assert_str_eq(err.source, "t.yaml");
+    ck_assert_msg(strstr(err.path, "nodes[1].gpus.memory") != NULL, "%s", err.path);
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert(gpa_inventory_find(inv, "b") == NULL);
+    /* unknown keys and duplicates */
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: d, gpu: {count: 1}}\n", &err), -1);
+    ck_assert_msg(strstr(err.message, "unknown key \"gpu\"") != NULL, "%s", err.message);
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 1, memory: 8Gi}}\n", &err), -1);
+    ck_assert_msg(strstr(err.message, "described twice") != NULL, "%s", err.message);
+    ck_assert_int_eq(parse_text(inv,
+                                "kind: GPUInventory\nnodes:\n- name: e\n  gpus: {count: 2, memory: 8Gi}\n  devices:\n"
+                                "  - {minor: 1, healthy: false}\n  - {minor: 1}\n",
+                                &err),
+                     -1);
+    ck_assert_msg(strstr(err.message, "listed twice") != NULL, "%s", err.message);
+    ck_assert_int_eq(parse_text(inv, "{\"kind\": \"Device\", \"metadata\": {\"name\": \"x\"}, \"spec\": {\"devices\": 3}}", &err),
+                     -1);
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes: [}\n", &err), -1); /* syntax */
+    ck_assert_int_eq(
+        parse_text(inv,
+                   "kind: Pod\nmetadata: {name: p, annotations: {scheduling.koordinator.sh/device-allocated: '{bad'}}\n"
+                   "spec: {nodeName: a, containers: [{name: c}]}\n",
+                   &err),
+        -1);
+    ck_assert_msg(strstr(err.message, "not JSON") != NULL, "%s", err.message);
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory, 8 * GI);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(retain_release)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    ck_assert(gpa_inventory_retain(inv) == inv);
+    gpa_inventory_release(inv);
+    gpa_inventory_release(inv);
+    gpa_inventory_release(NULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("inventory");
+    TCase *tc = tcase_create("loaders");
+    tcase_add_test(tc, kubectl_koordinator);
+    tcase_add_test(tc, gfd_nodes);
+    tcase_add_test(tc, mgpu_nodes);
+    tcase_add_test(tc, compact_form);
+    tcase_add_test(tc, mixed_files_any_order);
+    tcase_add_test(tc, errors_with_lines_nothing_half_loaded);
+    tcase_add_test(tc, retain_release);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
