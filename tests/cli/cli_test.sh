@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# CLI tests, one ctest per case (tests/cli.cmake):  cli_test.sh CASE GPUADMIT SOURCE_DIR
+# Each case runs the built binary on tests/cli/data and examples/ and asserts exit codes, stdout and stderr.
+set -uo pipefail
+case_name="$1"
+gpuadmit="$2"
+src="$3"
+data="$src/tests/cli/data"
+check="python3 $src/tests/cli/check_report.py"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# expect_exit CODE CMD...: runs CMD, stdout to $tmp/out, stderr to $tmp/err, and checks the exit code.
+expect_exit() {
+    local want="$1"
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "exit $got, want $want: $*"
+        sed 's/^/  stdout: /' "$tmp/out" | head -20 >&2
+        sed 's/^/  stderr: /' "$tmp/err" | head -20 >&2
+    fi
+}
+
+expect_grep() { # FILE PATTERN (extended regex)
+    grep -Eq -- "$2" "$1" || fail "$(basename "$1") lacks /$2/: $(head -c 600 "$1")"
+}
+
+expect_no_grep() {
+    ! grep -Eq -- "$2" "$1" || fail "$(basename "$1") has /$2/"
+}
+
+case_exit_codes() {
+    expect_exit 0 "$gpuadmit" validate "$data/admitted.yaml"
+    expect_grep "$tmp/out" "admitted.yaml Pod/t/admitted: allowed"
+    expect_exit 1 "$gpuadmit" validate "$data/denied.yaml"
+    expect_grep "$tmp/out" "denied.yaml Pod/t/denied main: core-without-memory: "
+    expect_exit 2 "$gpuadmit" validate "$data/broken.yaml"
+    expect_exit 2 "$gpuadmit" validate
+    expect_exit 2 "$gpuadmit" validate -o xml "$data/admitted.yaml"
+    expect_exit 2 "$gpuadmit" validate --no-such-option "$data/admitted.yaml"
+    expect_exit 2 "$gpuadmit" validate --config "$tmp/missing-config.yaml" "$data/admitted.yaml"
+    expect_exit 2 "$gpuadmit"
+    expect_exit 2 "$gpuadmit" frobnicate
+    expect_grep "$tmp/err" "unknown verb"
+    expect_exit 0 "$gpuadmit" --help
+    expect_grep "$tmp/out" "validate"
+    expect_exit 0 "$gpuadmit" version
+    expect_grep "$tmp/out" "^gpuadmit [0-9]"
+    expect_exit 0 "$gpuadmit" --version
+    for verb in validate mutate review; do
+        expect_exit 0 "$gpuadmit" "$verb" --help
+        expect_grep "$tmp/out" "usage: gpuadmit $verb"
+    done
+    expect_exit 2 "$gpuadmit" mutate -o toml "$data/admitted.yaml"
+    expect_exit 2 "$gpuadmit" review "$data/admitted.yaml"
+    expect_exit 2 "$gpuadmit" review --webhook both "$src/examples/good/admissionreview-v1.json"
+}
+
+case_unreadable() {
+    # A file that does not parse: file:line on stderr, and the files after it are still checked.
+    expect_exit 2 "$gpuadmit" validate "$data/broken.yaml" "$data/admitted.yaml" "$data/denied.yaml"
+    expect_grep "$tmp/err" "broken.yaml:[0-9]+"
+    expect_grep "$tmp/out" "admitted.yaml Pod/t/admitted: allowed"
+    expect_grep "$tmp/out" "denied.yaml Pod/t/denied: denied"
+    expect_exit 2 "$gpuadmit" validate "$data/admitted.yaml" "$data/broken.json"
+    expect_grep "$tmp/err" "broken.json:3"
+    expect_grep "$tmp/out" "Pod/t/admitted: allowed"
+    expect_exit 2 "$gpuadmit" validate "$tmp/does-not-exist.yaml" "$data/admitted.yaml"
+    expect_grep "$tmp/err" "does-not-exist.yaml: "
+    expect_grep "$tmp/out" "Pod/t/admitted: allowed"
+    expect_exit 2 "$gpuadmit" validate -o json "$data/broken.yaml" "$data/admitted.yaml"
+    $check schema "$tmp/out" >/dev/null || fail "-o json after an unreadable file is not a valid report"
+    # Garbage bytes never crash it.
+    head -c 4096 /dev/urandom >"$tmp/garbage.json"
+    expect_exit 2 "$gpuadmit" validate "$tmp/garbage.json"
+    printf '{"kind": "Pod", "spec": {"containers": 7}}' >"$tmp/shape.json"
+    expect_exit 2 "$gpuadmit" validate "$tmp/shape.json"
+    expect_grep "$tmp/err" "shape.json"
+}
+
+case_directories() {
+    expect_exit 1 "$gpuadmit" validate "$data/tree"
+    grep -Eo '^[^ ]+' "$tmp/out" | grep -v '^[0-9]' | sed "s|$data/tree/||" >"$tmp/order"
+    printf 'a/b/one.yaml\na/zz.yaml\nc/three.json\nc/two.yml\n' >"$tmp/want"
+    # One status line per object; findings come before it, so keep the last line per source.
+    uniq "$tmp/order" >"$tmp/got"
+    diff -u "$tmp/want" "$tmp/got" >&2 || fail "directory walk order"
+    expect_no_grep "$tmp/out" "readme.txt"
+    expect_grep "$tmp/out" "^4 objects: 3 allowed, 1 denied"
+    # A directory given with a trailing slash, and mixed with files.
+    expect_exit 0 "$gpuadmit" validate "$data/tree/c/" "$data/admitted.yaml"
+    expect_grep "$tmp/out" "^3 objects: 3 allowed, 0 denied"
+}
+
+case_stdin() {
+    expect_exit 0 "$gpuadmit" validate - <"$data/admitted.yaml"
+    expect_grep "$tmp/out" "^- Pod/t/admitted: allowed"
+    expect_exit 1 "$gpuadmit" validate - <"$data/denied.yaml"
+    expect_exit 2 "$gpuadmit" validate - <"$data/broken.yaml"
+    expect_grep "$tmp/err" "^-:[0-9]+"
+    expect_exit 1 "$gpuadmit" validate -o json - <"$data/denied.yaml"
+    $check schema "$tmp/out" >/dev/null || fail "stdin -o json"
+    expect_exit 0 "$gpuadmit" review --webhook validate - <"$src/examples/good/admissionreview-v1.json"
+    expect_grep "$tmp/out" '"uid": ?"3f0e5c1a-6d1e-4a36-9b61-0f2f0c7a9d11"'
+}
+
+case_json_schema() {
+    expect_exit 0 "$gpuadmit" validate -o json "$src/examples/good"
+    $check schema "$tmp/out" || fail "schema of examples/good"
+    expect_exit 1 "$gpuadmit" validate -o json "$src/examples/bad"
+    $check schema "$tmp/out" || fail "schema of examples/bad"
+    expect_exit 1 "$gpuadmit" validate -o json --no-mutate "$src/examples/good/koordinator-pod.yaml"
+    $check expect "$tmp/out" shared-required || fail "--no-mutate shows shared-required"
+    expect_exit 0 "$gpuadmit" validate -o json "$data/tree/c/two.yml"
+    $check schema "$tmp/out" || fail "schema of one object"
+}
+
+# Every YAML example converted to JSON (several documents become one List) gives the same verdicts.
+case_yaml_json_same() {
+    local n=0
+    for f in "$src"/examples/good/*.yaml "$src"/examples/bad/*.yaml "$data"/admitted.yaml "$data"/denied.yaml; do
+        python3 -c '
+import json, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d is not None]
+out = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}
+json.dump(out, open(sys.argv[2], "w"), indent=1)' "$f" "$tmp/as.json" || {
+            fail "cannot convert $f"
+            continue
+        }
+        "$gpuadmit" validate -o json "$f" >"$tmp/yaml.out" 2>"$tmp/err"
+        local a=$?
+        "$gpuadmit" validate -o json "$tmp/as.json" >"$tmp/json.out" 2>>"$tmp/err"
+        local b=$?
+        [ "$a" -eq "$b" ] || fail "$f: exit $a as YAML, $b as JSON"
+        $check same "$tmp/yaml.out" "$tmp/json.out" >/dev/null || fail "$f: YAML and JSON verdicts differ"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 10 ] || fail "only $n files compared"
+}
+
+# examples/good is admitted; examples/bad/<rule>[.variant].(yaml|json) is denied by <rule>.
+case_examples() {
+    expect_exit 0 "$gpuadmit" validate "$src/examples/good"
+    expect_no_grep "$tmp/out" ": denied"
+    for f in "$src"/examples/good/*; do
+        expect_exit 0 "$gpuadmit" validate -o json "$f"
+        $check expect "$tmp/out" allowed >/dev/null || fail "$f should be admitted"
+    done
+    local n=0
+    for f in "$src"/examples/bad/*.yaml "$src"/examples/bad/*.json; do
+        local rule
+        rule="$(basename "$f")"
+        rule="${rule%%.*}"
+        expect_exit 1 "$gpuadmit" validate -o json "$f"
+        $check expect "$tmp/out" "$rule" >/dev/null || fail "$f should be denied by $rule: $(head -c 800 "$tmp/out")"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 15 ] || fail "only $n bad examples"
+    expect_exit 1 "$gpuadmit" validate "$src/examples"
+}
+
+case_mutate() {
+    local pod="$src/examples/good/koordinator-pod.yaml"
+    expect_exit 0 "$gpuadmit" mutate -o patch "$pod"
+    expect_grep "$tmp/out" 'koordinator.sh~1gpu.shared'
+    expect_exit 0 "$gpuadmit" mutate -o yaml "$pod"
+    cp "$tmp/out" "$tmp/mutated.yaml"
+    expect_grep "$tmp/mutated.yaml" "gpu.shared"
+    # The mutated object is admitted as written, and mutating it again changes nothing (reinvocation-safe).
+    expect_exit 0 "$gpuadmit" validate --no-mutate "$tmp/mutated.yaml"
+    expect_exit 0 "$gpuadmit" mutate -o patch "$tmp/mutated.yaml"
+    [ "$(tr -d ' \n' <"$tmp/out")" = "[]" ] || fail "second mutation is not empty: $(cat "$tmp/out")"
+    # The patch applied to the input (python3-jsonpatch) gives what -o json prints.
+    python3 -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2],"w"))' "$pod" "$tmp/in.json"
+    expect_exit 0 "$gpuadmit" mutate -o patch "$tmp/in.json"
+    cp "$tmp/out" "$tmp/patch.json"
+    expect_exit 0 "$gpuadmit" mutate -o json "$tmp/in.json"
+    python3 -c '
+import json, sys, jsonpatch
+doc = json.load(open(sys.argv[1])); patch = json.load(open(sys.argv[2])); want = json.load(open(sys.argv[3]))
+got = jsonpatch.apply_patch(doc, patch)
+sys.exit(0 if got == want else "patched input differs from mutate -o json")' "$tmp/in.json" "$tmp/patch.json" "$tmp/out" ||
+        fail "patch and mutated object disagree"
+    # Several objects with -o json make one List; an object of another kind comes back untouched.
+    expect_exit 0 "$gpuadmit" mutate -o json "$src/examples/good/multi-document.yaml"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="List" and len(d["items"])==3' "$tmp/out" ||
+        fail "mutate -o json of several objects is not a List of 3"
+    expect_exit 2 "$gpuadmit" mutate "$data/broken.yaml"
+}
+
+case_review() {
+    local ar="$src/examples/good/admissionreview-v1.json"
+    expect_exit 0 "$gpuadmit" review --webhook validate "$ar"
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["apiVersion"] == "admission.k8s.io/v1" and r["kind"] == "AdmissionReview", r
+assert r["response"]["uid"] == "3f0e5c1a-6d1e-4a36-9b61-0f2f0c7a9d11", r
+assert "patch" not in r["response"], r' "$tmp/out" || fail "validating review response"
+    expect_exit 0 "$gpuadmit" review --webhook mutate "$ar"
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["response"]
+assert r["allowed"] is True, r
+assert ("patch" in r) == ("patchType" in r), r' "$tmp/out" || fail "mutating review response"
+    expect_exit 0 "$gpuadmit" review --webhook validate "$src/examples/good/admissionreview-v1beta1.json"
+    expect_grep "$tmp/out" '"admission.k8s.io/v1beta1"'
+    expect_exit 2 "$gpuadmit" review --webhook validate "$data/broken.json"
+    [ -s "$tmp/err" ] || fail "no reason on stderr for an unreadable review"
+    expect_exit 2 "$gpuadmit" review --webhook validate "$data/admitted.yaml"
+}
+
+"case_$case_name"
+if [ "$failures" -ne 0 ]; then
+    echo "$case_name: $failures failure(s)" >&2
+    exit 1
+fi
+echo "$case_name: ok"
