@@ -1,11 +1,250 @@
-/* Placeholder: replaced by the real verb. */
+/*
+ * gpuadmit serve: parses the webhook's flags into gpa_server_opts_t and runs the server (webhook/server.h).
+ * Flags and their defaults are documented in docs/webhook.md and in --help.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "arena.h"
 #include "cli.h"
+#include "log.h"
+#include "server.h"
+
+static const char usage_text[] =
+    "usage: gpuadmit serve --cert FILE --key FILE [options]\n"
+    "\n"
+    "The TLS admission webhook: POST /validate and /mutate (AdmissionReview v1 and v1beta1), GET /healthz, /readyz.\n"
+    "\n"
+    "  --listen [HOST]:PORT          HTTPS address (default :9443; port 0 picks a free port, logged at start-up)\n"
+    "  --metrics-listen [HOST]:PORT  plain-HTTP /metrics, /healthz, /readyz (default :8080; \"\" disables)\n"
+    "  --cert FILE, --key FILE       serving certificate (with intermediates) and key, PEM; reloaded on change\n"
+    "  --client-ca FILE              require client certificates signed by this CA bundle (mTLS)\n"
+    "  --config FILE                 configuration (SPEC §7); reloaded on change\n"
+    "  --inventory FILE              inventory for the infeasible rule; repeatable; reloaded on change\n"
+    "  --threads N                   worker threads (default: number of CPUs)\n"
+    "  --tls-min-version 1.2|1.3     lowest TLS version accepted (default 1.2)\n"
+    "  --http2                       offer HTTP/2 in ALPN (default: HTTP/1.1 only, as kube-apiserver speaks)\n"
+    "  --max-body-bytes N            request body cap, bytes; Ki/Mi suffixes allowed (default 4Mi; 413 above)\n"
+    "  --request-timeout DURATION    a request must arrive within this; idle keep-alive timeout (default 30s)\n"
+    "  --handshake-timeout DURATION  TLS handshake deadline (default 10s)\n"
+    "  --shutdown-grace DURATION     longest drain after SIGTERM/SIGINT (default 10s)\n"
+    "  --reload-interval DURATION    how often watched files are checked (default 1s)\n"
+    "  --log-level LEVEL             debug | info | warn | error (default info)\n"
+    "\n"
+    "DURATION: an integer with ms, s or m (\"500ms\", \"10s\"); a bare integer counts seconds.\n";
+
+enum {
+    OPT_LISTEN = 256,
+    OPT_METRICS,
+    OPT_CERT,
+    OPT_KEY,
+    OPT_CLIENT_CA,
+    OPT_CONFIG,
+    OPT_INVENTORY,
+    OPT_THREADS,
+    OPT_TLS_MIN,
+    OPT_HTTP2,
+    OPT_MAX_BODY,
+    OPT_REQ_TIMEOUT,
+    OPT_HS_TIMEOUT,
+    OPT_GRACE,
+    OPT_RELOAD,
+    OPT_LOG_LEVEL,
+    OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"metrics-listen", required_argument, NULL, OPT_METRICS},
+    {"cert", required_argument, NULL, OPT_CERT},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"client-ca", required_argument, NULL, OPT_CLIENT_CA},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"inventory", required_argument, NULL, OPT_INVENTORY},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"tls-min-version", required_argument, NULL, OPT_TLS_MIN},
+    {"http2", no_argument, NULL, OPT_HTTP2},
+    {"max-body-bytes", required_argument, NULL, OPT_MAX_BODY},
+    {"request-timeout", required_argument, NULL, OPT_REQ_TIMEOUT},
+    {"handshake-timeout", required_argument, NULL, OPT_HS_TIMEOUT},
+    {"shutdown-grace", required_argument, NULL, OPT_GRACE},
+    {"reload-interval", required_argument, NULL, OPT_RELOAD},
+    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* A whole number with an optional unit from units[] (multipliers alongside), within [min, max]. */
+static int parse_scaled(const char *s, const char *const *units, const uint64_t *mult, uint64_t min, uint64_t max,
+                        uint64_t dflt_mult, uint64_t *out)
+{
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    uint64_t m = 0;
+    if (*end == '\0')
+        m = dflt_mult;
+    for (size_t i = 0; units[i] != NULL && m == 0; i++)
+        if (strcmp(end, units[i]) == 0)
+            m = mult[i];
+    if (m == 0 || (v != 0 && v > UINT64_MAX / m))
+        return -1;
+    uint64_t r = (uint64_t)v * m;
+    if (r < min || r > max)
+        return -1;
+    *out = r;
+    return 0;
+}
+
+/* Milliseconds from "500ms", "10s", "2m" or "10" (seconds); at least 1 ms, at most a day. */
+static int parse_duration(const char *s, uint64_t *ms)
+{
+    static const char *const units[] = {"ms", "s", "m", NULL};
+    static const uint64_t mult[] = {1, 1000, 60000};
+    return parse_scaled(s, units, mult, 1, 86400000u, 1000, ms);
+}
+
+/* Bytes from "4194304", "512Ki", "4Mi"; 1 KiB to 1 GiB. */
+static int parse_bytes(const char *s, uint64_t *bytes)
+{
+    static const char *const units[] = {"Ki", "Mi", NULL};
+    static const uint64_t mult[] = {1024, 1024 * 1024};
+    return parse_scaled(s, units, mult, 1024, 1u << 30, 1, bytes);
+}
+
+static int bad(const char *flag, const char *value, const char *what)
+{
+    fprintf(stderr, "gpuadmit serve: %s %s: %s\n", flag, value, what);
+    return -1;
+}
+
+typedef struct st_serve_args_t {
+    gpa_server_opts_t opts;
+    const char **inventory;
+    size_t ninventory;
+} serve_args_t;
+
+static int apply(serve_args_t *a, int opt, const char *v)
+{
+    gpa_server_opts_t *o = &a->opts;
+    uint64_t n;
+    switch (opt) {
+    case OPT_LISTEN:
+        o->listen = v;
+        break;
+    case OPT_METRICS:
+        o->metrics_listen = v;
+        break;
+    case OPT_CERT:
+        o->cert = v;
+        break;
+    case OPT_KEY:
+        o->key = v;
+        break;
+    case OPT_CLIENT_CA:
+        o->client_ca = v;
+        break;
+    case OPT_CONFIG:
+        o->config = v;
+        break;
+    case OPT_INVENTORY:
+        a->inventory = gpa_xrealloc(a->inventory, (a->ninventory + 1) * sizeof(*a->inventory));
+        a->inventory[a->ninventory++] = v;
+        break;
+    case OPT_THREADS: {
+        static const char *const none[] = {NULL};
+        if (parse_scaled(v, none, NULL, 1, 256, 1, &n) != 0)
+            return bad("--threads", v, "expected a whole number from 1 to 256");
+        o->threads = (unsigned)n;
+        break;
+    }
+    case OPT_TLS_MIN:
+        if (strcmp(v, "1.2") != 0 && strcmp(v, "1.3") != 0)
+            return bad("--tls-min-version", v, "expected 1.2 or 1.3");
+        o->tls13_only = strcmp(v, "1.3") == 0;
+        break;
+    case OPT_HTTP2:
+        o->http2 = 1;
+        break;
+    case OPT_MAX_BODY:
+        if (parse_bytes(v, &n) != 0)
+            return bad("--max-body-bytes", v, "expected bytes from 1Ki to 1024Mi (e.g. 4Mi)");
+        o->max_body = (size_t)n;
+        break;
+    case OPT_REQ_TIMEOUT:
+    case OPT_HS_TIMEOUT:
+    case OPT_GRACE:
+    case OPT_RELOAD:
+        if (parse_duration(v, &n) != 0)
+            return bad(long_opts[opt - OPT_LISTEN].name, v, "expected a duration such as 500ms, 10s or 2m");
+        *(opt == OPT_REQ_TIMEOUT  ? &o->request_timeout_ms
+          : opt == OPT_HS_TIMEOUT ? &o->handshake_timeout_ms
+          : opt == OPT_GRACE      ? &o->shutdown_grace_ms
+                                  : &o->reload_interval_ms) = n;
+        break;
+    case OPT_LOG_LEVEL: {
+        gpa_log_level_t level;
+        if (gpa_log_parse_level(v, &level) != 0)
+            return bad("--log-level", v, "expected debug, info, warn or error");
+        gpa_log_set_level(level);
+        break;
+    }
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+/* 0 to serve, or the exit code (help: 0, usage error: 2). */
+static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
+{
+    int opt;
+    optind = 1;
+    opterr = 1;
+    while ((opt = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(usage_text, stdout);
+            *exit_code = GPA_EXIT_OK;
+            return -1;
+        }
+        if (opt == '?' || opt == ':' || apply(a, opt, optarg) != 0) {
+            if (opt == '?' || opt == ':')
+                fprintf(stderr, "gpuadmit serve: unknown option or missing value: %s\n", argv[optind - 1]);
+            fputs("try: gpuadmit serve --help\n", stderr);
+            *exit_code = GPA_EXIT_USAGE;
+            return -1;
+        }
+    }
+    if (optind < argc || a->opts.cert == NULL || a->opts.key == NULL) {
+        fprintf(stderr,
+                optind < argc ? "gpuadmit serve: unexpected argument: %s\n" : "gpuadmit serve: --cert and --key are required%s\n",
+                optind < argc ? argv[optind] : "");
+        fputs("try: gpuadmit serve --help\n", stderr);
+        *exit_code = GPA_EXIT_USAGE;
+        return -1;
+    }
+    return 0;
+}
 
 int gpa_cmd_serve(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "%s: not built yet\n", argv[0]);
-    return GPA_EXIT_USAGE;
+    serve_args_t a;
+    memset(&a, 0, sizeof(a));
+    gpa_server_opts_init(&a.opts);
+    int code = GPA_EXIT_USAGE;
+    if (parse(&a, argc, argv, &code) == 0) {
+        a.opts.inventory = a.inventory;
+        a.opts.ninventory = a.ninventory;
+        code = gpa_server_run(&a.opts);
+    }
+    free(a.inventory);
+    return code;
 }
