@@ -91,7 +91,13 @@ const char *gpa_value_string(const gpa_value_t *v);
 /* Constructors (arena-owned; line/column 0). */
 gpa_value_t *gpa_value_new_string(gpa_arena_t *a, const char *s, size_t len);
 gpa_value_t *gpa_value_new_object(gpa_arena_t *a, size_t nmembers); /* members zeroed; fill them */
-/* Deep equality (numbers compared by literal text). */
+/*
+ * Removes duplicate keys from members[0..n) in place: for each key only the last occurrence stays, at its
+ * own position, and the order of the survivors is kept. Returns the new count. O(n log n) on large objects
+ * (the parsers call it on every object they build; exposed for code that builds objects by hand).
+ */
+size_t gpa_members_dedupe(gpa_member_t *members, size_t n);
+/* Deep equality (numbers compared by literal text; object members compared as sets, order ignored). */
 int gpa_value_equal(const gpa_value_t *x, const gpa_value_t *y);
 
 /* Emitters: append the tree to `out`. JSON is compact unless `indent` > 0; YAML is block style. */
