@@ -95,7 +95,10 @@ static int parse_args(int argc, char **argv, options_t *o)
 static void report_error(const gpa_error_t *err)
 {
     char msg[1024];
-    gpa_error_format(err, msg, sizeof(msg));
+    if (err->source == NULL && err->line == 0)
+        snprintf(msg, sizeof(msg), "%s", err->message); /* the message names the path itself */
+    else
+        gpa_error_format(err, msg, sizeof(msg));
     fprintf(stderr, "gpuadmit test: %s\n", msg);
 }
 
@@ -157,6 +160,16 @@ static void run_all(run_t *r, const regex_t *re)
 
 /* ---- text ---- */
 
+/* A copy safe for a terminal: control characters shown as '?' (names come from user files). */
+static const char *printable(gpa_arena_t *a, const char *s)
+{
+    char *out = gpa_arena_strdup(a, s);
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return out;
+}
+
 static int column_width(const run_t *r, int col, int min)
 {
     size_t w = (size_t)min;
@@ -170,33 +183,35 @@ static int column_width(const run_t *r, int col, int min)
     return w > 60 ? 60 : (int)w;
 }
 
-static void print_failure(FILE *out, const gpa_suite_result_t *x)
+static void print_failure(FILE *out, gpa_arena_t *a, const gpa_suite_result_t *x)
 {
-    fprintf(out, "\n--- FAIL: %s/%s (%s:%u, %s)\n", x->suite->name, x->tc->name, x->suite->file, x->tc->line, x->tc->object_desc);
+    fprintf(out, "\n--- FAIL: %s/%s (%s:%u, %s)\n", printable(a, x->suite->name), printable(a, x->tc->name), x->suite->file,
+            x->tc->line, x->tc->object_desc);
     for (size_t i = 0; i < x->differences.len; i++)
-        fprintf(out, "    %s\n", x->differences.items[i]);
+        fprintf(out, "    %s\n", printable(a, x->differences.items[i]));
     for (size_t i = 0; i < x->findings.len; i++)
-        fprintf(out, "    finding: %s\n", x->findings.items[i]);
+        fprintf(out, "    finding: %s\n", printable(a, x->findings.items[i]));
     for (size_t i = 0; i < x->warnings.len; i++)
-        fprintf(out, "    warning: %s\n", x->warnings.items[i]);
+        fprintf(out, "    warning: %s\n", printable(a, x->warnings.items[i]));
     for (size_t i = 0; i < x->mutations.len; i++)
         fprintf(out, "    mutation: %s\n", x->mutations.items[i]);
 }
 
-static void print_text(FILE *out, const run_t *r)
+static void print_text(FILE *out, run_t *r)
 {
     int w[4] = {column_width(r, 0, 5), column_width(r, 1, 4), column_width(r, 2, 8), column_width(r, 3, 3)};
     fprintf(out, "%-*s  %-*s  %-*s  %-*s  RESULT\n", w[0], "SUITE", w[1], "CASE", w[2], "EXPECTED", w[3], "GOT");
     for (size_t i = 0; i < r->results.len; i++) {
         const gpa_suite_result_t *x = &r->results.items[i];
-        fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", w[0], x->suite->name, w[1], x->tc->name, w[2], x->expected, w[3], x->got,
+        fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", w[0], printable(&r->arena, x->suite->name), w[1],
+                printable(&r->arena, x->tc->name), w[2], x->expected, w[3], x->got,
                 x->passed  ? "PASS"
                 : x->error ? "ERROR"
                            : "FAIL");
     }
     for (size_t i = 0; i < r->results.len; i++)
         if (!r->results.items[i].passed)
-            print_failure(out, &r->results.items[i]);
+            print_failure(out, &r->arena, &r->results.items[i]);
     fprintf(out, "%s%zu passed, %zu failed\n", r->failed ? "\n" : "", r->passed, r->failed);
 }
 
@@ -372,6 +387,8 @@ static void print_junit(FILE *out, const run_t *r)
 static int finish(run_t *r, const options_t *o)
 {
     if (r->results.len == 0) {
+        if (r->unreadable)
+            return GPA_EXIT_USAGE; /* already reported */
         fprintf(stderr, "gpuadmit test: no test found%s%s\n", o->run != NULL ? " matching " : "", o->run != NULL ? o->run : "");
         return GPA_EXIT_USAGE;
     }
