@@ -263,14 +263,18 @@ void gpa_koord_per_device(gpa_rule_ctx_t *ctx)
     }
 }
 
-/* "; did you mean 4Gi?" when the value was written without a unit and a unit would make it enough. */
+/* The fix part of a min-memory message: "; did you mean 4Gi?" when the value was written without a unit and
+ * that unit makes it enough, else the total to ask for (the minimum on each of n devices). */
 static const char *unit_hint(gpa_arena_t *a, const gpa_amount_t *am, int64_t n, int64_t min)
 {
+    int64_t need;
+    const char *at_least =
+        gpa_mul_i64(min, n, &need) == 0 ? gpa_arena_printf(a, "; ask for %s or more", gpa_rule_bytes(a, need)) : "";
     if (am->suffix != GPA_QS_NONE)
-        return gpa_arena_printf(a, "; ask for at least %s", gpa_rule_bytes(a, min));
+        return at_least;
     int64_t unit = am->value < 1024 ? GPA_GIB : GPA_MIB, scaled;
     if (gpa_mul_i64(am->value, unit, &scaled) != 0 || gpa_ceil_div(scaled, n) < min)
-        return gpa_arena_printf(a, "; ask for at least %s", gpa_rule_bytes(a, min));
+        return at_least;
     return gpa_arena_printf(a, "; did you mean %s%s?", am->text, unit == GPA_GIB ? "Gi" : "Mi");
 }
 
@@ -292,9 +296,8 @@ void gpa_koord_min_memory(gpa_rule_ctx_t *ctx)
     }
     const char *minq = gpa_rule_bytes(ctx->a, min), *hint = unit_hint(ctx->a, am, n, min);
     if (n > 1)
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL,
-                        "%s: %s over %lld devices is %s each, below the %s minimum per device%s", gpa_resource_name(MEM), am->text,
-                        (long long)n, gpa_rule_bytes(ctx->a, per), minq, hint);
+        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL, "%s: %s / %lld devices = %s each, below %s%s",
+                        gpa_resource_name(MEM), am->text, (long long)n, gpa_rule_bytes(ctx->a, per), minq, hint);
     else if (am->suffix == GPA_QS_NONE)
         gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL,
                         "%s: %s is %s bytes, below the %s minimum per device%s", gpa_resource_name(MEM), am->text, am->text, minq,

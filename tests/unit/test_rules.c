@@ -1,0 +1,732 @@
+/*
+ * Check tests for the validation rules (rules/rules*.c): the table, and every rule firing and not firing at
+ * its boundaries, through the public API (gpa_validate_object, gpa_validate_container). Objects are written as
+ * JSON with single quotes (turned into double quotes before parsing) and decoded as the front ends do.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "decode.h"
+#include "inventory.h"
+#include "rules.h"
+#include "value.h"
+
+static gpa_arena_t A;
+static gpa_config_t *CFG;
+static gpa_violations_t V;
+
+static void setup(void)
+{
+    gpa_arena_init(&A);
+    CFG = gpa_config_default();
+    memset(&V, 0, sizeof(V));
+}
+
+static void teardown(void)
+{
+    gpa_config_release(CFG);
+    gpa_arena_dispose(&A);
+}
+
+static gpa_object_t *decode(const char *squoted)
+{
+    char *json = gpa_arena_strdup(&A, squoted);
+    for (char *p = json; *p != '\0'; p++)
+        if (*p == '\'')
+            *p = '"';
+    gpa_value_t *doc;
+    gpa_object_t *obj;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
+        ck_abort_msg("cannot read test object: %s at %u:%u: %s", err.message, err.line, err.column, json);
+    return obj;
+}
+
+/* A Pod whose spec.containers is `containers` (JSON array text) and whose annotations are `ann` (map text). */
+static gpa_object_t *pod_with(const char *ann, const char *containers, const char *init)
+{
+    char buf[8192];
+    snprintf(buf, sizeof(buf),
+             "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','namespace':'default','annotations':%s},"
+             "'spec':{'containers':%s,'initContainers':%s}}",
+             ann != NULL ? ann : "{}", containers, init != NULL ? init : "[]");
+    return decode(buf);
+}
+
+/* A container named `name` whose requests and limits are both `res` (map text). */
+static const char *ctr(const char *name, const char *res)
+{
+    return gpa_arena_printf(&A, "{'name':'%s','resources':{'requests':%s,'limits':%s}}", name, res, res);
+}
+
+static const char *list2(const char *a, const char *b)
+{
+    return gpa_arena_printf(&A, "[%s,%s]", a, b);
+}
+
+static const char *list1(const char *a)
+{
+    return gpa_arena_printf(&A, "[%s]", a);
+}
+
+static size_t validate(const gpa_object_t *obj)
+{
+    memset(&V, 0, sizeof(V));
+    gpa_validate_object(&A, CFG, NULL, obj, &V);
+    return V.len;
+}
+
+/* Validates a one-container Pod with resources `res`. */
+static size_t one(const char *res)
+{
+    return validate(pod_with(NULL, list1(ctr("c0", res)), NULL));
+}
+
+static size_t hits(const char *rule)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < V.len; i++)
+        n += strcmp(V.items[i].rule, rule) == 0;
+    return n;
+}
+
+static const gpa_violation_t *first(const char *rule)
+{
+    for (size_t i = 0; i < V.len; i++)
+        if (strcmp(V.items[i].rule, rule) == 0)
+            return &V.items[i];
+    ck_abort_msg("no finding of %s", rule);
+    return NULL;
+}
+
+static void dump(void)
+{
+    for (size_t i = 0; i < V.len; i++)
+        fprintf(stderr, "  %s [%s] %s: %s\n", V.items[i].rule, V.items[i].container ? V.items[i].container : "-", V.items[i].path,
+                V.items[i].message);
+}
+
+/* Exactly these findings, by rule id (a space-separated list, each id once per expected finding). */
+static void expect(const char *ids)
+{
+    size_t n = 0;
+    char copy[512];
+    snprintf(copy, sizeof(copy), "%s", ids);
+    for (char *tok = strtok(copy, " "); tok != NULL; tok = strtok(NULL, " ")) {
+        n++;
+        if (hits(tok) == 0) {
+            dump();
+            ck_abort_msg("expected %s", tok);
+        }
+    }
+    if (n != V.len) {
+        dump();
+        ck_abort_msg("expected %zu findings (%s), got %zu", n, ids, V.len);
+    }
+}
+
+static void set_action(const char *rule, gpa_action_t action)
+{
+    int i = gpa_rule_index(rule);
+    ck_assert_int_ge(i, 0);
+    CFG->actions[i] = action;
+}
+
+/* ---- the table ---- */
+
+START_TEST(table_ids_unique_and_documented)
+{
+    ck_assert_uint_eq(gpa_nrules, 18);
+    for (size_t i = 0; i < gpa_nrules; i++) {
+        ck_assert_ptr_nonnull(gpa_rules[i].check);
+        ck_assert(gpa_rules[i].doc != NULL && strlen(gpa_rules[i].doc) > 10);
+        ck_assert_uint_ne(gpa_rules[i].dialects, 0);
+        ck_assert_int_eq(gpa_rule_index(gpa_rules[i].id), (int)i);
+        for (size_t j = i + 1; j < gpa_nrules; j++)
+            ck_assert_str_ne(gpa_rules[i].id, gpa_rules[j].id);
+    }
+    ck_assert_int_eq(gpa_rule_index("no-such-rule"), -1);
+    static const char *spec_ids[] = {
+        "malformed-quantity",      "request-limit-mismatch", "vendor-vs-share", "mixed-share-apis",     "memory-ratio-exclusive",
+        "core-without-memory",     "shared-without-memory",  "shared-required", "deprecated-gpu-mixed", "non-positive",
+        "multi-card-divisibility", "per-device-over-100",    "min-memory",      "full-card-memory",     "card-count-mismatch",
+        "invalid-card-count",      "ambiguous-unit",         "infeasible"};
+    for (size_t i = 0; i < sizeof(spec_ids) / sizeof(spec_ids[0]); i++)
+        ck_assert_int_ge(gpa_rule_index(spec_ids[i]), 0);
+}
+END_TEST
+
+START_TEST(valid_requests_pass)
+{
+    ck_assert_uint_eq(one("{'nvidia.com/gpu':'2'}"), 0);
+    ck_assert_uint_eq(one("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-core':'50','koordinator.sh/gpu.shared':'1'}"), 0);
+    ck_assert_uint_eq(one("{'koordinator.sh/gpu-memory-ratio':'200','koordinator.sh/gpu.shared':'2'}"), 0);
+    ck_assert_uint_eq(one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'4096'}"), 0);
+    ck_assert_uint_eq(one("{'vke.volcengine.com/mgpu-core':'200'}"), 0);
+    ck_assert_uint_eq(one("{'cpu':'1','memory':'1Gi'}"), 0);
+    /* the deprecated form alone is for expand-gpu to rewrite, not a violation */
+    ck_assert_uint_eq(one("{'koordinator.sh/gpu':'50'}"), 0);
+}
+END_TEST
+
+/* ---- malformed-quantity, request-limit-mismatch ---- */
+
+START_TEST(malformed_quantity)
+{
+    one("{'nvidia.com/gpu':'1.5'}");
+    expect("malformed-quantity malformed-quantity"); /* request and limit, each at its own path */
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.requests[\"nvidia.com/gpu\"]");
+    ck_assert_str_eq(V.items[1].path, "spec.containers[0].resources.limits[\"nvidia.com/gpu\"]");
+    ck_assert_str_eq(V.items[0].container, "c0");
+    ck_assert_str_eq(V.items[0].resources[0], "nvidia.com/gpu");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "not a whole number"));
+    one("{'koordinator.sh/gpu-memory':'lots','koordinator.sh/gpu.shared':'1'}");
+    ck_assert_uint_eq(hits("malformed-quantity"), 2);
+    one("{'nvidia.com/gpu':'99999999999999999999'}");
+    expect("malformed-quantity malformed-quantity");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "64 bits"));
+    one("{'nvidia.com/gpu':true}");
+    expect("malformed-quantity malformed-quantity");
+    /* 1000m is exactly 1; a number value is fine */
+    ck_assert_uint_eq(one("{'nvidia.com/gpu':'1000m'}"), 0);
+    ck_assert_uint_eq(one("{'nvidia.com/gpu':1}"), 0);
+}
+END_TEST
+
+START_TEST(request_limit_mismatch)
+{
+    validate(
+        pod_with(NULL, "[{'name':'c0','resources':{'requests':{'nvidia.com/gpu':'1'},'limits':{'nvidia.com/gpu':'2'}}}]", NULL));
+    expect("request-limit-mismatch");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.requests[\"nvidia.com/gpu\"]");
+    validate(pod_with(NULL, "[{'name':'c0','resources':{'requests':{'nvidia.com/gpu':'1'},'limits':{'nvidia.com/gpu':'1000m'}}}]",
+                      NULL));
+    expect("");
+    /* a limit alone is the amount */
+    validate(pod_with(NULL, "[{'name':'c0','resources':{'limits':{'nvidia.com/gpu':'1'}}}]", NULL));
+    expect("");
+}
+END_TEST
+
+/* ---- vendor-vs-share, mixed-share-apis ---- */
+
+START_TEST(vendor_vs_share)
+{
+    one("{'nvidia.com/gpu':'1','koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}");
+    expect("vendor-vs-share");
+    ck_assert_str_eq(V.items[0].container, "c0");
+    ck_assert_str_eq(V.items[0].resources[0], "nvidia.com/gpu");
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'nvidia.com/gpu':'1'}"),
+                            ctr("b", "{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1024'}")),
+                      NULL));
+    expect("vendor-vs-share");
+    ck_assert_ptr_null(V.items[0].container);
+    ck_assert_str_eq(V.items[0].path, "spec");
+    /* an init container counts too */
+    validate(pod_with(NULL, list1(ctr("a", "{'nvidia.com/gpu':'1'}")),
+                      list1(ctr("i", "{'koordinator.sh/gpu-memory':'1Gi','koordinator.sh/gpu.shared':'1'}"))));
+    expect("vendor-vs-share");
+    /* declared as 0 is not declared */
+    one("{'nvidia.com/gpu':'0','koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+    /* a disabled dialect is not seen */
+    CFG->dialects = GPA_DIALECT_VENDOR;
+    one("{'nvidia.com/gpu':'1','koordinator.sh/gpu-memory':'8Gi'}");
+    expect("");
+}
+END_TEST
+
+START_TEST(mixed_share_apis)
+{
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}"),
+                            ctr("b", "{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1024'}")),
+                      NULL));
+    expect("mixed-share-apis");
+    CFG->dialects = GPA_DIALECT_KOORDINATOR | GPA_DIALECT_VENDOR;
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}"),
+                            ctr("b", "{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1024'}")),
+                      NULL));
+    expect("");
+}
+END_TEST
+
+/* ---- Koordinator forms ---- */
+
+START_TEST(memory_ratio_exclusive)
+{
+    one("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu.shared':'1'}");
+    expect("memory-ratio-exclusive"); /* once: the Pod-level view does not repeat a single container */
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources");
+    ck_assert_str_eq(V.items[0].container, "c0");
+    /* across containers: the scheduler's Pod total */
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}"),
+                            ctr("b", "{'koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu.shared':'1'}")),
+                      NULL));
+    expect("memory-ratio-exclusive");
+    ck_assert_ptr_null(V.items[0].container);
+    ck_assert_str_eq(V.items[0].path, "spec");
+    /* 0 is not declared */
+    one("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-memory-ratio':'0','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+}
+END_TEST
+
+START_TEST(core_and_shared_without_memory)
+{
+    one("{'koordinator.sh/gpu-core':'50','koordinator.sh/gpu.shared':'1'}");
+    expect("core-without-memory shared-without-memory");
+    ck_assert_str_eq(first("core-without-memory")->path, "spec.containers[0].resources.requests[\"koordinator.sh/gpu-core\"]");
+    one("{'koordinator.sh/gpu-core':'50','koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+    one("{'koordinator.sh/gpu-core':'50','koordinator.sh/gpu-memory':'0','koordinator.sh/gpu.shared':'1'}");
+    expect("core-without-memory shared-without-memory");
+    one("{'koordinator.sh/gpu.shared':'2'}");
+    expect("shared-without-memory");
+}
+END_TEST
+
+START_TEST(shared_required)
+{
+    one("{'koordinator.sh/gpu-memory':'8Gi'}");
+    expect("shared-required");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "gpu.shared"));
+    one("{'koordinator.sh/gpu-memory-ratio':'200'}");
+    expect("shared-required");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "\"2\"")); /* the derivation inject-gpu-shared uses */
+    /* a container breaking another rule is told that instead */
+    one("{'koordinator.sh/gpu-memory':'4'}");
+    expect("min-memory");
+    one("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-memory-ratio':'50'}");
+    expect("memory-ratio-exclusive");
+    /* ...unless that rule is off: the predicate counts rules that are not off */
+    set_action("min-memory", GPA_ACTION_OFF);
+    one("{'koordinator.sh/gpu-memory':'4'}");
+    expect("shared-required");
+}
+END_TEST
+
+START_TEST(deprecated_gpu_mixed)
+{
+    one("{'koordinator.sh/gpu':'50','koordinator.sh/gpu-core':'50','koordinator.sh/gpu-memory-ratio':'50'}");
+    expect("deprecated-gpu-mixed");
+    ck_assert_str_eq(V.items[0].resources[0], "koordinator.sh/gpu");
+    one("{'koordinator.sh/gpu':'50','koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}");
+    expect("deprecated-gpu-mixed");
+    one("{'koordinator.sh/gpu':'200'}");
+    expect("");
+}
+END_TEST
+
+/* ---- non-positive ---- */
+
+START_TEST(non_positive)
+{
+    one("{'nvidia.com/gpu':'-1'}");
+    expect("non-positive");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.requests[\"nvidia.com/gpu\"]");
+    one("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'0'}");
+    expect("non-positive");
+    one("{'koordinator.sh/gpu':'0'}");
+    expect("non-positive");
+    one("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'-2'}");
+    expect("non-positive");
+    one("{'vke.volcengine.com/mgpu-core':'0','vke.volcengine.com/mgpu-memory':'1024'}");
+    expect("non-positive");
+    one("{'vke.volcengine.com/mgpu-memory':'1024'}");
+    expect("non-positive");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources");
+    /* other resources declared as 0 count as not declared */
+    ck_assert_uint_eq(one("{'nvidia.com/gpu':'0'}"), 0);
+    ck_assert_uint_eq(one("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-core':'0','koordinator.sh/gpu.shared':'1'}"), 0);
+}
+END_TEST
+
+/* ---- multi-card-divisibility, per-device-over-100 ---- */
+
+START_TEST(koord_divisibility_with_shared)
+{
+    one("{'koordinator.sh/gpu-memory-ratio':'100','koordinator.sh/gpu-core':'100','koordinator.sh/gpu.shared':'4'}");
+    expect("");
+    one("{'koordinator.sh/gpu-memory-ratio':'100','koordinator.sh/gpu-core':'150','koordinator.sh/gpu.shared':'4'}");
+    expect("multi-card-divisibility");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.requests[\"koordinator.sh/gpu-core\"]");
+    one("{'koordinator.sh/gpu-memory-ratio':'130','koordinator.sh/gpu.shared':'3'}");
+    expect("multi-card-divisibility");
+    /* memory in bytes splits as ceil(memory/n): no divisibility needed */
+    one("{'koordinator.sh/gpu-memory':'1000000001','koordinator.sh/gpu.shared':'3'}");
+    expect("");
+}
+END_TEST
+
+START_TEST(koord_divisibility_without_shared)
+{
+    set_action("shared-required", GPA_ACTION_OFF);
+    one("{'koordinator.sh/gpu-memory-ratio':'200'}");
+    expect("");
+    one("{'koordinator.sh/gpu-memory-ratio':'150'}");
+    expect("multi-card-divisibility");
+    one("{'koordinator.sh/gpu':'150'}");
+    expect("multi-card-divisibility");
+    one("{'koordinator.sh/gpu':'100'}");
+    expect("");
+    /* ratio 300 asks for 3 devices: core 100 does not split over them */
+    one("{'koordinator.sh/gpu-memory-ratio':'300','koordinator.sh/gpu-core':'100'}");
+    expect("multi-card-divisibility");
+}
+END_TEST
+
+START_TEST(koord_per_device)
+{
+    one("{'koordinator.sh/gpu-memory-ratio':'100','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+    one("{'koordinator.sh/gpu-memory-ratio':'101','koordinator.sh/gpu.shared':'1'}");
+    expect("per-device-over-100");
+    one("{'koordinator.sh/gpu-memory-ratio':'200','koordinator.sh/gpu-core':'200','koordinator.sh/gpu.shared':'2'}");
+    expect("");
+    one("{'koordinator.sh/gpu-memory-ratio':'202','koordinator.sh/gpu.shared':'2'}");
+    expect("per-device-over-100");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "gpu.shared 3"));
+    /* without gpu.shared: ratio 50 means one device, core 200 cannot fit on it */
+    set_action("shared-required", GPA_ACTION_OFF);
+    one("{'koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu-core':'200'}");
+    expect("per-device-over-100");
+}
+END_TEST
+
+START_TEST(pod_level_totals)
+{
+    /* 30 + 45 over gpu.shared 1 + 1 = 2 devices: 75 does not split */
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'koordinator.sh/gpu-memory-ratio':'30','koordinator.sh/gpu.shared':'1'}"),
+                            ctr("b", "{'koordinator.sh/gpu-memory-ratio':'45','koordinator.sh/gpu.shared':'1'}")),
+                      NULL));
+    expect("multi-card-divisibility");
+    ck_assert_ptr_null(V.items[0].container);
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "Pod total"));
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'koordinator.sh/gpu-memory-ratio':'30','koordinator.sh/gpu.shared':'1'}"),
+                            ctr("b", "{'koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu.shared':'1'}")),
+                      NULL));
+    expect("");
+    /* a single container's problem is reported once, at the container */
+    validate(pod_with(NULL, list1(ctr("a", "{'koordinator.sh/gpu-memory-ratio':'101','koordinator.sh/gpu.shared':'1'}")), NULL));
+    expect("per-device-over-100");
+    ck_assert_str_eq(V.items[0].container, "a");
+    /* init containers: max(sum of app containers, largest init container), so 60 + 60 = 120 over 2 is fine */
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'koordinator.sh/gpu-memory-ratio':'60','koordinator.sh/gpu.shared':'1'}"),
+                            ctr("b", "{'koordinator.sh/gpu-memory-ratio':'60','koordinator.sh/gpu.shared':'1'}")),
+                      list1(ctr("i", "{'koordinator.sh/gpu-memory-ratio':'90','koordinator.sh/gpu.shared':'1'}"))));
+    expect("");
+}
+END_TEST
+
+START_TEST(init_containers_checked)
+{
+    validate(pod_with(NULL, list1(ctr("a", "{'nvidia.com/gpu':'1'}")),
+                      list1(ctr("i", "{'koordinator.sh/gpu-core':'50','koordinator.sh/gpu.shared':'1'}"))));
+    ck_assert_uint_eq(hits("core-without-memory"), 1);
+    ck_assert_str_eq(first("core-without-memory")->container, "i");
+    ck_assert_str_eq(first("core-without-memory")->path, "spec.initContainers[0].resources.requests[\"koordinator.sh/gpu-core\"]");
+}
+END_TEST
+
+START_TEST(mgpu_divisibility_and_per_card)
+{
+    one("{'vke.volcengine.com/mgpu-core':'150'}");
+    expect("multi-card-divisibility");
+    one("{'vke.volcengine.com/mgpu-core':'300'}");
+    expect("");
+    const char *two = "{'vke.volcengine.com/container-multiple-gpu':'2'}";
+    validate(
+        pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1024'}")), NULL));
+    expect("");
+    validate(
+        pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'101','vke.volcengine.com/mgpu-memory':'1024'}")), NULL));
+    expect("multi-card-divisibility");
+    validate(
+        pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1025'}")), NULL));
+    expect("multi-card-divisibility");
+    ck_assert_str_eq(V.items[0].resources[0], "vke.volcengine.com/mgpu-memory");
+    validate(pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'202'}")), NULL));
+    expect("per-device-over-100");
+    validate(pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200'}")), NULL));
+    expect("");
+}
+END_TEST
+
+/* ---- min-memory ---- */
+
+START_TEST(min_memory_koordinator)
+{
+    one("{'koordinator.sh/gpu-memory':'256Mi','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+    one("{'koordinator.sh/gpu-memory':'268435455','koordinator.sh/gpu.shared':'1'}");
+    expect("min-memory");
+    one("{'koordinator.sh/gpu-memory':'4','koordinator.sh/gpu.shared':'1'}");
+    expect("min-memory");
+    ck_assert_str_eq(V.items[0].message,
+                     "koordinator.sh/gpu-memory: 4 is 4 bytes, below the 256Mi minimum per device; did you mean 4Gi?");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.requests[\"koordinator.sh/gpu-memory\"]");
+    /* per device: ceil(memory / n) */
+    one("{'koordinator.sh/gpu-memory':'512Mi','koordinator.sh/gpu.shared':'2'}");
+    expect("");
+    one("{'koordinator.sh/gpu-memory':'511Mi','koordinator.sh/gpu.shared':'2'}");
+    expect("min-memory");
+    ck_assert_uint_lt(strlen(V.items[0].message), 100);
+    /* the threshold is configured */
+    CFG->min_device_memory = 1;
+    one("{'koordinator.sh/gpu-memory':'4','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+}
+END_TEST
+
+START_TEST(min_memory_mgpu)
+{
+    one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'256'}");
+    expect("");
+    one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'255'}");
+    expect("min-memory");
+    one("{'vke.volcengine.com/mgpu-core':'30'}");
+    expect("min-memory");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources");
+    one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'4'}");
+    expect("min-memory");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "4096"));
+    /* whole cards have all their memory */
+    one("{'vke.volcengine.com/mgpu-core':'100'}");
+    expect("");
+    /* per card: memory / k */
+    const char *two = "{'vke.volcengine.com/container-multiple-gpu':'2'}";
+    validate(
+        pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'510'}")), NULL));
+    expect("min-memory");
+    validate(
+        pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'512'}")), NULL));
+    expect("");
+}
+END_TEST
+
+/* ---- mGPU specifics ---- */
+
+START_TEST(full_card_memory)
+{
+    one("{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1024'}");
+    expect("full-card-memory");
+    one("{'vke.volcengine.com/mgpu-core':'200','vke.volcengine.com/mgpu-memory':'6000'}");
+    expect("full-card-memory");
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'2'}",
+                      list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200','vke.volcengine.com/mgpu-memory':'6000'}")), NULL));
+    expect("full-card-memory");
+    one("{'vke.volcengine.com/mgpu-core':'99','vke.volcengine.com/mgpu-memory':'1024'}");
+    expect("");
+}
+END_TEST
+
+START_TEST(card_count_mismatch)
+{
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'3,2'}",
+                      list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200'}")), NULL));
+    /* the annotation is unusable: c0 is checked as one card (200 = two whole cards) */
+    expect("card-count-mismatch");
+    ck_assert_ptr_null(V.items[0].container);
+    ck_assert_str_eq(V.items[0].path, "metadata.annotations[\"vke.volcengine.com/container-multiple-gpu\"]");
+    ck_assert_str_eq(V.items[0].resources[0], "vke.volcengine.com/container-multiple-gpu");
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':' 2 , 1 '}",
+                      list2(ctr("a", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1024'}"),
+                            ctr("b", "{'vke.volcengine.com/mgpu-core':'100'}")),
+                      NULL));
+    expect("");
+}
+END_TEST
+
+START_TEST(invalid_card_count)
+{
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'-1,2'}",
+                      list2(ctr("a", "{'vke.volcengine.com/mgpu-core':'200'}"), ctr("b", "{'vke.volcengine.com/mgpu-core':'200'}")),
+                      NULL));
+    expect("invalid-card-count");
+    ck_assert_str_eq(V.items[0].container, "a");
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'0'}",
+                      list1(ctr("a", "{'vke.volcengine.com/mgpu-core':'50','vke.volcengine.com/mgpu-memory':'1024'}")), NULL));
+    expect("invalid-card-count");
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'two'}",
+                      list1(ctr("a", "{'vke.volcengine.com/mgpu-core':'50','vke.volcengine.com/mgpu-memory':'1024'}")), NULL));
+    expect("invalid-card-count");
+    /* 0 for a container that asks for no mGPU is fine */
+    validate(pod_with(
+        "{'vke.volcengine.com/container-multiple-gpu':'0,2'}",
+        list2(ctr("a", "{'cpu':'1'}"), ctr("b", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1024'}")),
+        NULL));
+    expect("");
+}
+END_TEST
+
+START_TEST(ambiguous_unit)
+{
+    one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1Gi'}");
+    expect("ambiguous-unit");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "write 1024"));
+    ck_assert_uint_eq(one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'6k'}"), 0);
+    ck_assert_uint_eq(one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1024'}"), 0);
+}
+END_TEST
+
+/* ---- actions, dialects, the container predicate, workloads ---- */
+
+START_TEST(actions_warn_and_off)
+{
+    set_action("min-memory", GPA_ACTION_WARN);
+    one("{'koordinator.sh/gpu-memory':'4','koordinator.sh/gpu.shared':'1'}");
+    expect("min-memory");
+    ck_assert_int_eq(V.items[0].action, GPA_ACTION_WARN);
+    set_action("min-memory", GPA_ACTION_OFF);
+    one("{'koordinator.sh/gpu-memory':'4','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+    one("{'nvidia.com/gpu':'-1'}");
+    ck_assert_int_eq(V.items[0].action, GPA_ACTION_DENY);
+}
+END_TEST
+
+START_TEST(disabled_dialects)
+{
+    CFG->dialects = GPA_DIALECT_VENDOR | GPA_DIALECT_MGPU;
+    ck_assert_uint_eq(one("{'koordinator.sh/gpu-core':'50','koordinator.sh/gpu-memory':'4'}"), 0);
+    CFG->dialects = GPA_DIALECT_KOORDINATOR;
+    ck_assert_uint_eq(one("{'vke.volcengine.com/mgpu-core':'150','nvidia.com/gpu':'1.5'}"), 0);
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'1,2,3'}", list1(ctr("a", "{}")), NULL));
+    expect("");
+}
+END_TEST
+
+START_TEST(container_predicate)
+{
+    gpa_object_t *obj = pod_with(NULL,
+                                 list2(ctr("a", "{'koordinator.sh/gpu-memory':'8Gi'}"),
+                                       ctr("b", "{'koordinator.sh/gpu-core':'50','koordinator.sh/gpu.shared':'1'}")),
+                                 NULL);
+    const gpa_podspec_t *pod = &obj->pods[0];
+    /* shared-required is not part of the predicate */
+    ck_assert_uint_eq(gpa_validate_container(&A, CFG, pod, &pod->containers[0], NULL), 0);
+    gpa_violations_t out = {0};
+    ck_assert_uint_eq(gpa_validate_container(&A, CFG, pod, &pod->containers[1], &out), 2);
+    ck_assert_uint_eq(out.len, 2);
+    ck_assert_str_eq(out.items[0].rule, "core-without-memory");
+    set_action("core-without-memory", GPA_ACTION_OFF);
+    ck_assert_uint_eq(gpa_validate_container(&A, CFG, pod, &pod->containers[1], NULL), 1);
+}
+END_TEST
+
+START_TEST(workload_paths)
+{
+    gpa_object_t *obj =
+        decode("{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'d'},'spec':{'template':{"
+               "'metadata':{'annotations':{'vke.volcengine.com/container-multiple-gpu':'1,1'}},"
+               "'spec':{'containers':[{'name':'x','resources':{'limits':{'vke.volcengine.com/mgpu-core':'30'}}}]}}}}");
+    validate(obj);
+    expect("card-count-mismatch min-memory");
+    ck_assert_str_eq(first("card-count-mismatch")->path,
+                     "spec.template.metadata.annotations[\"vke.volcengine.com/container-multiple-gpu\"]");
+    ck_assert_str_eq(first("min-memory")->path, "spec.template.spec.containers[0].resources");
+    /* findings come in rule-table order */
+    ck_assert_int_lt(gpa_rule_index(V.items[0].rule), gpa_rule_index(V.items[1].rule));
+}
+END_TEST
+
+START_TEST(every_violation_collected)
+{
+    one("{'nvidia.com/gpu':'-1','koordinator.sh/gpu-core':'50','koordinator.sh/gpu-memory':'4','koordinator.sh/gpu-memory-ratio':'"
+        "30','koordinator.sh/gpu.shared':'1'}");
+    expect("vendor-vs-share memory-ratio-exclusive non-positive min-memory");
+    for (size_t i = 0; i < V.len; i++) {
+        ck_assert_ptr_nonnull(V.items[i].message);
+        ck_assert_uint_lt(strlen(V.items[i].message), 120);
+    }
+}
+END_TEST
+
+START_TEST(infeasible_needs_inventory)
+{
+    /* without an inventory the rule does not run */
+    one("{'koordinator.sh/gpu-memory':'900Gi','koordinator.sh/gpu.shared':'1'}");
+    expect("");
+    /* with an inventory of one 24Gi device, 30Gi can never fit */
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_node_desc_t node = {.name = "n1", .count = 1, .memory = 24LL << 30, .source = "test", .line = 1};
+    gpa_inventory_add_node(inv, &node);
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_int_eq(gpa_inventory_commit(inv, &err), 0);
+    gpa_object_t *obj =
+        pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-memory':'30Gi','koordinator.sh/gpu.shared':'1'}")), NULL);
+    memset(&V, 0, sizeof(V));
+    gpa_validate_object(&A, CFG, inv, obj, &V);
+    expect("infeasible");
+    ck_assert_int_eq(V.items[0].action, GPA_ACTION_DENY);
+    obj = pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-memory':'20Gi','koordinator.sh/gpu.shared':'1'}")), NULL);
+    memset(&V, 0, sizeof(V));
+    gpa_validate_object(&A, CFG, inv, obj, &V);
+    expect("");
+    set_action("infeasible", GPA_ACTION_OFF);
+    obj = pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-memory':'30Gi','koordinator.sh/gpu.shared':'1'}")), NULL);
+    memset(&V, 0, sizeof(V));
+    gpa_validate_object(&A, CFG, inv, obj, &V);
+    expect("");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+static Suite *rules_suite(void)
+{
+    Suite *s = suite_create("rules");
+    TCase *tc = tcase_create("rules");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, table_ids_unique_and_documented);
+    tcase_add_test(tc, valid_requests_pass);
+    tcase_add_test(tc, malformed_quantity);
+    tcase_add_test(tc, request_limit_mismatch);
+    tcase_add_test(tc, vendor_vs_share);
+    tcase_add_test(tc, mixed_share_apis);
+    tcase_add_test(tc, memory_ratio_exclusive);
+    tcase_add_test(tc, core_and_shared_without_memory);
+    tcase_add_test(tc, shared_required);
+    tcase_add_test(tc, deprecated_gpu_mixed);
+    tcase_add_test(tc, non_positive);
+    tcase_add_test(tc, koord_divisibility_with_shared);
+    tcase_add_test(tc, koord_divisibility_without_shared);
+    tcase_add_test(tc, koord_per_device);
+    tcase_add_test(tc, pod_level_totals);
+    tcase_add_test(tc, init_containers_checked);
+    tcase_add_test(tc, mgpu_divisibility_and_per_card);
+    tcase_add_test(tc, min_memory_koordinator);
+    tcase_add_test(tc, min_memory_mgpu);
+    tcase_add_test(tc, full_card_memory);
+    tcase_add_test(tc, card_count_mismatch);
+    tcase_add_test(tc, invalid_card_count);
+    tcase_add_test(tc, ambiguous_unit);
+    tcase_add_test(tc, actions_warn_and_off);
+    tcase_add_test(tc, disabled_dialects);
+    tcase_add_test(tc, container_predicate);
+    tcase_add_test(tc, workload_paths);
+    tcase_add_test(tc, every_violation_collected);
+    tcase_add_test(tc, infeasible_needs_inventory);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(rules_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
