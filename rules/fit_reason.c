@@ -223,6 +223,18 @@ static const char *device_failure(gpa_arena_t *a, const gpa_fit_search_t *s, con
     return gpa_arena_printf(a, "device %d has %" PRId64 "%% compute free, needs %" PRId64 "%%", minor, d->core_free, g->core);
 }
 
+/* Healthy before unhealthy, free before held whole, then more free memory, then more free compute. */
+static int closer(const gpa_fit_dev_t *d, const gpa_fit_dev_t *best)
+{
+    if (d->gpu->healthy != best->gpu->healthy)
+        return d->gpu->healthy;
+    if (d->whole_used != best->whole_used)
+        return !d->whole_used;
+    if (d->mem_free != best->mem_free)
+        return d->mem_free > best->mem_free;
+    return d->core_free > best->core_free;
+}
+
 /* Healthy devices that fail: the one with most free memory, then compute, then the lowest minor. */
 static const gpa_fit_dev_t *closest_device(const gpa_fit_search_t *s, const gpa_device_group_t *g, size_t *nfit)
 {
@@ -235,9 +247,7 @@ static const gpa_fit_dev_t *closest_device(const gpa_fit_search_t *s, const gpa_
             (*nfit)++;
             continue;
         }
-        if (best == NULL || (d->gpu->healthy && !best->gpu->healthy) ||
-            (d->gpu->healthy == best->gpu->healthy &&
-             (d->mem_free > best->mem_free || (d->mem_free == best->mem_free && d->core_free > best->core_free))))
+        if (best == NULL || closer(d, best))
             best = d;
     }
     return best;

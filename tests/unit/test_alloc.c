@@ -1,0 +1,507 @@
+/*
+ * The allocator: SPEC §5's arithmetic, per-device capacity, health, vendor counts, node selection, mGPU,
+ * binpack versus spread, init containers, reasons, and the depth-first search against brute force.
+ * Requests are built by hand (the canonical form of normalize.h), inventories from the compact form.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "inventory.h"
+
+#define GI ((int64_t)1 << 30)
+
+static gpa_config_t cfg;
+static gpa_arena_t arena;
+static gpa_container_t containers[8];
+
+static void setup(void)
+{
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.max_pods_per_device = 16;
+    cfg.strategy = GPA_STRATEGY_BINPACK;
+    cfg.core_weight = 20;
+    gpa_arena_init(&arena);
+    for (int i = 0; i < 8; i++) {
+        memset(&containers[i], 0, sizeof(containers[i]));
+        containers[i].name = gpa_arena_printf(&arena, "c%d", i);
+        containers[i].index = (size_t)i;
+    }
+}
+
+static void teardown(void)
+{
+    gpa_arena_dispose(&arena);
+}
+
+static gpa_inventory_t *inv_of(const char *yaml)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err;
+    char msg[1024] = "";
+    int rc = gpa_inventory_parse(inv, yaml, strlen(yaml), "test", &err);
+    if (rc != 0)
+        gpa_error_format(&err, msg, sizeof(msg));
+    ck_assert_msg(rc == 0, "%s", msg);
+    return inv;
+}
+
+/* Groups: one per container unless given otherwise. */
+typedef struct {
+    gpa_device_group_t g[8];
+    gpa_request_t r;
+} req_t;
+
+static gpa_device_group_t share(int c, gpa_dialect_t d, unsigned count, int64_t core, gpa_memory_kind_t kind, int64_t amount)
+{
+    gpa_device_group_t g = {.container = &containers[c], .dialect = d, .count = count, .core = core, .memory_kind = kind};
+    if (kind == GPA_MEMORY_BYTES)
+        g.memory_bytes = amount;
+    else if (kind == GPA_MEMORY_RATIO)
+        g.memory_ratio = amount;
+    return g;
+}
+
+static gpa_device_group_t whole(int c, gpa_dialect_t d, unsigned count)
+{
+    return (gpa_device_group_t){.container = &containers[c], .dialect = d, .count = count, .whole = 1, .core = 100};
+}
+
+static void finish(req_t *q, size_t n, size_t napp)
+{
+    q->r.groups = q->g;
+    q->r.ngroups = n;
+    q->r.napp_groups = napp;
+}
+
+static gpa_placement_t place(const gpa_inventory_t *inv, const gpa_podspec_t *pod, const gpa_request_t *r, int now)
+{
+    gpa_placement_t p;
+    gpa_alloc_opts_t o = {.now = now};
+    static gpa_podspec_t empty;
+    ck_assert_int_eq(gpa_alloc_place(&arena, inv, &cfg, pod != NULL ? pod : &empty, r, &o, &p), 0);
+    return p;
+}
+
+static const char *reason_of(const gpa_placement_t *p, const char *node)
+{
+    for (size_t i = 0; i < p->nreasons; i++)
+        if (strcmp(p->reasons[i].node, node) == 0)
+            return p->reasons[i].reason;
+    return NULL;
+}
+
+static const char *annotation(const gpa_placement_t *p, const char *key)
+{
+    for (size_t i = 0; i < p->nannotations; i++)
+        if (strcmp(p->annotations[i].key, key) == 0)
+            return p->annotations[i].value;
+    return NULL;
+}
+
+static const char *hetero = "kind: GPUInventory\nnodes:\n"
+                            "- {name: n40, gpus: {count: 1, memory: 40Gi}}\n"
+                            "- {name: n80, gpus: {count: 1, memory: 80Gi}, labels: {gpu: a100}}\n";
+
+START_TEST(bytes_fraction_depends_on_device)
+{
+    gpa_inventory_t *inv = inv_of(hetero);
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 50, GPA_MEMORY_BYTES, 20 * GI);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 0);
+    ck_assert(p.feasible);
+    ck_assert_str_eq(p.node, "n40"); /* binpack: the fuller device after placement */
+    ck_assert_int_eq(p.shares[0].fraction, 5000);
+    ck_assert_int_eq(p.shares[0].memory_bytes, 20 * GI);
+    /* Pinned to the 80Gi card, the same bytes are a quarter of it. */
+    gpa_pair_t sel = {.key = "gpu", .value = "a100"};
+    gpa_podspec_t pod = {.node_selector = &sel, .nnode_selector = 1};
+    p = place(inv, &pod, &q.r, 0);
+    ck_assert_str_eq(p.node, "n80");
+    ck_assert_int_eq(p.shares[0].fraction, 2500);
+    ck_assert_str_eq(
+        annotation(&p, "scheduling.koordinator.sh/device-allocated"),
+        "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory\":\"20Gi\","
+        "\"koordinator.sh/gpu-memory-ratio\":\"25\"}}]}");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(ratio_and_rounding)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- {name: nd, gpus: {count: 1, memory: 40G}}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 10, GPA_MEMORY_BYTES, 10000000); /* 10 MB of 40 GB */
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 0);
+    ck_assert_int_eq(p.shares[0].fraction, 3); /* 0.00025 rounds up to 0.0003 */
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 33, GPA_MEMORY_RATIO, 33);
+    p = place(inv, NULL, &q.r, 0);
+    ck_assert_int_eq(p.shares[0].memory_bytes, 13200000000); /* ceil(33 × 40e9 / 100) */
+    ck_assert_int_eq(p.shares[0].fraction, 3300);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(fragmentation)
+{
+    /* Two GPUs with 0.6 free each: 0.8 fits neither, whatever the node's sum says. */
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 2, memory: 10Gi}\n  used:\n"
+                                  "  - {minor: 0, core: 40, ratio: 40}\n  - {minor: 1, core: 40, ratio: 40}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 80, GPA_MEMORY_RATIO, 80);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert(!p.feasible);
+    ck_assert_str_eq(reason_of(&p, "nd"), "device 0 has 6Gi free, needs 8Gi");
+    const char *why;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NOT_NOW);
+    ck_assert_str_eq(why, "nd: device 0 has 6Gi free, needs 8Gi");
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 60, GPA_MEMORY_RATIO, 60);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_OK);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(unhealthy_never_used)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 2, memory: 16Gi}\n  devices:\n"
+                                  "  - {minor: 0, healthy: false}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 50, GPA_MEMORY_RATIO, 50);
+    finish(&q, 1, 1);
+    const char *why;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NEVER);
+    ck_assert_str_eq(why, "nd: needs 2 distinct devices, the node has 1 healthy of 2");
+    q.g[0].count = 1;
+    gpa_placement_t p = place(inv, NULL, &q.r, 0);
+    ck_assert(p.feasible);
+    ck_assert_int_eq(p.shares[0].minor, 1);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(vendor_whole_counts)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 8, memory: 80Gi}\n  used:\n"
+                                  "  - {wholeDevices: 6, pod: a/b}\n  - {minor: 6, core: 10, memory: 1Gi}\n");
+    req_t q;
+    q.g[0] = whole(0, GPA_DIALECT_VENDOR, 2);
+    finish(&q, 1, 1);
+    const char *why;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NOT_NOW);
+    ck_assert_msg(strstr(why, "device 6 is shared by 1 Pod(s), a whole device is needed") != NULL, "%s", why);
+    q.g[0].count = 1;
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert(p.feasible);
+    ck_assert_int_eq(p.shares[0].minor, 7);
+    ck_assert_int_eq(p.shares[0].fraction, 10000);
+    ck_assert_uint_eq(p.nannotations, 1); /* compact nodes serve Koordinator: device-allocated */
+    q.g[0].count = 9;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NEVER);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(selector_and_affinity)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
+                                  "- {name: a, labels: {gen: '7', zone: zx}, gpus: {count: 1, memory: 8Gi}}\n"
+                                  "- {name: b, labels: {gen: '8', zone: zy, fast: 'true'}, gpus: {count: 1, memory: 8Gi}}\n"
+                                  "- {name: c, labels: {gen: nine}, gpus: {count: 1, memory: 8Gi}}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 10, GPA_MEMORY_RATIO, 10);
+    finish(&q, 1, 1);
+    struct {
+        gpa_match_op_t op;
+        const char *key;
+        const char *value;
+        const char *want;
+    } cases[] = {
+        {GPA_MATCH_IN, "zone", "zy", "b"},     {GPA_MATCH_NOT_IN, "zone", "zx", "b"}, /* c has no zone: NotIn matches it */
+        {GPA_MATCH_EXISTS, "fast", NULL, "b"}, {GPA_MATCH_DOES_NOT_EXIST, "zone", NULL, "c"},
+        {GPA_MATCH_GT, "gen", "7", "b"},       {GPA_MATCH_LT, "gen", "8", "a"},
+        {GPA_MATCH_GT, "gen", "8", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *vals[1] = {cases[i].value};
+        gpa_node_requirement_t req = {.key = cases[i].key, .op = cases[i].op, .values = vals, .nvalues = cases[i].value ? 1 : 0};
+        gpa_node_term_t term = {.requirements = &req, .len = 1};
+        gpa_podspec_t pod = {.node_terms = &term, .nnode_terms = 1};
+        cfg.strategy = GPA_STRATEGY_SPREAD; /* all nodes tie: the lowest matching name wins */
+        gpa_placement_t p = place(inv, &pod, &q.r, 0);
+        if (cases[i].want == NULL) {
+            ck_assert(!p.feasible);
+            ck_assert_msg(strstr(reason_of(&p, "a"), "required node affinity: gen Gt 8 fails") != NULL, "%s", reason_of(&p, "a"));
+        } else {
+            ck_assert_msg(p.feasible && strcmp(p.node, cases[i].want) == 0, "case %zu: %s", i, p.node ? p.node : "none");
+        }
+    }
+    gpa_pair_t sel = {.key = "zone", .value = "zz"};
+    gpa_podspec_t pod = {.node_selector = &sel, .nnode_selector = 1};
+    gpa_placement_t p = place(inv, &pod, &q.r, 0);
+    ck_assert(!p.feasible);
+    ck_assert_str_eq(reason_of(&p, "a"), "nodeSelector zone=zz: the node's label is zx");
+    ck_assert_str_eq(reason_of(&p, "c"), "nodeSelector zone=zz: the node's label is absent");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(mgpu_multi_card)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
+                                  "- {name: k, gpus: {count: 4, memory: 32Gi}, dialects: [koordinator]}\n"
+                                  "- name: m\n  dialects: [mgpu]\n  gpus: {count: 4, memory: 32Gi}\n  used:\n"
+                                  "  - {minor: 0, core: 100, whole: true}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_MGPU, 2, 50, GPA_MEMORY_BYTES, 4 * GI);
+    q.g[1] = share(1, GPA_DIALECT_MGPU, 1, 100, GPA_MEMORY_NONE, 0);
+    q.g[1].whole = 1;
+    finish(&q, 2, 2);
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert(p.feasible);
+    ck_assert_str_eq(p.node, "m");
+    ck_assert_uint_eq(p.nshares, 3);
+    ck_assert_str_eq(annotation(&p, "vke.volcengine.com/gpu-index-container-c0"), "1,2");
+    ck_assert_str_eq(annotation(&p, "vke.volcengine.com/gpu-index-container-c1"), "3");
+    /* a third whole card: only 3 healthy untouched cards exist once c0 holds two of them */
+    q.g[1].count = 2;
+    p = place(inv, NULL, &q.r, 1);
+    ck_assert(!p.feasible);
+    ck_assert_msg(strstr(reason_of(&p, "k"), "Pods, not mgpu") != NULL, "%s", reason_of(&p, "k"));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(binpack_versus_spread)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 3, memory: 16Gi}\n  used:\n"
+                                  "  - {minor: 1, core: 50, ratio: 50}\n  - {minor: 2, core: 20, ratio: 20}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 25, GPA_MEMORY_RATIO, 25);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.shares[0].minor, 1); /* the fullest that fits */
+    ck_assert_int_eq(p.score, 7500);
+    cfg.strategy = GPA_STRATEGY_SPREAD;
+    p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.shares[0].minor, 0); /* the emptiest */
+    ck_assert_int_eq(p.score, 7500);
+    /* coreWeight: compute-heavy device 2 (core 90 used, memory 20) versus memory-heavy device 1 */
+    gpa_inventory_release(inv);
+    inv = inv_of("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 2, memory: 10Gi}\n  used:\n"
+                 "  - {minor: 0, core: 80, ratio: 10}\n  - {minor: 1, core: 10, ratio: 60}\n");
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 10, GPA_MEMORY_RATIO, 10);
+    cfg.strategy = GPA_STRATEGY_BINPACK;
+    cfg.core_weight = 100;
+    ck_assert_int_eq(place(inv, NULL, &q.r, 1).shares[0].minor, 0);
+    cfg.core_weight = 0;
+    ck_assert_int_eq(place(inv, NULL, &q.r, 1).shares[0].minor, 1);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(max_pods_per_device)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 1, memory: 16Gi}\n  used:\n"
+                                  "  - {minor: 0, core: 1, memory: 1Mi, pod: a}\n  - {minor: 0, core: 1, memory: 1Mi, pod: a}\n"
+                                  "  - {minor: 0, core: 1, memory: 1Mi, pod: b}\n");
+    ck_assert_int_eq(gpa_inventory_find(inv, "nd")->gpus[0].pods, 2); /* pod a counted once */
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 1, GPA_MEMORY_BYTES, 1 << 20);
+    q.g[1] = share(1, GPA_DIALECT_KOORDINATOR, 1, 1, GPA_MEMORY_BYTES, 1 << 20);
+    finish(&q, 2, 2);
+    cfg.max_pods_per_device = 3; /* this Pod is the third, once, for both containers */
+    ck_assert(place(inv, NULL, &q.r, 1).feasible);
+    cfg.max_pods_per_device = 2;
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert(!p.feasible);
+    ck_assert_msg(strstr(reason_of(&p, "nd"), "holds 2 Pods (maxPodsPerDevice 2)") != NULL, "%s", reason_of(&p, "nd"));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(init_containers_alone)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- {name: nd, gpus: {count: 1, memory: 10Gi}}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 60, GPA_MEMORY_RATIO, 60);
+    q.g[1] = share(1, GPA_DIALECT_KOORDINATOR, 1, 70, GPA_MEMORY_RATIO, 70);
+    containers[1].is_init = 1;
+    finish(&q, 2, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 0); /* 60 + 70 > 100, but they never run together */
+    ck_assert(p.feasible);
+    ck_assert_uint_eq(p.nshares, 1);
+    q.g[1].memory_ratio = 100, q.g[1].core = 100, q.g[1].count = 2;
+    p = place(inv, NULL, &q.r, 0);
+    ck_assert(!p.feasible);
+    ck_assert_str_eq(reason_of(&p, "nd"), "init container c1: needs 2 distinct devices, the node has 1 healthy of 1");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(ties_and_determinism)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- {name: z, gpus: {count: 4, memory: 8Gi}}\n"
+                                  "- {name: b, replicas: 3, gpus: {count: 4, memory: 8Gi}}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 30, GPA_MEMORY_RATIO, 30);
+    q.g[1] = share(1, GPA_DIALECT_KOORDINATOR, 1, 30, GPA_MEMORY_RATIO, 30);
+    finish(&q, 2, 2);
+    gpa_placement_t p1 = place(inv, NULL, &q.r, 0), p2 = place(inv, NULL, &q.r, 0);
+    ck_assert_str_eq(p1.node, "b-0");
+    ck_assert_str_eq(p2.node, "b-0");
+    ck_assert_int_eq(p1.score, p2.score);
+    for (size_t i = 0; i < p1.nshares; i++)
+        ck_assert_int_eq(p1.shares[i].minor, p2.shares[i].minor);
+    /* binpack puts c1 on c0's first device: minors 0,1 then 0 */
+    ck_assert_int_eq(p1.shares[0].minor, 0);
+    ck_assert_int_eq(p1.shares[1].minor, 1);
+    ck_assert_int_eq(p1.shares[2].minor, 0);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(bounded_search_says_so)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- {name: nd, gpus: {count: 8, memory: 8Gi}}\n");
+    req_t q;
+    for (int c = 0; c < 6; c++)
+        q.g[c] = share(c, GPA_DIALECT_KOORDINATOR, 1, 30, GPA_MEMORY_RATIO, 30);
+    finish(&q, 6, 6);
+    gpa_placement_t p;
+    gpa_alloc_opts_t o = {.max_steps = 5};
+    gpa_alloc_place(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &o, &p);
+    ck_assert(p.bounded);
+    o.max_steps = 0;
+    gpa_alloc_place(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &o, &p);
+    ck_assert(!p.bounded);
+    ck_assert(p.feasible);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* ---- brute force: every assignment, the same scoring, the first strictly best kept ---- */
+
+typedef struct {
+    int64_t core_free[8], mem_free[8], pods[8], mem[8];
+    int touched[8], healthy[8];
+    int n;
+} bf_node_t;
+
+static int64_t bf_best;
+static int bf_found;
+
+static int64_t bf_score(const bf_node_t *b, int d)
+{
+    int64_t uc = (100 - b->core_free[d]) * 10000 / 100;
+    int64_t um = ((b->mem[d] - b->mem_free[d]) * 10000 + b->mem[d] - 1) / b->mem[d];
+    int64_t used = (cfg.core_weight * uc + (100 - cfg.core_weight) * um) / 100;
+    return cfg.strategy == GPA_STRATEGY_SPREAD ? 10000 - used : used;
+}
+
+static void bf(bf_node_t *b, const gpa_request_t *r, size_t k, unsigned j, int prev, int64_t score)
+{
+    if (k == r->napp_groups) {
+        if (!bf_found || score > bf_best)
+            bf_best = score, bf_found = 1;
+        return;
+    }
+    const gpa_device_group_t *g = &r->groups[k];
+    if (j == g->count) {
+        bf(b, r, k + 1, 0, -1, score);
+        return;
+    }
+    for (int d = prev + 1; d < b->n; d++) {
+        int64_t mem = (g->memory_ratio * b->mem[d] + 99) / 100;
+        if (!b->healthy[d] || b->core_free[d] < g->core || b->mem_free[d] < mem ||
+            (!b->touched[d] && b->pods[d] >= cfg.max_pods_per_device))
+            continue;
+        bf_node_t save = *b;
+        b->core_free[d] -= g->core, b->mem_free[d] -= mem;
+        if (!b->touched[d])
+            b->touched[d] = 1, b->pods[d]++;
+        bf(b, r, k, j + 1, d, score + bf_score(b, d));
+        *b = save;
+    }
+}
+
+START_TEST(dfs_matches_brute_force)
+{
+    unsigned seed = 12345;
+    for (int round = 0; round < 300; round++) {
+        cfg.strategy = (round & 1) ? GPA_STRATEGY_SPREAD : GPA_STRATEGY_BINPACK;
+        cfg.core_weight = rand_r(&seed) % 101;
+        cfg.max_pods_per_device = 1 + rand_r(&seed) % 4;
+        bf_node_t b = {.n = 1 + rand_r(&seed) % 5};
+        gpa_buf_t y = GPA_BUF_INIT;
+        gpa_buf_printf(&y, "kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: %d, memory: 1Gi}\n  devices:\n", b.n);
+        for (int d = 0; d < b.n; d++) {
+            b.mem[d] = (int64_t)(1 + rand_r(&seed) % 4) << 28;
+            b.healthy[d] = rand_r(&seed) % 6 != 0;
+            gpa_buf_printf(&y, "  - {minor: %d, memory: %lld, healthy: %s}\n", d, (long long)b.mem[d],
+                           b.healthy[d] ? "true" : "false");
+        }
+        gpa_buf_puts(&y, "  used:\n  - {minor: 0, core: 0, memory: 0}\n");
+        for (int d = 0; d < b.n; d++) {
+            int64_t core = (rand_r(&seed) % 4) * 20, ratio = (rand_r(&seed) % 4) * 20;
+            b.pods[d] = rand_r(&seed) % 2;
+            b.core_free[d] = 100 - core;
+            b.mem_free[d] = b.mem[d] - (ratio * b.mem[d] + 99) / 100;
+            if (b.pods[d])
+                gpa_buf_printf(&y, "  - {minor: %d, core: %lld, ratio: %lld, pod: p%d}\n", d, (long long)core, (long long)ratio, d);
+            else
+                b.core_free[d] = 100, b.mem_free[d] = b.mem[d];
+        }
+        b.pods[0] += 1; /* the placeholder usage above counts as a Pod on device 0 */
+        gpa_inventory_t *inv = inv_of(y.base);
+        gpa_buf_dispose(&y);
+        req_t q;
+        size_t ng = 1 + rand_r(&seed) % 4;
+        for (size_t k = 0; k < ng; k++)
+            q.g[k] = share((int)k, GPA_DIALECT_KOORDINATOR, 1 + rand_r(&seed) % 2, 10 * (1 + rand_r(&seed) % 5), GPA_MEMORY_RATIO,
+                           10 * (1 + rand_r(&seed) % 5));
+        finish(&q, ng, ng);
+        bf_found = 0;
+        bf(&b, &q.r, 0, 0, -1, 0);
+        gpa_placement_t p = place(inv, NULL, &q.r, 1);
+        ck_assert_msg(p.feasible == bf_found, "round %d: dfs %d brute force %d", round, p.feasible, bf_found);
+        if (bf_found) {
+            size_t nsh = p.nshares;
+            ck_assert_msg(p.score == bf_best / (int64_t)nsh, "round %d: dfs %lld brute force %lld", round, (long long)p.score,
+                          (long long)(bf_best / (int64_t)nsh));
+        }
+        gpa_inventory_release(inv);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("alloc");
+    TCase *tc = tcase_create("alloc");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, bytes_fraction_depends_on_device);
+    tcase_add_test(tc, ratio_and_rounding);
+    tcase_add_test(tc, fragmentation);
+    tcase_add_test(tc, unhealthy_never_used);
+    tcase_add_test(tc, vendor_whole_counts);
+    tcase_add_test(tc, selector_and_affinity);
+    tcase_add_test(tc, mgpu_multi_card);
+    tcase_add_test(tc, binpack_versus_spread);
+    tcase_add_test(tc, max_pods_per_device);
+    tcase_add_test(tc, init_containers_alone);
+    tcase_add_test(tc, ties_and_determinism);
+    tcase_add_test(tc, bounded_search_says_so);
+    tcase_add_test(tc, dfs_matches_brute_force);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
