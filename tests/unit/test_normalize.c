@@ -1,0 +1,215 @@
+/*
+ * Check tests for rules/normalize.c: the canonical request of SPEC §5 for every dialect, and the specs that do
+ * not normalize because a rule denies them.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "decode.h"
+#include "normalize.h"
+#include "value.h"
+
+static gpa_arena_t A;
+static gpa_config_t *CFG;
+static gpa_request_t R;
+
+static void setup(void)
+{
+    gpa_arena_init(&A);
+    CFG = gpa_config_default();
+    memset(&R, 0, sizeof(R));
+}
+
+static void teardown(void)
+{
+    gpa_config_release(CFG);
+    gpa_arena_dispose(&A);
+}
+
+/* Normalizes a Pod (JSON with single quotes) with annotations `ann`, containers and init containers. */
+static int norm(const char *ann, const char *containers, const char *init)
+{
+    char buf[8192];
+    snprintf(
+        buf, sizeof(buf),
+        "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','annotations':%s},'spec':{'containers':%s,'initContainers':%s}}",
+        ann != NULL ? ann : "{}", containers, init != NULL ? init : "[]");
+    for (char *p = buf; *p != '\0'; p++)
+        if (*p == '\'')
+            *p = '"';
+    gpa_value_t *doc;
+    gpa_object_t *obj;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    if (gpa_json_parse(&A, buf, strlen(buf), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
+        ck_abort_msg("cannot read test object: %s: %s", err.message, buf);
+    return gpa_normalize(&A, CFG, &obj->pods[0], &R);
+}
+
+/* One container with requests == limits == res. */
+static int norm1(const char *res)
+{
+    char c[2048];
+    snprintf(c, sizeof(c), "[{'name':'c0','resources':{'requests':%s,'limits':%s}}]", res, res);
+    return norm(NULL, c, NULL);
+}
+
+static void group(size_t i, gpa_dialect_t d, unsigned count, int whole, int64_t core, gpa_memory_kind_t kind, int64_t mem)
+{
+    ck_assert_uint_lt(i, R.ngroups);
+    const gpa_device_group_t *g = &R.groups[i];
+    ck_assert_int_eq(g->dialect, d);
+    ck_assert_uint_eq(g->count, count);
+    ck_assert_int_eq(g->whole, whole);
+    ck_assert_int_eq(g->core, core);
+    ck_assert_int_eq(g->memory_kind, kind);
+    if (kind == GPA_MEMORY_BYTES)
+        ck_assert_int_eq(g->memory_bytes, mem);
+    if (kind == GPA_MEMORY_RATIO)
+        ck_assert_int_eq(g->memory_ratio, mem);
+}
+
+START_TEST(vendor_whole_devices)
+{
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'4'}"), 0);
+    ck_assert_uint_eq(R.ngroups, 1);
+    group(0, GPA_DIALECT_VENDOR, 4, 1, 100, GPA_MEMORY_NONE, 0);
+    ck_assert_str_eq(R.groups[0].container->name, "c0");
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'0','cpu':'2'}"), 0);
+    ck_assert_uint_eq(R.ngroups, 0);
+}
+END_TEST
+
+START_TEST(koordinator_shared)
+{
+    /* SPEC/Koordinator: 4Gi, core 100, gpu.shared 2 -> two devices of 2Gi and core 50 */
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'4Gi','koordinator.sh/gpu-core':'100','koordinator.sh/gpu.shared':'2'}"),
+                     0);
+    group(0, GPA_DIALECT_KOORDINATOR, 2, 0, 50, GPA_MEMORY_BYTES, 2LL << 30);
+    /* bytes split as ceil(memory / n): never less than asked */
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'1000000001','koordinator.sh/gpu.shared':'3'}"), 0);
+    group(0, GPA_DIALECT_KOORDINATOR, 3, 0, 0, GPA_MEMORY_BYTES, 333333334);
+    /* ratio per device */
+    ck_assert_int_eq(
+        norm1("{'koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu-core':'50','koordinator.sh/gpu.shared':'1'}"), 0);
+    group(0, GPA_DIALECT_KOORDINATOR, 1, 0, 50, GPA_MEMORY_RATIO, 50);
+    ck_assert_int_eq(
+        norm1("{'koordinator.sh/gpu-memory-ratio':'200','koordinator.sh/gpu-core':'200','koordinator.sh/gpu.shared':'2'}"), 0);
+    group(0, GPA_DIALECT_KOORDINATOR, 2, 1, 100, GPA_MEMORY_RATIO, 100);
+}
+END_TEST
+
+START_TEST(koordinator_derived_devices)
+{
+    /* no gpu.shared: the derivation inject-gpu-shared writes */
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory-ratio':'300'}"), 0);
+    group(0, GPA_DIALECT_KOORDINATOR, 3, 0, 0, GPA_MEMORY_RATIO, 100);
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-core':'200'}"), 0);
+    group(0, GPA_DIALECT_KOORDINATOR, 2, 0, 100, GPA_MEMORY_BYTES, 4LL << 30);
+    /* the deprecated gpu is core and ratio alike */
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu':'200'}"), 0);
+    group(0, GPA_DIALECT_KOORDINATOR, 2, 1, 100, GPA_MEMORY_RATIO, 100);
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu':'30'}"), 0);
+    group(0, GPA_DIALECT_KOORDINATOR, 1, 0, 30, GPA_MEMORY_RATIO, 30);
+}
+END_TEST
+
+START_TEST(mgpu_cards)
+{
+    /* one shared card: core, memory MiB -> bytes */
+    ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1024'}"), 0);
+    group(0, GPA_DIALECT_MGPU, 1, 0, 30, GPA_MEMORY_BYTES, 1LL << 30);
+    /* core/100 whole cards */
+    ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'300'}"), 0);
+    group(0, GPA_DIALECT_MGPU, 3, 1, 100, GPA_MEMORY_NONE, 0);
+    /* the annotation: k cards, each core/k and memory/k (the SPEC's "2,1,3") */
+    ck_assert_int_eq(
+        norm("{'vke.volcengine.com/container-multiple-gpu':'2, 1 ,3'}",
+             "[{'name':'a','resources':{'limits':{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'2048'}}},"
+             "{'name':'b','resources':{'limits':{'vke.volcengine.com/mgpu-core':'100'}}},"
+             "{'name':'c','resources':{'limits':{'vke.volcengine.com/mgpu-core':'150','vke.volcengine.com/mgpu-memory':'3072'}}}]",
+             NULL),
+        0);
+    ck_assert_uint_eq(R.ngroups, 3);
+    group(0, GPA_DIALECT_MGPU, 2, 0, 50, GPA_MEMORY_BYTES, 1LL << 30);
+    group(1, GPA_DIALECT_MGPU, 1, 1, 100, GPA_MEMORY_NONE, 0);
+    group(2, GPA_DIALECT_MGPU, 3, 0, 50, GPA_MEMORY_BYTES, 1LL << 30);
+    ck_assert_str_eq(R.groups[2].container->name, "c");
+}
+END_TEST
+
+START_TEST(init_containers_after_app)
+{
+    ck_assert_int_eq(norm(NULL, "[{'name':'a','resources':{'limits':{'nvidia.com/gpu':'1'}}},{'name':'b'}]",
+                          "[{'name':'i','resources':{'limits':{'nvidia.com/gpu':'2'}}}]"),
+                     0);
+    ck_assert_uint_eq(R.ngroups, 2);
+    ck_assert_uint_eq(R.napp_groups, 1);
+    ck_assert_str_eq(R.groups[1].container->name, "i");
+    ck_assert_uint_eq(R.groups[1].count, 2);
+}
+END_TEST
+
+START_TEST(not_normalizable)
+{
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-memory-ratio':'50'}"), -1);
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-core':'50'}"), -1);
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory-ratio':'150','koordinator.sh/gpu.shared':'1'}"), -1);
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory-ratio':'75','koordinator.sh/gpu.shared':'2'}"), -1);
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'0'}"), -1);
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}"), -1);
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1.5'}"), -1);
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'-1'}"), -1);
+    ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'150'}"), -1);
+    ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-memory':'1024'}"), -1);
+    ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1024'}"), -1);
+    ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1Gi'}"), -1);
+    ck_assert_int_eq(norm("{'vke.volcengine.com/container-multiple-gpu':'2,2'}",
+                          "[{'name':'a','resources':{'limits':{'vke.volcengine.com/mgpu-core':'100'}}}]", NULL),
+                     -1);
+    ck_assert_int_eq(
+        norm(NULL,
+             "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu-memory':'1Gi','koordinator.sh/gpu.shared':'1'}}},"
+             "{'name':'b','resources':{'limits':{'vke.volcengine.com/mgpu-core':'100'}}}]",
+             NULL),
+        -1);
+    ck_assert_uint_eq(R.ngroups, 0);
+}
+END_TEST
+
+START_TEST(disabled_dialects_ignored)
+{
+    CFG->dialects = GPA_DIALECT_VENDOR;
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','koordinator.sh/gpu-core':'50'}"), 0);
+    ck_assert_uint_eq(R.ngroups, 1);
+    group(0, GPA_DIALECT_VENDOR, 1, 1, 100, GPA_MEMORY_NONE, 0);
+}
+END_TEST
+
+static Suite *normalize_suite(void)
+{
+    Suite *s = suite_create("normalize");
+    TCase *tc = tcase_create("normalize");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, vendor_whole_devices);
+    tcase_add_test(tc, koordinator_shared);
+    tcase_add_test(tc, koordinator_derived_devices);
+    tcase_add_test(tc, mgpu_cards);
+    tcase_add_test(tc, init_containers_after_app);
+    tcase_add_test(tc, not_normalizable);
+    tcase_add_test(tc, disabled_dialects_ignored);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(normalize_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
