@@ -270,9 +270,9 @@ static int apply_op(cow_t *c, gpa_value_t **root, const gpa_patch_op_t *op)
     *slot = writable(c, *slot);
     const char *p = op->path + 1;
     for (;;) {
-        char *tok;
-        size_t len;
-        const char *next;
+        char *tok = NULL;
+        size_t len = 0;
+        const char *next = NULL;
         if (next_token(c, p, &tok, &len, &next) != 0)
             return -1;
         gpa_value_t *cur = *slot;

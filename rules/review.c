@@ -195,7 +195,7 @@ static int read_envelope(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *r
 
 static int read_request(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *root, request_t *req)
 {
-    const gpa_value_t *request;
+    const gpa_value_t *request = NULL;
     if (read_envelope(a, out, root, &request, req) != 0)
         return -1;
     req->uid = gpa_value_string(gpa_value_get(request, "uid"));
