@@ -1,0 +1,164 @@
+/*
+ * Check tests for rules/config.c: defaults, every key of SPEC §7 in YAML and JSON, and broken configurations
+ * reported at the offending node's line and column.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "resource.h"
+#include "rules.h"
+
+static gpa_config_t *parse_ok(const char *text)
+{
+    gpa_config_t *cfg = NULL;
+    gpa_error_t err;
+    gpa_error_init(&err, "cfg.yaml");
+    if (gpa_config_parse(text, strlen(text), "cfg.yaml", &cfg, &err) != 0)
+        ck_abort_msg("unexpected error %u:%u %s: %s", err.line, err.column, err.path, err.message);
+    ck_assert_ptr_nonnull(cfg);
+    return cfg;
+}
+
+/* Parses a broken configuration and checks where the error points and that it names `word`. */
+static void parse_bad(const char *text, unsigned line, unsigned column, const char *word)
+{
+    gpa_config_t *cfg = NULL;
+    gpa_error_t err;
+    gpa_error_init(&err, "cfg.yaml");
+    ck_assert_int_eq(gpa_config_parse(text, strlen(text), "cfg.yaml", &cfg, &err), -1);
+    ck_assert_ptr_null(cfg);
+    char line_text[900];
+    gpa_error_format(&err, line_text, sizeof(line_text));
+    if (err.line != line || (column != 0 && err.column != column) || strstr(line_text, word) == NULL)
+        ck_abort_msg("for <<%s>> got \"%s\" (%u:%u), want %u:%u and \"%s\"", text, line_text, err.line, err.column, line, column,
+                     word);
+    ck_assert_ptr_nonnull(strstr(line_text, "cfg.yaml:"));
+}
+
+START_TEST(defaults)
+{
+    gpa_config_t *cfg = gpa_config_default();
+    ck_assert_int_eq(cfg->min_device_memory, 256LL << 20);
+    ck_assert_int_eq(cfg->max_pods_per_device, 16);
+    ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_ALL);
+    for (size_t i = 0; i < gpa_nrules; i++)
+        ck_assert_int_eq(cfg->actions[i], GPA_ACTION_DENY);
+    ck_assert(gpa_config_excludes(cfg, "kube-system"));
+    ck_assert(!gpa_config_excludes(cfg, "default"));
+    ck_assert_int_eq(cfg->strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(cfg->core_weight, 20);
+    ck_assert_ptr_null(cfg->source);
+    gpa_config_release(cfg);
+    /* an empty file is the defaults */
+    cfg = parse_ok("");
+    ck_assert_int_eq(cfg->max_pods_per_device, 16);
+    ck_assert_str_eq(cfg->source, "cfg.yaml");
+    gpa_config_release(cfg);
+}
+END_TEST
+
+START_TEST(every_key_yaml)
+{
+    gpa_config_t *cfg = parse_ok("minDeviceMemory: 1Gi\n"
+                                 "maxPodsPerDevice: 4\n"
+                                 "dialects: [koordinator, mgpu]\n"
+                                 "rules:\n"
+                                 "  min-memory: warn\n"
+                                 "  infeasible: off\n"
+                                 "  shared-required: deny\n"
+                                 "namespaces:\n"
+                                 "  exclude: [kube-system, gpu-test]\n"
+                                 "placement:\n"
+                                 "  strategy: spread\n"
+                                 "  coreWeight: 50\n");
+    ck_assert_int_eq(cfg->min_device_memory, 1LL << 30);
+    ck_assert_int_eq(cfg->max_pods_per_device, 4);
+    ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU);
+    ck_assert_int_eq(cfg->actions[gpa_rule_index("min-memory")], GPA_ACTION_WARN);
+    ck_assert_int_eq(cfg->actions[gpa_rule_index("infeasible")], GPA_ACTION_OFF);
+    ck_assert_int_eq(cfg->actions[gpa_rule_index("shared-required")], GPA_ACTION_DENY);
+    ck_assert_int_eq(cfg->actions[gpa_rule_index("vendor-vs-share")], GPA_ACTION_DENY);
+    ck_assert(gpa_config_excludes(cfg, "gpu-test"));
+    ck_assert_uint_eq(cfg->nexclude_namespaces, 2);
+    ck_assert_int_eq(cfg->strategy, GPA_STRATEGY_SPREAD);
+    ck_assert_int_eq(cfg->core_weight, 50);
+    gpa_config_release(cfg);
+}
+END_TEST
+
+START_TEST(json_and_numbers)
+{
+    gpa_config_t *cfg = parse_ok("{\"minDeviceMemory\": 268435456, \"namespaces\": {\"exclude\": []},"
+                                 " \"rules\": {\"ambiguous-unit\": \"warn\"}}");
+    ck_assert_int_eq(cfg->min_device_memory, 268435456);
+    ck_assert_uint_eq(cfg->nexclude_namespaces, 0);
+    ck_assert(!gpa_config_excludes(cfg, "kube-system"));
+    ck_assert_int_eq(cfg->actions[gpa_rule_index("ambiguous-unit")], GPA_ACTION_WARN);
+    gpa_config_release(cfg);
+    cfg = parse_ok("minDeviceMemory: \"0\"\ndialects: []\n");
+    ck_assert_int_eq(cfg->min_device_memory, 0);
+    ck_assert_uint_eq(cfg->dialects, 0);
+    gpa_config_release(cfg);
+}
+END_TEST
+
+START_TEST(broken_configs)
+{
+    parse_bad("minDeviceMemory: 1Gi\ncolour: blue\n", 2, 9, "unknown key \"colour\"");
+    parse_bad("rules:\n  min-memory: warn\n  no-such-rule: deny\n", 3, 17, "unknown rule \"no-such-rule\"");
+    parse_bad("rules:\n  min-memory: block\n", 2, 15, "unknown action \"block\"");
+    parse_bad("rules:\n  min-memory: 3\n", 2, 15, "expected an action");
+    parse_bad("minDeviceMemory: lots\n", 1, 18, "not a Kubernetes quantity");
+    parse_bad("minDeviceMemory: 1.5\n", 1, 18, "not a whole number");
+    parse_bad("minDeviceMemory: -1Gi\n", 1, 18, "out of range");
+    parse_bad("minDeviceMemory: [1]\n", 1, 18, "expected a quantity");
+    parse_bad("maxPodsPerDevice: \"16\"\n", 1, 19, "expected a whole number");
+    parse_bad("maxPodsPerDevice: 0\n", 1, 19, "out of range");
+    parse_bad("dialects: [vendor, nvidia]\n", 1, 20, "unknown dialect \"nvidia\"");
+    parse_bad("dialects: vendor\n", 1, 11, "expected a list");
+    parse_bad("namespaces:\n  include: [a]\n", 2, 12, "unknown key \"include\"");
+    parse_bad("namespaces:\n  exclude: [a, 3]\n", 2, 16, "namespaces.exclude[1]");
+    parse_bad("placement:\n  strategy: random\n", 2, 13, "unknown strategy");
+    parse_bad("placement:\n  coreWeight: 101\n", 2, 15, "out of range");
+    parse_bad("placement: spread\n", 1, 12, "expected a map");
+    parse_bad("- a\n- b\n", 1, 1, "expected a map");
+    parse_bad("minDeviceMemory: 1Gi\n---\nminDeviceMemory: 2Gi\n", 3, 0, "one document");
+    parse_bad("{\"rules\": {\"min-memory\": \"warn\",\n \"nope\": \"off\"}}", 2, 10, "unknown rule");
+    parse_bad("minDeviceMemory: [1\n", 0, 0, "cfg.yaml");
+}
+END_TEST
+
+START_TEST(refcount)
+{
+    gpa_config_t *cfg = parse_ok("maxPodsPerDevice: 8\n");
+    ck_assert_ptr_eq(gpa_config_retain(cfg), cfg);
+    gpa_config_release(cfg);
+    ck_assert_int_eq(cfg->max_pods_per_device, 8); /* still held once */
+    gpa_config_release(cfg);
+    gpa_config_release(NULL);
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, every_key_yaml);
+    tcase_add_test(tc, json_and_numbers);
+    tcase_add_test(tc, broken_configs);
+    tcase_add_test(tc, refcount);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(config_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
