@@ -143,14 +143,14 @@ func TestDeploymentServesWithCertKeyConfig(t *testing.T) {
 	if len(args) == 0 || args[0] != "serve" {
 		t.Fatalf("args %v do not start with serve", args)
 	}
-	for _, want := range []string{"--listen=:9443", "--metrics-listen=:8080", "--cert=/etc/gpuadmit/tls/tls.crt",
+	for _, want := range []string{"--listen=:9443", "--metrics-listen=:8080", "--cert=/etc/gpuadmit/tls/tls.crt", "--threads=2",
 		"--key=/etc/gpuadmit/tls/tls.key", "--config=/etc/gpuadmit/config/config.yaml"} {
 		if !contains(args, want) {
 			t.Errorf("args %v lack %s", args, want)
 		}
 	}
 	for _, a := range args {
-		if strings.HasPrefix(a, "--inventory") || a == "--http2" {
+		if strings.HasPrefix(a, "--inventory") || strings.HasPrefix(a, "--client-ca") || a == "--http2" {
 			t.Errorf("unexpected %s by default", a)
 		}
 	}
@@ -367,6 +367,33 @@ func TestInventory(t *testing.T) {
 	}
 }
 
+func TestServeOptionsFromValues(t *testing.T) {
+	objs, _ := render(t, rel, withCA(Map{"serve": Map{"clientCASecret": "apiserver-client-ca", "threads": 0,
+		"http2": true, "port": 8443, "extraArgs": []interface{}{"--tls-min-version=1.3"}}}))
+	c := container(t, objs)
+	args := strs(c["args"])
+	for _, want := range []string{"--client-ca=/etc/gpuadmit/client-ca/ca.crt", "--http2", "--listen=:8443", "--tls-min-version=1.3"} {
+		if !contains(args, want) {
+			t.Errorf("args %v lack %s", args, want)
+		}
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--threads") {
+			t.Errorf("threads 0 still passes %s", a)
+		}
+	}
+	found := false
+	for _, v := range get(find(t, objs, "Deployment"), "spec", "template", "spec", "volumes").([]interface{}) {
+		found = found || get(v, "secret", "secretName") == "apiserver-client-ca"
+	}
+	if !found {
+		t.Errorf("client CA Secret not mounted")
+	}
+	if get(c, "ports", 0, "containerPort") != 8443 {
+		t.Errorf("webhook port %v", get(c, "ports", 0))
+	}
+}
+
 func TestSecretFromValues(t *testing.T) {
 	objs, _ := render(t, rel, withCA(Map{"tls": Map{"create": true, "cert": "CERT PEM", "key": "KEY PEM"}}))
 	s := find(t, objs, "Secret")
@@ -476,6 +503,34 @@ func TestCaBundleFromGpuadmitCerts(t *testing.T) {
 	data, _ := base64.StdEncoding.DecodeString(get(find(t, objs, "Secret"), "data", "tls.key").(string))
 	if string(data) != string(key) {
 		t.Errorf("Secret tls.key differs from the file")
+	}
+}
+
+// The ConfigMap's config.yaml is one gpuadmit itself accepts (`validate --config` exits 2 on a bad config).
+func TestRenderedConfigLoadsInGpuadmit(t *testing.T) {
+	bin := os.Getenv("GPUADMIT_BIN")
+	if bin == "" {
+		t.Skip("GPUADMIT_BIN not set")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s not built", bin)
+	}
+	dir := t.TempDir()
+	pod := filepath.Join(dir, "pod.yaml")
+	if err := os.WriteFile(pod, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, user := range []Map{withCA(nil), withCA(Map{"config": Map{"rules": Map{"min-memory": "warn", "infeasible": "off"},
+		"placement": Map{"strategy": "spread"}, "minDeviceMemory": "1Gi"}})} {
+		objs, _ := render(t, rel, user)
+		cfg := filepath.Join(dir, fmt.Sprintf("config%d.yaml", i))
+		if err := os.WriteFile(cfg, []byte(get(find(t, objs, "ConfigMap"), "data", "config.yaml").(string)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(bin, "validate", "--config", cfg, pod).CombinedOutput()
+		if err != nil {
+			t.Errorf("gpuadmit validate --config %s: %v\n%s", cfg, err, out)
+		}
 	}
 }
 
