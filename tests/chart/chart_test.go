@@ -1,7 +1,9 @@
 package chart
 
 import (
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
@@ -490,12 +492,13 @@ func TestCaBundleFromGpuadmitCerts(t *testing.T) {
 		t.Fatalf("gpuadmit certs: %v", err)
 	}
 	bundle := strings.TrimSpace(string(stdout))
-	pem, err := base64.StdEncoding.DecodeString(bundle)
-	if err != nil || !strings.HasPrefix(string(pem), "-----BEGIN CERTIFICATE-----") {
+	caPEM, err := base64.StdEncoding.DecodeString(bundle)
+	if err != nil || !strings.HasPrefix(string(caPEM), "-----BEGIN CERTIFICATE-----") {
 		t.Fatalf("caBundle %q does not decode to a PEM certificate", bundle)
 	}
 	crt, _ := os.ReadFile(filepath.Join(dir, "certs", "tls.crt"))
 	key, _ := os.ReadFile(filepath.Join(dir, "certs", "tls.key"))
+	verifyAsAPIServer(t, caPEM, crt)
 	objs, _ := render(t, rel, Map{"webhook": Map{"caBundle": bundle}, "tls": Map{"create": true, "cert": string(crt), "key": string(key)}})
 	if get(find(t, objs, "ValidatingWebhookConfiguration"), "webhooks", 0, "clientConfig", "caBundle") != bundle {
 		t.Errorf("caBundle not carried into the webhook configuration")
@@ -503,6 +506,33 @@ func TestCaBundleFromGpuadmitCerts(t *testing.T) {
 	data, _ := base64.StdEncoding.DecodeString(get(find(t, objs, "Secret"), "data", "tls.key").(string))
 	if string(data) != string(key) {
 		t.Errorf("Secret tls.key differs from the file")
+	}
+}
+
+// verifyAsAPIServer checks the serving certificate as kube-apiserver (Go's crypto/x509) does with the caBundle,
+// for every name the webhook's Service is reached by.
+func verifyAsAPIServer(t *testing.T, caPEM, leafPEM []byte) {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatal("caBundle holds no certificate Go can read")
+	}
+	block, _ := pem.Decode(leafPEM)
+	if block == nil {
+		t.Fatal("tls.crt is not PEM")
+	}
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatalf("tls.crt: %v", err)
+	}
+	for _, name := range []string{"gpuadmit.gpu-system.svc", "gpuadmit.gpu-system.svc.cluster.local", "gpuadmit.gpu-system"} {
+		opts := x509.VerifyOptions{Roots: pool, DNSName: name, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+		if _, err := leaf.Verify(opts); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: "gpuadmit.other.svc"}); err == nil {
+		t.Errorf("the certificate verifies for a name it was not made for")
 	}
 }
 
