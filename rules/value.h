@@ -79,6 +79,13 @@ int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **o
  */
 int gpa_yaml_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
 
+/*
+ * What gpa_yaml_parse would make of s[0..n) written as an untagged plain scalar: GPA_VNULL, GPA_VBOOL,
+ * GPA_VNUMBER or GPA_VSTRING; -1 when it would be an error or not a plain value (.inf, .nan, the merge key
+ * <<). The YAML emitter quotes every string for which this is not GPA_VSTRING.
+ */
+int gpa_yaml_plain_type(const char *s, size_t n);
+
 /* JSON when the first non-blank byte is '{' or '[', YAML otherwise. */
 int gpa_docs_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
 

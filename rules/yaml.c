@@ -501,13 +501,42 @@ static gpa_value_t *resolve_number(yparser_t *y, const char *s, size_t n, yaml_m
     return NULL;
 }
 
+static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
+static const char *const trues[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", NULL};
+static const char *const falses[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", NULL};
+static const char *const specials[] = {".nan",  ".NaN",  ".NAN",  ".inf",  ".Inf",  ".INF", "+.inf",
+                                       "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL};
+
+static int starts_number(const char *s, size_t n)
+{
+    return n != 0 && ((s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '+' || s[0] == '.');
+}
+
+int gpa_yaml_plain_type(const char *s, size_t n)
+{
+    if (is_one_of(s, n, nulls))
+        return GPA_VNULL;
+    if (is_one_of(s, n, trues) || is_one_of(s, n, falses))
+        return GPA_VBOOL;
+    if (is_one_of(s, n, specials) || (n == 2 && memcmp(s, "<<", 2) == 0))
+        return -1;
+    if (!starts_number(s, n))
+        return GPA_VSTRING;
+    /* room for the underscore-free copy and, after it, resolve_float's output (n + 2 bytes) */
+    char small[256], *plain = 2 * n + 3 <= sizeof(small) ? small : gpa_xmalloc(2 * n + 3), num[32];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '_')
+            plain[m++] = s[i];
+    }
+    int number = resolve_int(plain, m, num) != 0 || resolve_float(plain, m, plain + m) != 0;
+    if (plain != small)
+        free(plain);
+    return number ? GPA_VNUMBER : GPA_VSTRING;
+}
+
 static int resolve_plain(yparser_t *y, const char *s, size_t n, yaml_mark_t mark, gpa_value_t **out)
 {
-    static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
-    static const char *const trues[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", NULL};
-    static const char *const falses[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", NULL};
-    static const char *const specials[] = {".nan",  ".NaN",  ".NAN",  ".inf",  ".Inf",  ".INF", "+.inf",
-                                           "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", NULL};
     if (is_one_of(s, n, nulls)) {
         *out = new_node(y, GPA_VNULL, mark);
         return 0;
@@ -521,7 +550,7 @@ static int resolve_plain(yparser_t *y, const char *s, size_t n, yaml_mark_t mark
         return fail_mark(y, mark, "%s cannot be represented in JSON (Kubernetes rejects infinities and NaN)",
                          gpa_arena_strndup(y->a, s, n));
     *out = NULL;
-    if (n != 0 && ((s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '+' || s[0] == '.'))
+    if (starts_number(s, n))
         *out = resolve_number(y, s, n, mark);
     return 0;
 }
