@@ -1,11 +1,283 @@
-/* Placeholder: replaced by the real verb. */
+/*
+ * gpuadmit fit (SPEC §6): where each Pod would go. Every Pod spec read (a Pod's own, or each template of a
+ * workload) is normalized and placed on the inventory: the node, each device share, the score and the
+ * annotation the scheduler would write; or, when nothing fits, each node's first reason. Nodes are taken
+ * empty ("could it ever fit") unless --now counts what scheduled Pods hold.
+ * Exit 0 when every Pod fits, 1 when one does not, 2 on a usage error or unreadable input.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "alloc.h"
 #include "cli.h"
+#include "engine.h"
+#include "inventory.h"
+#include "input.h"
+#include "normalize.h"
+#include "report.h"
+
+typedef struct st_fit_cmd_t {
+    gpa_config_t *cfg;
+    gpa_inventory_t *inv;
+    int now, json;
+    size_t pods, misfits, unreadable, printed;
+    gpa_arena_t scratch; /* per Pod spec */
+} fit_cmd_t;
+
+/* What one Pod spec came to: a placement, or the reasons it is not even a valid request. */
+typedef struct st_fit_result_t {
+    const char *source, *kind, *namespace_, *name;
+    gpa_placement_t p;
+    const char **invalid; /* deny findings when the spec does not normalize */
+    size_t ninvalid;
+} fit_result_t;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpuadmit fit --inventory F [--inventory F]... [--now] [--config F] [-o text|json] PATH...\n"
+                 "\n"
+                 "Places each Pod (or workload template) on the inventory's GPUs, as the scheduler would:\n"
+                 "the node, each device share (core %%, bytes, fraction of the device), the score, and the\n"
+                 "annotation the scheduler writes; when nothing fits, each node's first reason.\n"
+                 "\n"
+                 "  --inventory F     Nodes, Device objects, Pods (kubectl get -o json) or the compact form\n"
+                 "  --now             count what scheduled Pods hold (default: nodes taken empty)\n"
+                 "  --config F        configuration (placement strategy, coreWeight, maxPodsPerDevice)\n"
+                 "  -o, --output FMT  text (default) or json\n"
+                 "\n"
+                 "exit: 0 every Pod fits, 1 one does not, 2 usage error or unreadable input\n");
+}
+
+static const char *fraction_text(gpa_arena_t *a, int64_t f)
+{
+    return gpa_arena_printf(a, "%" PRId64 ".%04" PRId64, f / 10000, f % 10000);
+}
+
+/* ---- output ---- */
+
+static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
+{
+    json_t *o = json_object(), *devs = json_array(), *ann = json_object(), *reasons = json_array();
+    json_object_set_new(o, "source", json_string(r->source));
+    json_object_set_new(o, "kind", json_string(r->kind));
+    json_object_set_new(o, "namespace", json_string(r->namespace_));
+    json_object_set_new(o, "name", json_string(r->name));
+    json_object_set_new(o, "feasible", json_boolean(r->p.feasible));
+    json_object_set_new(o, "node", r->p.node != NULL ? json_string(r->p.node) : json_null());
+    json_object_set_new(o, "score", json_integer(r->p.score));
+    for (size_t i = 0; i < r->p.nshares; i++) {
+        const gpa_share_t *s = &r->p.shares[i];
+        json_array_append_new(devs, json_pack("{s:s, s:I, s:I, s:I, s:s}", "container", s->container ? s->container->name : "",
+                                              "minor", (json_int_t)s->minor, "core", (json_int_t)s->core, "memoryBytes",
+                                              (json_int_t)s->memory_bytes, "fraction", fraction_text(a, s->fraction)));
+    }
+    for (size_t i = 0; i < r->p.nannotations; i++)
+        json_object_set_new(ann, r->p.annotations[i].key, json_string(r->p.annotations[i].value));
+    for (size_t i = 0; i < r->ninvalid; i++)
+        json_array_append_new(reasons, json_pack("{s:n, s:s}", "node", "reason", r->invalid[i]));
+    for (size_t i = 0; i < r->p.nreasons; i++)
+        if (r->p.reasons[i].reason != NULL)
+            json_array_append_new(reasons, json_pack("{s:s, s:s}", "node", r->p.reasons[i].node, "reason", r->p.reasons[i].reason));
+    json_object_set_new(o, "devices", devs);
+    json_object_set_new(o, "annotations", ann);
+    json_object_set_new(o, "reasons", reasons);
+    json_object_set_new(o, "bounded", json_boolean(r->p.bounded));
+    return o;
+}
+
+static void print_json(fit_cmd_t *f, const fit_result_t *r)
+{
+    json_t *o = result_json(&f->scratch, r);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s == NULL) { /* only text that is not UTF-8 gets here */
+        fprintf(stderr, "%s: cannot encode the placement of %s as JSON\n", r->source, r->name);
+        f->unreadable++;
+    } else {
+        printf("%s%s", f->printed++ > 0 ? ",\n" : "", s);
+    }
+    free(s);
+    json_decref(o);
+}
+
+static void print_text(fit_cmd_t *f, const fit_result_t *r)
+{
+    const char *who = gpa_arena_printf(&f->scratch, "%s %s/%s%s%s", r->source, r->kind, r->namespace_,
+                                       r->namespace_[0] != '\0' ? "/" : "", r->name);
+    if (r->ninvalid > 0) {
+        printf("%s: not a valid GPU request\n", who);
+        for (size_t i = 0; i < r->ninvalid; i++)
+            printf("  %s\n", r->invalid[i]);
+        return;
+    }
+    if (!r->p.feasible) {
+        printf("%s: does not fit%s\n", who, r->p.bounded ? " (search bounded)" : "");
+        size_t shown = 0;
+        for (size_t i = 0; i < r->p.nreasons; i++)
+            if (r->p.reasons[i].reason != NULL)
+                printf("  %s: %s\n", r->p.reasons[i].node, r->p.reasons[i].reason), shown++;
+        if (shown == 0)
+            printf("  the inventory has no GPU nodes\n");
+        return;
+    }
+    printf("%s: fits on %s (score %" PRId64 ")%s\n", who, r->p.node, r->p.score, r->p.bounded ? " (search bounded)" : "");
+    for (size_t i = 0; i < r->p.nshares; i++) {
+        const gpa_share_t *s = &r->p.shares[i];
+        char mem[32];
+        gpa_fit_format_bytes(s->memory_bytes, 1, mem);
+        printf("  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s\n",
+               s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
+               fraction_text(&f->scratch, s->fraction));
+    }
+    for (size_t i = 0; i < r->p.nannotations; i++)
+        printf("  annotation %s: %s\n", r->p.annotations[i].key, r->p.annotations[i].value);
+}
+
+/* ---- placing ---- */
+
+/* Why a spec does not normalize: the validation rules' deny findings (gpa_check says it once, for all). */
+static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
+{
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1};
+    gpa_verdict_t v;
+    gpa_error_t err;
+    gpa_error_init(&err, r->source);
+    r->invalid = gpa_arena_calloc(&f->scratch, 2, sizeof(*r->invalid));
+    r->invalid[0] = "the GPU request does not normalize (see gpuadmit validate)";
+    r->ninvalid = 1;
+    if (gpa_check(&f->scratch, f->cfg, obj, &opts, &v, &err) != 0 || v.violations.len == 0)
+        return;
+    r->invalid = gpa_arena_calloc(&f->scratch, v.violations.len + 1, sizeof(*r->invalid));
+    r->ninvalid = 0;
+    for (size_t i = 0; i < v.violations.len; i++)
+        if (v.violations.items[i].action == GPA_ACTION_DENY)
+            r->invalid[r->ninvalid++] = gpa_violation_line(&f->scratch, &v.violations.items[i]);
+    if (r->ninvalid == 0)
+        r->invalid[r->ninvalid++] = "the GPU request does not normalize (see gpuadmit validate)";
+}
+
+static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, size_t k)
+{
+    const gpa_podspec_t *pod = &obj->pods[k];
+    fit_result_t r = {.source = source, .kind = obj->kind, .namespace_ = obj->namespace_, .name = obj->name};
+    gpa_request_t req;
+    gpa_arena_clear(&f->scratch);
+    if (obj->npods > 1) /* a workload with several templates: say which */
+        r.name = gpa_arena_printf(&f->scratch, "%s[%s]", obj->name, pod->path);
+    if (gpa_normalize(&f->scratch, f->cfg, pod, &req) != 0) {
+        explain_invalid(f, obj, &r);
+    } else {
+        gpa_alloc_opts_t opts = {.now = f->now};
+        gpa_alloc_place(&f->scratch, f->inv, f->cfg, pod, &req, &opts, &r.p);
+    }
+    f->pods++;
+    if (!r.p.feasible)
+        f->misfits++;
+    if (f->json)
+        print_json(f, &r);
+    else
+        print_text(f, &r);
+}
+
+static int on_document(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc)
+{
+    fit_cmd_t *f = ctx;
+    gpa_objects_t objs = {0};
+    if (gpa_cli_decode(a, file, doc, &objs) != 0) {
+        f->unreadable++;
+        return 0; /* reported; the next document is still placed */
+    }
+    for (size_t i = 0; i < objs.len; i++)
+        for (size_t k = 0; k < objs.items[i]->npods; k++)
+            fit_podspec(f, source, objs.items[i], k);
+    return 0;
+}
+
+/* ---- command line ---- */
+
+typedef struct st_options_t {
+    const char *config, *output;
+    char **inventories;
+    size_t ninventories;
+    int now;
+} options_t;
+
+/* -1 after a message on a bad command line, 1 for --help, 0 otherwise; paths start at optind. */
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    static const struct option longopts[] = {
+        {"inventory", required_argument, NULL, 'i'}, {"now", no_argument, NULL, 'n'},  {"config", required_argument, NULL, 'c'},
+        {"output", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
+            o->inventories[o->ninventories++] = optarg;
+            break;
+        case 'n':
+            o->now = 1;
+            break;
+        case 'c':
+            o->config = optarg;
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'h':
+            return 1;
+        default:
+            return -1;
+        }
+    }
+    if (strcmp(o->output, "text") != 0 && strcmp(o->output, "json") != 0)
+        return fprintf(stderr, "fit: -o must be text or json, not '%s'\n", o->output), -1;
+    if (o->ninventories == 0)
+        return fprintf(stderr, "fit: --inventory F is required\n"), -1;
+    if (optind >= argc)
+        return fprintf(stderr, "fit: no PATH given (use - for stdin)\n"), -1;
+    return 0;
+}
+
+static int finish(fit_cmd_t *f, int walk_rc)
+{
+    if (f->json)
+        printf("%s]\n", f->printed > 0 ? "\n" : "");
+    else
+        printf("%zu Pod spec%s: %zu fit%s, %zu do%s not%s\n", f->pods, f->pods == 1 ? "" : "s", f->pods - f->misfits,
+               f->pods - f->misfits == 1 ? "s" : "", f->misfits, f->misfits == 1 ? "es" : "",
+               f->unreadable > 0 || walk_rc != 0 ? "; some input could not be read (see stderr)" : "");
+    if (walk_rc != 0 || f->unreadable > 0)
+        return GPA_EXIT_USAGE;
+    return f->misfits > 0 ? GPA_EXIT_DENIED : GPA_EXIT_OK;
+}
 
 int gpa_cmd_fit(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "%s: not built yet\n", argv[0]);
-    return GPA_EXIT_USAGE;
+    options_t o = {.output = "text"};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        usage(rc > 0 ? stdout : stderr);
+        free(o.inventories);
+        return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
+    }
+    fit_cmd_t f = {.now = o.now, .json = strcmp(o.output, "json") == 0};
+    if (gpa_cli_load_config(o.config, &f.cfg) != 0 || gpa_cli_load_inventory(o.inventories, o.ninventories, &f.inv) != 0) {
+        rc = GPA_EXIT_USAGE;
+        goto Exit;
+    }
+    gpa_arena_init(&f.scratch);
+    if (f.json)
+        fputs("[", stdout);
+    rc = finish(&f, gpa_input_walk(argv + optind, (size_t)(argc - optind), on_document, &f));
+    gpa_arena_dispose(&f.scratch);
+Exit:
+    gpa_inventory_release(f.inv);
+    gpa_config_release(f.cfg);
+    free(o.inventories);
+    return rc;
 }

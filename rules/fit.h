@@ -13,10 +13,6 @@
 /* Drops every record added since the last successful commit (a loader that failed half-way). */
 void gpa_inventory_rollback_(gpa_inventory_t *inv);
 
-/* Bytes as people read them: "20Gi", "512Mi", "12.5Gi" (one decimal, rounded down when `up` is 0, up when 1),
- * or plain bytes below 1Ki. Writes at most 32 bytes. */
-void gpa_fit_format_bytes(int64_t bytes, int up, char dst[32]);
-
 /* Overflow-saturating helpers for accounting (decisions use the checked forms). */
 static inline int64_t gpa_fit_sat_add(int64_t x, int64_t y)
 {

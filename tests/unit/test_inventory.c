@@ -125,12 +125,12 @@ START_TEST(compact_form)
     size_t n;
     const gpa_node_t *nodes = gpa_inventory_nodes(inv, &n);
     ck_assert_uint_eq(n, 4);
-    ck_assert_str_eq(nodes[0].name, "a100-0");
-    ck_assert_str_eq(nodes[1].name, "a100-1");
-    ck_assert_str_eq(nodes[2].name, "a40");
-    ck_assert_uint_eq(nodes[0].ngpus, 8);
-    ck_assert_int_eq(nodes[0].gpus[0].memory, 80 * GI);
-    ck_assert_str_eq(gpa_node_label(&nodes[1], "gpu"), "a100");
+    ck_assert_str_eq(nodes[0].name, "a40");
+    ck_assert_str_eq(nodes[2].name, "plan-a100-0");
+    ck_assert_str_eq(nodes[3].name, "plan-a100-1");
+    ck_assert_uint_eq(nodes[2].ngpus, 8);
+    ck_assert_int_eq(nodes[2].gpus[0].memory, 80 * GI);
+    ck_assert_str_eq(gpa_node_label(&nodes[3], "gpu"), "a100");
     ck_assert(!gpu(inv, "a40", 3)->healthy);
     ck_assert_int_eq(gpu(inv, "a40", 0)->memory_used, 20 * GI);
     ck_assert_int_eq(gpu(inv, "a40", 1)->memory_used, 40 * GI); /* ratio 100 of 40Gi */
