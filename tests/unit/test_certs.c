@@ -377,6 +377,55 @@ START_TEST(leaf_cert_as_ca_is_an_error)
 }
 END_TEST
 
+/* Writes a self-signed CA (CA:TRUE) whose validity ended `ago` seconds ago, with its key, as ca.crt/ca.key. */
+static void write_expired_ca(long ago)
+{
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    X509 *x = X509_new();
+    X509_set_version(x, X509_VERSION_3);
+    ASN1_INTEGER_set(X509_get_serialNumber(x), 7);
+    X509_gmtime_adj(X509_getm_notBefore(x), -10 * 86400);
+    X509_gmtime_adj(X509_getm_notAfter(x), -ago);
+    X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC, (const unsigned char *)"old-ca", -1, -1, 0);
+    X509_set_issuer_name(x, X509_get_subject_name(x));
+    X509_set_pubkey(x, key);
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, x, x, NULL, NULL, 0);
+    X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints, "critical,CA:TRUE");
+    X509_add_ext(x, ext, -1);
+    X509_EXTENSION_free(ext);
+    ck_assert_int_gt(X509_sign(x, key, EVP_sha256()), 0);
+    FILE *f = fopen(path_of("ca.crt"), "w");
+    PEM_write_X509(f, x);
+    fclose(f);
+    f = fopen(path_of("ca.key"), "w");
+    PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL, NULL);
+    fclose(f);
+    X509_free(x);
+    EVP_PKEY_free(key);
+}
+
+START_TEST(expired_ca_is_an_error)
+{
+    gpa_certs_options_t o;
+    opts_for(&o);
+    write_expired_ca(86400);
+    ck_assert(generate_fails(&o, "ca.crt: the existing CA has expired"));
+    ck_assert_int_ne(access(path_of("tls.crt"), F_OK), 0);
+}
+END_TEST
+
+START_TEST(out_dir_that_is_a_file_is_an_error)
+{
+    gpa_certs_options_t o;
+    opts_for(&o);
+    write_file("plain", "x");
+    o.out_dir = path_of("plain");
+    ck_assert(generate_fails(&o, "plain: exists and is not a directory"));
+}
+END_TEST
+
 START_TEST(ca_must_outlive_the_serving_certificate)
 {
     gpa_certs_options_t o;
@@ -555,6 +604,8 @@ int main(void)
     tcase_add_test(tc, mismatched_ca_key_is_an_error);
     tcase_add_test(tc, leaf_cert_as_ca_is_an_error);
     tcase_add_test(tc, ca_must_outlive_the_serving_certificate);
+    tcase_add_test(tc, expired_ca_is_an_error);
+    tcase_add_test(tc, out_dir_that_is_a_file_is_an_error);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, not_after);
     tcase_add_test(tc, not_after_calendar);
