@@ -90,8 +90,9 @@ static int already_had(const gpa_violations_t *old, const gpa_violation_t *v)
     return 0;
 }
 
-/* Mutates (CREATE): sets out->patch, out->mutations, out->mutated and *target to the re-read mutated object. */
-static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, gpa_verdict_t *out,
+/* Mutates (CREATE): sets out->patch, out->mutations, out->mutated and, when `reread`, *target to the mutated object
+ * decoded again (validation must read what the API server will store, not what was sent). */
+static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, int reread, gpa_verdict_t *out,
                          gpa_strings_t *mutation_warnings, gpa_object_t **target, gpa_error_t *err)
 {
     gpa_mutate(a, cfg, obj, &out->patch, mutation_warnings, &out->mutations);
@@ -100,6 +101,9 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *
     gpa_value_t *root = obj->root;
     if (gpa_patch_apply(a, &root, &out->patch, err) != 0)
         return -1;
+    out->mutated = root;
+    if (!reread)
+        return 0; /* nothing validates the result (the mutating webhook): skip the second decode */
     gpa_object_t *mutated;
     if (gpa_decode_object(a, root, &mutated, err) != 0)
         return -1;
@@ -108,7 +112,6 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *
         mutated->namespace_ = obj->namespace_;
     if (mutated->name[0] == '\0')
         mutated->name = obj->name;
-    out->mutated = root;
     *target = mutated;
     return 0;
 }
@@ -145,7 +148,8 @@ int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const 
         return 0;
     gpa_object_t *target = obj;
     gpa_strings_t mutation_warnings = {0};
-    if (opts->mutate && opts->operation == GPA_OP_CREATE && run_mutations(a, cfg, obj, out, &mutation_warnings, &target, err) != 0)
+    if (opts->mutate && opts->operation == GPA_OP_CREATE &&
+        run_mutations(a, cfg, obj, opts->validate, out, &mutation_warnings, &target, err) != 0)
         return -1;
     if (opts->validate)
         run_validation(a, cfg, opts, target, out);
