@@ -7,6 +7,7 @@
 #include "rules_impl.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static int enabled(const gpa_config_t *cfg, gpa_resource_t r)
 {
@@ -49,8 +50,11 @@ void gpa_check_malformed_quantity(gpa_rule_ctx_t *ctx)
     for (int r = 0; r < GPA_R__COUNT; r++) {
         if (!enabled(ctx->cfg, (gpa_resource_t)r))
             continue;
-        malformed_one(ctx, (gpa_resource_t)r, &ctx->c->requests[r]);
-        malformed_one(ctx, (gpa_resource_t)r, &ctx->c->limits[r]);
+        const gpa_amount_t *req = &ctx->c->requests[r], *lim = &ctx->c->limits[r];
+        malformed_one(ctx, (gpa_resource_t)r, req);
+        /* The same bad text in request and limit is one mistake: reported once, at the request. */
+        if (!(req->present && lim->present && req->status == lim->status && strcmp(req->text, lim->text) == 0))
+            malformed_one(ctx, (gpa_resource_t)r, lim);
     }
 }
 
@@ -97,18 +101,17 @@ static void report_pair(gpa_rule_ctx_t *ctx, unsigned d0, unsigned d1, const cha
     if (c0 == c1)
         gpa_rule_report(ctx, c0->name, gpa_rule_resources_path(ctx->a, c0), n0, n1, "%s with %s; %s", n0, n1, fix);
     else
-        gpa_rule_report(ctx, NULL, ctx->pod->path, n0, n1, "%s (container %s) with %s (container %s) in one Pod; %s", n0, c0->name,
-                        n1, c1->name, fix);
+        gpa_rule_report(ctx, NULL, ctx->pod->path, n0, n1, "%s (in %s) and %s (in %s); %s", n0, c0->name, n1, c1->name, fix);
 }
 
 void gpa_check_vendor_vs_share(gpa_rule_ctx_t *ctx)
 {
-    report_pair(ctx, GPA_DIALECT_VENDOR, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU, "request whole GPUs or a GPU share, not both");
+    report_pair(ctx, GPA_DIALECT_VENDOR, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU, "use whole GPUs or a share, not both");
 }
 
 void gpa_check_mixed_share_apis(gpa_rule_ctx_t *ctx)
 {
-    report_pair(ctx, GPA_DIALECT_KOORDINATOR, GPA_DIALECT_MGPU, "use one GPU-share API per Pod");
+    report_pair(ctx, GPA_DIALECT_KOORDINATOR, GPA_DIALECT_MGPU, "use one share API per Pod");
 }
 
 /* Negative values anywhere; gpu.shared and the deprecated gpu declared as 0. mGPU's core is rules_mgpu.c's. */

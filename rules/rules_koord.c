@@ -153,7 +153,7 @@ void gpa_check_core_without_memory(gpa_rule_ctx_t *ctx)
         return;
     const gpa_amount_t *am = gpa_rc_amount(cfg, ctx->c, CORE);
     gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(CORE), NULL,
-                    "%s without GPU memory; add koordinator.sh/gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(CORE));
+                    "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(CORE));
 }
 
 void gpa_check_shared_without_memory(gpa_rule_ctx_t *ctx)
@@ -163,8 +163,7 @@ void gpa_check_shared_without_memory(gpa_rule_ctx_t *ctx)
         return;
     const gpa_amount_t *am = gpa_rc_amount(cfg, ctx->c, SHARED);
     gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(SHARED), NULL,
-                    "%s without GPU memory; add koordinator.sh/gpu-memory (e.g. 8Gi) or gpu-memory-ratio",
-                    gpa_resource_name(SHARED));
+                    "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(SHARED));
 }
 
 void gpa_check_shared_required(gpa_rule_ctx_t *ctx)

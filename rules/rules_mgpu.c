@@ -142,10 +142,10 @@ void gpa_mgpu_non_positive(gpa_rule_ctx_t *ctx)
     const gpa_amount_t *am = gpa_rc_amount(ctx->cfg, ctx->c, MCORE);
     if (am == NULL)
         gpa_rule_report(ctx, ctx->c->name, gpa_rule_resources_path(ctx->a, ctx->c), gpa_resource_name(MCORE), NULL,
-                        "%s missing; an mGPU container needs a core percent (e.g. 30, or 100 per card)", gpa_resource_name(MCORE));
+                        "%s missing; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
     else if (am->status == GPA_Q_OK && am->value == 0)
         gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MCORE), NULL,
-                        "%s: 0; an mGPU container needs a core percent (e.g. 30, or 100 per card)", gpa_resource_name(MCORE));
+                        "%s: 0; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
 }
 
 void gpa_mgpu_divisibility(gpa_rule_ctx_t *ctx)
@@ -194,8 +194,8 @@ void gpa_check_full_card_memory(gpa_rule_ctx_t *ctx)
     if (!mgpu_core(ctx, &core, &k) || !whole_cards(core, k) || !gpa_rc_declared(ctx->cfg, ctx->c, MMEM))
         return;
     gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), gpa_resource_name(MCORE),
-                    "%s set with whole cards (mgpu-core %lld); remove it, whole cards get all their memory",
-                    gpa_resource_name(MMEM), (long long)core);
+                    "%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory", gpa_resource_name(MMEM),
+                    (long long)core);
 }
 
 void gpa_mgpu_min_memory(gpa_rule_ctx_t *ctx)

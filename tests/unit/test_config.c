@@ -126,7 +126,7 @@ START_TEST(broken_configs)
     parse_bad("- a\n- b\n", 1, 1, "expected a map");
     parse_bad("minDeviceMemory: 1Gi\n---\nminDeviceMemory: 2Gi\n", 3, 0, "one document");
     parse_bad("{\"rules\": {\"min-memory\": \"warn\",\n \"nope\": \"off\"}}", 2, 10, "unknown rule");
-    parse_bad("minDeviceMemory: [1\n", 0, 0, "cfg.yaml");
+    parse_bad("minDeviceMemory: [1\n", 2, 0, "cfg.yaml");
 }
 END_TEST
 
