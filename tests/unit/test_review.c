@@ -299,6 +299,35 @@ START_TEST(bench_review_file)
 }
 END_TEST
 
+/* Every prefix and a spread of one-byte corruptions of a real review: a clean 200 or 400, never a crash. */
+START_TEST(truncated_and_corrupted_everywhere)
+{
+    FILE *f = fopen("/work/shared/bench/review-pod-5k.json", "rb");
+    if (f == NULL)
+        return;
+    static char buf[65536], copy[65536];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    for (size_t len = 0; len < n; len++) {
+        gpa_review_t r;
+        gpa_review(&arena, cfg, NULL, (gpa_webhook_t)(len & 1), buf, len, &r);
+        ck_assert_msg(r.http_status == 400 || r.http_status == 200, "prefix %zu: status %d", len, r.http_status);
+        gpa_arena_clear(&arena);
+    }
+    static const char bytes[] = {'"', '{', '}', '[', ']', ',', ':', '\\', '0', 'x', '\0', (char)0xff};
+    for (size_t pos = 0; pos < n; pos += 7) {
+        memcpy(copy, buf, n);
+        copy[pos] = bytes[pos % sizeof(bytes)];
+        gpa_review_t r;
+        gpa_review(&arena, cfg, NULL, (gpa_webhook_t)(pos & 1), copy, n, &r);
+        ck_assert_msg(r.http_status == 400 || r.http_status == 200, "byte %zu: status %d", pos, r.http_status);
+        if (r.http_status == 200)
+            ck_assert_ptr_nonnull(strstr(r.body, "\"response\""));
+        gpa_arena_clear(&arena);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("review");
@@ -315,6 +344,8 @@ int main(void)
     tcase_add_loop_test(tc, bad_input_is_400, 0, (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])));
     tcase_add_test(tc, null_body);
     tcase_add_test(tc, bench_review_file);
+    tcase_add_test(tc, truncated_and_corrupted_everywhere);
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
