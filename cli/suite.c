@@ -255,7 +255,11 @@ static int load_inline(loader_t *l, gpa_value_t *v, const char *path, objref_t *
 {
     if (want_type(l, v, GPA_VOBJECT, path) != 0)
         return -1;
-    *out = (objref_t){v, "inline", l->file};
+    docvec_t objs = {0};
+    flatten(l->a, v, &objs, 0); /* a List of one is that one object, as in a file */
+    if (objs.len != 1 || objs.items[0]->type != GPA_VOBJECT)
+        return fail(l, v, path, "holds %zu objects, not one", objs.len);
+    *out = (objref_t){objs.items[0], "inline", l->file};
     return 0;
 }
 
