@@ -1,0 +1,29 @@
+# Fuzz drivers (libFuzzer), one per parser: tests/fuzz/fuzz_{json,yaml,quantity}.c. Built only on request,
+# with clang:
+#
+#   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON
+#   cmake --build build-fuzz --target fuzz_json fuzz_yaml fuzz_quantity
+#   mkdir -p build-fuzz/corpus-json && build-fuzz/fuzz_json build-fuzz/corpus-json tests/fuzz/seeds/json -max_total_time=60
+#
+# The engine library is instrumented for coverage (fuzzer-no-link) so the fuzzer sees inside the parsers.
+# Seeds: tests/fuzz/seeds/<parser>/ plus any case directory (examples/, tests/cases/) given on the command line.
+# Registered as ctests (label "fuzz") that replay the seeds once, so a crash found and added as a seed stays fixed.
+option(GPA_FUZZ "Build the libFuzzer drivers (requires clang)" OFF)
+if(GPA_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "GPA_FUZZ=ON needs clang: CC=clang cmake -DGPA_FUZZ=ON ...")
+  endif()
+  target_compile_options(gpa_rules PRIVATE -fsanitize=fuzzer-no-link)
+  foreach(name json yaml quantity)
+    add_executable(fuzz_${name} ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_${name}.c)
+    target_include_directories(fuzz_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
+    target_compile_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+    target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+    target_link_libraries(fuzz_${name} PRIVATE gpa_rules)
+    set(seeds ${CMAKE_CURRENT_LIST_DIR}/fuzz/seeds/${name})
+    if(EXISTS ${seeds})
+      add_test(NAME fuzz_${name}_seeds COMMAND fuzz_${name} -runs=0 ${seeds})
+      set_tests_properties(fuzz_${name}_seeds PROPERTIES LABELS fuzz)
+    endif()
+  endforeach()
+endif()
