@@ -106,12 +106,12 @@ static void report_pair(gpa_rule_ctx_t *ctx, unsigned d0, unsigned d1, const cha
 
 void gpa_check_vendor_vs_share(gpa_rule_ctx_t *ctx)
 {
-    report_pair(ctx, GPA_DIALECT_VENDOR, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU, "use whole GPUs or a share, not both");
+    report_pair(ctx, GPA_DIALECT_VENDOR, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU, "use whole GPUs or a share");
 }
 
 void gpa_check_mixed_share_apis(gpa_rule_ctx_t *ctx)
 {
-    report_pair(ctx, GPA_DIALECT_KOORDINATOR, GPA_DIALECT_MGPU, "use one share API per Pod");
+    report_pair(ctx, GPA_DIALECT_KOORDINATOR, GPA_DIALECT_MGPU, "use one share API");
 }
 
 /* Negative values anywhere; gpu.shared and the deprecated gpu declared as 0. mGPU's core is rules_mgpu.c's. */

@@ -190,7 +190,7 @@ void gpa_check_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx)
             continue;
         const gpa_amount_t *am = gpa_rc_amount(cfg, ctx->c, GPU);
         gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(others[i]),
-                        "deprecated %s with %s; use gpu-core and gpu-memory-ratio instead", gpa_resource_name(GPU),
+                        "%s (deprecated) with %s; use gpu-core + gpu-memory-ratio", gpa_resource_name(GPU),
                         gpa_resource_name(others[i]));
         return;
     }
@@ -203,7 +203,7 @@ static void divisible_by_shared(gpa_rule_ctx_t *ctx, const kview_t *kv, int64_t 
     for (size_t i = 0; i < 2; i++) {
         int64_t x = kv->v[rs[i]];
         if (x != 0 && x % n != 0)
-            kreport(ctx, kv, rs[i], SHARED, "%s: %lld does not split evenly over gpu.shared %lld; use a multiple of %lld",
+            kreport(ctx, kv, rs[i], SHARED, "%s: %lld does not split over gpu.shared %lld; use a multiple of %lld",
                     gpa_resource_name(rs[i]), (long long)x, (long long)n, (long long)n);
     }
 }

@@ -98,8 +98,8 @@ void gpa_check_card_count_mismatch(gpa_rule_ctx_t *ctx)
     if (cards->text == NULL || cards->count_ok)
         return;
     gpa_rule_report(ctx, NULL, annotation_path(ctx->a, ctx->pod), ANN, NULL,
-                    "%s: \"%s\" has %zu entries for %zu containers; give one per container, in order", ANN, cards->text, cards->len,
-                    ctx->pod->ncontainers);
+                    "multiple-gpu annotation \"%s\" has %zu entries for %zu containers; list one per container", cards->text,
+                    cards->len, ctx->pod->ncontainers);
 }
 
 void gpa_check_invalid_card_count(gpa_rule_ctx_t *ctx)
@@ -113,10 +113,12 @@ void gpa_check_invalid_card_count(gpa_rule_ctx_t *ctx)
         const char *name = c != NULL ? c->name : NULL;
         if (cards->k[i] < 0)
             gpa_rule_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
-                            "%s: entry %zu \"%s\" is not a whole number of cards; use 0, 1, 2, ...", ANN, i + 1, cards->entries[i]);
+                            "multiple-gpu annotation entry %zu \"%s\" is not a whole number of cards; use 0, 1, 2, ...", i + 1,
+                            cards->entries[i]);
         else if (cards->k[i] == 0 && c != NULL && gpa_rc_is_mgpu(ctx->cfg, c))
             gpa_rule_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
-                            "%s: entry %zu is 0 but container %s requests mGPU; give it 1 or more cards", ANN, i + 1, c->name);
+                            "multiple-gpu annotation entry %zu is 0 but container %s uses mGPU; give it 1 or more cards", i + 1,
+                            c->name);
     }
 }
 
