@@ -183,6 +183,7 @@ static int write_file(const char *path, int json)
  * (exit 1 is expected: the file holds denied Pods). */
 static int64_t run_validate(const char *gpuadmit, const char *path)
 {
+    fflush(stdout); /* or the child would print our buffered table a second time */
     int64_t t0 = now_ns();
     pid_t pid = fork();
     if (pid == 0) {
