@@ -5,6 +5,7 @@
   check_report.py same A.json B.json             same verdicts, ignoring "source" (YAML vs JSON input)
   check_report.py expect REPORT.json allowed     every element allowed
   check_report.py expect REPORT.json RULE        every element denied, each with a deny finding of RULE
+  check_report.py many CMD ARG ARG [CMD ARG ARG]...   several `same`/`expect` checks in one process
 """
 import json
 import sys
@@ -94,6 +95,20 @@ def expect(path, what):
     print("expect %s ok: %d objects" % (what, len(data)))
 
 
+def many(args):
+    """Runs every check, reports each failure, fails at the end if any failed (one process: tests stay fast)."""
+    failed = 0
+    for i in range(0, len(args), 3):
+        cmd, a, b = args[i:i + 3]
+        try:
+            (same if cmd == "same" else expect)(a, b)
+        except SystemExit as e:
+            if e.code:
+                failed += 1
+    if failed:
+        fail("%d of %d checks failed" % (failed, len(args) // 3))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "schema" and len(sys.argv) == 3:
@@ -102,6 +117,8 @@ if __name__ == "__main__":
         same(sys.argv[2], sys.argv[3])
     elif cmd == "expect" and len(sys.argv) == 4:
         expect(sys.argv[2], sys.argv[3])
+    elif cmd == "many" and len(sys.argv) > 2 and (len(sys.argv) - 2) % 3 == 0:
+        many(sys.argv[2:])
     else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
