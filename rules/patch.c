@@ -22,7 +22,7 @@ const char *gpa_pointer_escape(gpa_arena_t *a, const char *key)
     for (size_t i = 0; i < n; i++)
         extra += key[i] == '~' || key[i] == '/';
     if (extra == 0)
-        return key;
+        return gpa_arena_strndup(a, key, n); /* a copy even so: the result is arena-owned, as patch.h says */
     char *out = gpa_arena_alloc(a, n + extra + 1), *w = out;
     for (size_t i = 0; i < n; i++) {
         if (key[i] == '~' || key[i] == '/') {

@@ -237,6 +237,26 @@ START_TEST(escaped_key_in_input)
 }
 END_TEST
 
+START_TEST(escaped_deprecated_key_removed)
+{
+    /* koordinator.sh\u002fgpu is koordinator.sh/gpu: expanded, and removed by its ~1 pointer. */
+    check_mutation(
+        POD(C("a", "{\"requests\":{\"koordinator.sh\\u002fgpu\":\"100\"},\"limits\":{\"koordinator.sh\\u002fgpu\":\"100\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu-memory-ratio\",\"value\":\"100\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu-core\",\"value\":\"100\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"remove\",\"path\":\"/spec/containers/0/resources/requests/koordinator.sh~1gpu\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-memory-ratio\",\"value\":\"100\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-core\",\"value\":\"100\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"remove\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu\"}]",
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-memory-ratio\":\"100\",\"koordinator.sh/gpu-core\":\"100\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"100\",\"koordinator.sh/gpu-core\":\"100\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"}}")));
+}
+END_TEST
+
 START_TEST(init_containers_and_templates)
 {
     check_mutation(
@@ -298,6 +318,7 @@ int main(void)
     tcase_add_test(tc, mirror_limits_adds_missing_map);
     tcase_add_test(tc, mirror_limits_into_existing_map_and_user_shared_untouched);
     tcase_add_test(tc, escaped_key_in_input);
+    tcase_add_test(tc, escaped_deprecated_key_removed);
     tcase_add_test(tc, init_containers_and_templates);
     tcase_add_test(tc, invalid_container_left_alone);
     tcase_add_test(tc, nothing_to_do);
