@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include "alloc.h"
+#include "decode.h"
+#include "engine.h"
 #include "inventory.h"
+#include "normalize.h"
 
 #define GI ((int64_t)1 << 30)
 
@@ -479,6 +484,94 @@ START_TEST(dfs_matches_brute_force)
 }
 END_TEST
 
+/* ---- one normalization: what validation admits, the allocator can place ---- */
+
+static size_t placed_objects;
+
+static void place_admitted(const gpa_inventory_t *inv, const gpa_config_t *c, gpa_object_t *obj, const char *path)
+{
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1};
+    gpa_verdict_t v;
+    gpa_error_t err;
+    gpa_object_t *m;
+    if (gpa_check(&arena, c, obj, &opts, &v, &err) != 0 || !v.allowed || obj->npods == 0)
+        return;
+    ck_assert_msg(gpa_decode_object(&arena, v.mutated, &m, &err) == 0, "%s: mutated object does not decode", path);
+    for (size_t k = 0; k < m->npods; k++) {
+        gpa_podspec_t pod = m->pods[k];
+        gpa_request_t req;
+        ck_assert_msg(gpa_normalize(&arena, c, &pod, &req) == 0, "%s: admitted but not normalizable", path);
+        for (size_t g = 0; g < req.ngroups; g++) {
+            ck_assert_msg(req.groups[g].core >= 0 && req.groups[g].core <= 100, "%s: core %lld", path,
+                          (long long)req.groups[g].core);
+            ck_assert_msg(req.groups[g].count >= 1 && req.groups[g].count <= 16, "%s: count %u", path, req.groups[g].count);
+        }
+        pod.nnode_selector = 0, pod.nnode_terms = 0; /* the big node carries none of the examples' labels */
+        gpa_placement_t p;
+        gpa_alloc_opts_t o = {.first_fit = 1};
+        gpa_alloc_place(&arena, inv, c, &pod, &req, &o, &p);
+        ck_assert_msg(p.feasible, "%s: admitted but not placeable: %s", path, p.nreasons ? p.reasons[0].reason : "");
+        placed_objects++;
+    }
+}
+
+static void walk_examples(const gpa_inventory_t *inv, const gpa_config_t *c, const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "%s", dir);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t n = strlen(path);
+        if (e->d_type == DT_DIR) {
+            if (strstr(path, "examples/inventory") == NULL)
+                walk_examples(inv, c, path);
+            continue;
+        }
+        if (!(n > 5 && (strcmp(path + n - 5, ".yaml") == 0 || strcmp(path + n - 5, ".json") == 0)))
+            continue;
+        FILE *f = fopen(path, "rb");
+        static char text[1 << 20];
+        size_t len = fread(text, 1, sizeof(text) - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        gpa_docs_t docs;
+        gpa_error_t err;
+        if (gpa_docs_parse(&arena, text, len, &docs, &err) != 0)
+            continue;
+        for (size_t i = 0; i < docs.len; i++) {
+            gpa_objects_t objs = {0};
+            if (gpa_decode_document(&arena, docs.docs[i], &objs, &err) != 0)
+                continue;
+            for (size_t j = 0; j < objs.len; j++)
+                place_admitted(inv, c, objs.items[j], path);
+        }
+    }
+    closedir(d);
+}
+
+START_TEST(admitted_examples_normalize_and_place)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- {name: big, gpus: {count: 16, memory: 80Gi}}\n");
+    gpa_config_t *c = gpa_config_default();
+    const char *dir = getenv("GPA_SOURCE_DIR");
+    char root[1024];
+    snprintf(root, sizeof(root), "%s/examples", dir != NULL ? dir : ".");
+    walk_examples(inv, c, root);
+    snprintf(root, sizeof(root), "%s/tests/cases", dir != NULL ? dir : ".");
+    DIR *cases = opendir(root);
+    if (cases != NULL) {
+        closedir(cases);
+        walk_examples(inv, c, root);
+    }
+    ck_assert_msg(placed_objects > 5, "only %zu Pod specs placed", placed_objects);
+    gpa_config_release(c);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alloc");
@@ -498,6 +591,7 @@ int main(void)
     tcase_add_test(tc, ties_and_determinism);
     tcase_add_test(tc, bounded_search_says_so);
     tcase_add_test(tc, dfs_matches_brute_force);
+    tcase_add_test(tc, admitted_examples_normalize_and_place);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
