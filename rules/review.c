@@ -36,23 +36,20 @@ static int bad(gpa_arena_t *a, gpa_review_t *out, const char *path, const char *
     return -1;
 }
 
-static void base64(gpa_buf_t *out, const char *s, size_t n)
+/* One base64 quantum: 1 to 3 bytes of s in, 4 characters out ('=' for the missing bytes). */
+static void base64_quantum(gpa_buf_t *out, const unsigned char *s, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char quad[4];
-    size_t i = 0;
-    for (; i + 3 <= n; i += 3) {
-        unsigned v = (unsigned)(unsigned char)s[i] << 16 | (unsigned)(unsigned char)s[i + 1] << 8 | (unsigned char)s[i + 2];
-        quad[0] = tab[v >> 18], quad[1] = tab[(v >> 12) & 63], quad[2] = tab[(v >> 6) & 63], quad[3] = tab[v & 63];
-        gpa_buf_append(out, quad, 4);
-    }
-    if (i == n)
-        return;
-    unsigned v = (unsigned)(unsigned char)s[i] << 16 | (i + 1 < n ? (unsigned)(unsigned char)s[i + 1] << 8 : 0);
-    quad[0] = tab[v >> 18], quad[1] = tab[(v >> 12) & 63];
-    quad[2] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-    quad[3] = '=';
+    unsigned v = (unsigned)s[0] << 16 | (n > 1 ? (unsigned)s[1] << 8 : 0) | (n > 2 ? s[2] : 0);
+    char quad[4] = {tab[v >> 18], tab[(v >> 12) & 63], n > 1 ? tab[(v >> 6) & 63] : '=', n > 2 ? tab[v & 63] : '='};
     gpa_buf_append(out, quad, 4);
+}
+
+/* RFC 4648 base64 (the AdmissionResponse's patch is []byte, which JSON carries as standard base64). */
+static void base64(gpa_buf_t *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 3)
+        base64_quantum(out, (const unsigned char *)s + i, n - i < 3 ? n - i : 3);
 }
 
 static void put_string(gpa_buf_t *b, const char *s)
