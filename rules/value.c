@@ -9,14 +9,17 @@
 /* Objects up to this size are handled by pairwise comparison; above it, by sorting (no O(n^2) blow-up). */
 #define SMALL_OBJECT 16
 
-static int key_eq(const gpa_member_t *x, const gpa_member_t *y)
+static inline int key_eq(const gpa_member_t *x, const gpa_member_t *y)
 {
-    return x->key_len == y->key_len && memcmp(x->key, y->key, x->key_len) == 0;
+    /* Length and first byte settle almost every comparison. A zero-length key may be NULL (unfilled member). */
+    if (x->key_len != y->key_len)
+        return 0;
+    return x->key_len == 0 || (x->key[0] == y->key[0] && memcmp(x->key, y->key, x->key_len) == 0);
 }
 
 static int key_cmp(const char *x, size_t xl, const char *y, size_t yl)
 {
-    int c = memcmp(x, y, xl < yl ? xl : yl);
+    int c = xl == 0 || yl == 0 ? 0 : memcmp(x, y, xl < yl ? xl : yl);
     if (c != 0)
         return c;
     return xl < yl ? -1 : xl > yl;
