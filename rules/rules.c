@@ -152,10 +152,34 @@ static int64_t pod_total(const gpa_config_t *cfg, const gpa_podspec_t *pod, gpa_
     return sum > init_max ? sum : init_max;
 }
 
+/* The enabled dialects whose resources appear in c's requests or limits. */
+static unsigned present_dialects(const gpa_config_t *cfg, const gpa_container_t *c)
+{
+    unsigned d = 0;
+    for (int r = 0; r < GPA_R__COUNT; r++)
+        if (c->requests[r].present || c->limits[r].present)
+            d |= (unsigned)gpa_resource_dialect((gpa_resource_t)r);
+    return d & cfg->dialects;
+}
+
+static unsigned *container_dialects(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_container_t *cs, size_t n, unsigned *all)
+{
+    unsigned *masks = gpa_arena_alloc(a, (n != 0 ? n : 1) * sizeof(*masks));
+    for (size_t i = 0; i < n; i++)
+        *all |= masks[i] = present_dialects(cfg, &cs[i]);
+    return masks;
+}
+
 void gpa_pod_facts_init(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, gpa_pod_facts_t *out)
 {
     memset(out, 0, sizeof(*out));
+    out->app_dialects = container_dialects(a, cfg, pod->containers, pod->ncontainers, &out->dialects);
+    out->init_dialects = container_dialects(a, cfg, pod->init_containers, pod->ninit_containers, &out->dialects);
     gpa_cards_parse(a, cfg, pod, &out->cards);
+    if (out->cards.text != NULL)
+        out->dialects |= GPA_DIALECT_MGPU;
+    if (out->dialects == 0)
+        return; /* no GPU resource: no rule reads anything else */
     for (int r = 0; r < GPA_R__COUNT; r++)
         out->total[r] = pod_total(cfg, pod, (gpa_resource_t)r);
     for (size_t i = 0; i < pod->ncontainers; i++)
@@ -170,9 +194,11 @@ static int rule_runs(const gpa_config_t *cfg, size_t i)
     return cfg->actions[i] != GPA_ACTION_OFF && (gpa_rules[i].dialects & cfg->dialects) != 0;
 }
 
-static void run_containers(gpa_rule_ctx_t *ctx, const gpa_container_t *cs, size_t n)
+static void run_containers(gpa_rule_ctx_t *ctx, const gpa_container_t *cs, const unsigned *masks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        if ((masks[i] & gpa_rules[ctx->rule].dialects) == 0)
+            continue; /* none of the rule's resources appear in this container */
         ctx->c = &cs[i];
         gpa_rules[ctx->rule].check(ctx);
     }
@@ -184,8 +210,8 @@ static void run_rule_on_pod(gpa_rule_ctx_t *ctx)
 {
     gpa_scope_t scope = gpa_rules[ctx->rule].scope;
     if (scope != GPA_SCOPE_POD) {
-        run_containers(ctx, ctx->pod->containers, ctx->pod->ncontainers);
-        run_containers(ctx, ctx->pod->init_containers, ctx->pod->ninit_containers);
+        run_containers(ctx, ctx->pod->containers, ctx->facts->app_dialects, ctx->pod->ncontainers);
+        run_containers(ctx, ctx->pod->init_containers, ctx->facts->init_dialects, ctx->pod->ninit_containers);
     }
     if (scope != GPA_SCOPE_CONTAINER) {
         ctx->container_hits = ctx->count;
@@ -206,6 +232,8 @@ void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inve
         if (!rule_runs(cfg, i))
             continue;
         for (size_t p = 0; p < obj->npods; p++) {
+            if ((gpa_rules[i].dialects & facts[p].dialects) == 0)
+                continue;
             gpa_rule_ctx_t ctx = {.a = a,
                                   .cfg = cfg,
                                   .inv = inv,

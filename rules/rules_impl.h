@@ -54,6 +54,10 @@ typedef struct st_gpa_pod_facts_t {
      * over app containers and the largest init container; -1 when a sum overflows. */
     int64_t total[GPA_R__COUNT];
     size_t koord_containers; /* containers (app and init) declaring any Koordinator resource */
+    /* Enabled dialects whose resources appear (even as 0 or malformed) in the Pod, the annotation counting as
+     * mGPU; per container likewise. A rule skips Pods and containers none of its dialects appear in. */
+    unsigned dialects;
+    unsigned *app_dialects, *init_dialects;
 } gpa_pod_facts_t;
 
 void gpa_pod_facts_init(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, gpa_pod_facts_t *out);
