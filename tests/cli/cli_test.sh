@@ -225,6 +225,36 @@ assert ("patch" in r) == ("patchType" in r), r' "$tmp/out" || fail "mutating rev
     expect_exit 2 "$gpuadmit" review --webhook validate "$data/admitted.yaml"
 }
 
+# --config: a rule set to warn admits with a finding marked [warn]; a bad config is exit 2 with file:line.
+# --inventory: enables the infeasible rule.
+case_config_inventory() {
+    local bad="$src/examples/bad/min-memory.yaml"
+    printf 'rules:\n  min-memory: warn\n' >"$tmp/warn.yaml"
+    expect_exit 0 "$gpuadmit" validate --config "$tmp/warn.yaml" "$bad"
+    expect_grep "$tmp/out" "min-memory: .*\\[warn\\]$"
+    expect_grep "$tmp/out" "Pod/ml/min-memory: allowed"
+    expect_exit 0 "$gpuadmit" validate -o json --config "$tmp/warn.yaml" "$bad"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d[0]["violations"][0]; assert d[0]["allowed"] and v["action"]=="warn" and v["rule"]=="min-memory", d' "$tmp/out" ||
+        fail "warn action in -o json"
+    printf 'rules:\n  min-memory: off\n' >"$tmp/off.yaml"
+    expect_exit 0 "$gpuadmit" validate --config "$tmp/off.yaml" "$bad"
+    expect_no_grep "$tmp/out" "server: min-memory:"
+    printf 'minDeviceMemory: 256Mi\nrules:\n  no-such-rule: warn\n' >"$tmp/bad.yaml"
+    expect_exit 2 "$gpuadmit" validate --config "$tmp/bad.yaml" "$bad"
+    expect_grep "$tmp/err" "bad.yaml:3"
+    printf 'namespaces:\n  exclude: [ml]\n' >"$tmp/exclude.yaml"
+    expect_exit 0 "$gpuadmit" validate --config "$tmp/exclude.yaml" "$bad"
+    local inv="$src/examples/inventory/compact.yaml" big="$src/examples/with-inventory/infeasible.yaml"
+    if [ -f "$inv" ]; then
+        expect_exit 0 "$gpuadmit" validate "$big"
+        expect_exit 1 "$gpuadmit" validate --inventory "$inv" "$big"
+        expect_grep "$tmp/out" "Pod/ml/big-model infeasible: "
+        expect_exit 0 "$gpuadmit" validate --inventory "$inv" "$src/examples/good/koordinator-deployment.yaml"
+    fi
+    expect_exit 2 "$gpuadmit" validate --inventory "$data/broken.yaml" "$big"
+    expect_grep "$tmp/err" "broken.yaml:[0-9]+"
+}
+
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2
