@@ -72,10 +72,15 @@ typedef struct st_gpa_docs_t {
 int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err);
 
 /*
- * Parses a YAML stream (libyaml) into its documents; empty documents are skipped. Plain scalars resolve as
- * Kubernetes' YAML reader does (null, ~, true/false, integers and floats become those types; everything else
- * a string); quoted scalars are strings. Aliases are resolved (with a bound on expansion); tags other than
- * the core schema's are errors.
+ * Parses a YAML stream (libyaml) into its documents; empty documents (and documents that are just null) are
+ * skipped. Plain scalars resolve as Kubernetes' YAML reader (sigs.k8s.io/yaml, go-yaml v2) does: null, ~ and
+ * empty are null; true/false, yes/no, on/off, y/n (three capitalisations) are booleans; integers (0x, 0o, 0
+ * octal, 0b, underscores) and floats are numbers whose text is rewritten to valid JSON (integers to decimal,
+ * floats minimally: "+1.5" -> "1.5", ".5" -> "0.5"; a decimal integer beyond 64 bits keeps its digits);
+ * .inf and .nan are errors (JSON, and so Kubernetes, cannot hold them); everything else is a string, and
+ * quoted or block scalars always are. Keys of another type become their JSON text ("true", "16", "null").
+ * Aliases share the anchored node (expansion bounded: an alias bomb is an error); merge keys (<<) are
+ * supported; tags other than the core schema's are errors. Line and column come from libyaml's marks.
  */
 int gpa_yaml_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
 
