@@ -457,6 +457,8 @@ static size_t resolve_float(const char *s, size_t n, char *dst)
         if (f < frac_end && exp - (long)(f - frac_start) - 1 > 308)
             return 0;
     }
+    if (lead == int_end && frac_end == frac_start && exp_start == n)
+        len = 0; /* "-0." is the integer 0: written "0", which reads back as itself ("-0" would not) */
     if (lead == int_end)
         dst[len++] = '0';
     memcpy(dst + len, s + lead, int_end - lead);

@@ -103,6 +103,8 @@ static const scase_t scalars[] = {
     {".5", GPA_VNUMBER, "0.5"},
     {"-.5", GPA_VNUMBER, "-0.5"},
     {"1.", GPA_VNUMBER, "1"},
+    {"-0.", GPA_VNUMBER, "0"},
+    {"-0.0", GPA_VNUMBER, "-0.0"},
     {"1e3", GPA_VNUMBER, "1e3"},
     {"1.5E-3", GPA_VNUMBER, "1.5E-3"},
     {"1e400", GPA_VSTRING, "1e400"},
