@@ -91,7 +91,8 @@ int gpa_yaml_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out
  */
 int gpa_yaml_plain_type(const char *s, size_t n);
 
-/* JSON when the first non-blank byte is '{' or '[', YAML otherwise. */
+/* JSON when the first non-blank byte is '{' or '[', YAML otherwise. Text that starts like JSON but is not
+ * JSON is read as YAML (a flow mapping such as "{kind: Pod}"); when that fails too, err holds the JSON error. */
 int gpa_docs_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
 
 /* Lookups: NULL when absent or when `v` is not of the right type. */

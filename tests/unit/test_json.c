@@ -277,9 +277,14 @@ START_TEST(test_docs_parse_switch)
     const char *yaml = "a: 1\n---\nb: 2\n";
     ck_assert_int_eq(gpa_docs_parse(&arena, yaml, strlen(yaml), &docs, &err), 0);
     ck_assert_uint_eq(docs.len, 2);
-    const char *badjson = "{\"a\": }";
+    const char *badjson = "{\"a\": ]";
     ck_assert_int_eq(gpa_docs_parse(&arena, badjson, strlen(badjson), &docs, &err), -1);
-    ck_assert_uint_eq(err.column, 7);
+    ck_assert_uint_eq(err.column, 7); /* the JSON error, not YAML's */
+    ck_assert_str_eq(err.message, "expected a JSON value (found ']')");
+    const char *flow = "{kind: Pod, spec: {containers: [{name: a}]}}";
+    ck_assert_int_eq(gpa_docs_parse(&arena, flow, strlen(flow), &docs, &err), 0);
+    ck_assert_uint_eq(docs.len, 1);
+    ck_assert_str_eq(gpa_value_string(gpa_value_get(docs.docs[0], "kind")), "Pod");
 }
 END_TEST
 
