@@ -1,0 +1,266 @@
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+
+static gpa_arena_t arena;
+
+static void setup(void)
+{
+    gpa_arena_init(&arena);
+}
+
+static void teardown(void)
+{
+    gpa_arena_dispose(&arena);
+}
+
+/* Parses text (JSON or YAML) and decodes every object in it. */
+static gpa_objects_t decode(const char *text)
+{
+    gpa_docs_t docs;
+    gpa_error_t err;
+    gpa_objects_t objs = {0};
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_docs_parse(&arena, text, strlen(text), &docs, &err) == 0, "parse: %s", err.message);
+    for (size_t i = 0; i < docs.len; i++)
+        ck_assert_msg(gpa_decode_document(&arena, docs.docs[i], &objs, &err) == 0, "decode: %s: %s", err.path, err.message);
+    return objs;
+}
+
+static gpa_object_t *decode_one(const char *text)
+{
+    gpa_objects_t objs = decode(text);
+    ck_assert_uint_eq(objs.len, 1);
+    return objs.items[0];
+}
+
+/* Decoding must fail; returns the error. */
+static gpa_error_t decode_error(const char *text)
+{
+    gpa_docs_t docs;
+    gpa_error_t err;
+    gpa_objects_t objs = {0};
+    gpa_error_init(&err, "test");
+    ck_assert_int_eq(gpa_docs_parse(&arena, text, strlen(text), &docs, &err), 0);
+    ck_assert_uint_eq(docs.len, 1);
+    ck_assert_int_eq(gpa_decode_document(&arena, docs.docs[0], &objs, &err), -1);
+    return err;
+}
+
+START_TEST(pod_containers_and_amounts)
+{
+    gpa_object_t *o = decode_one("apiVersion: v1\n"
+                                 "kind: Pod\n"
+                                 "metadata: {name: trainer, namespace: ml, annotations: {a: b}}\n"
+                                 "spec:\n"
+                                 "  initContainers:\n"
+                                 "  - name: warmup\n"
+                                 "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+                                 "  containers:\n"
+                                 "  - name: main\n"
+                                 "    resources:\n"
+                                 "      requests: {cpu: '1', koordinator.sh/gpu-core: '50', koordinator.sh/gpu-memory: 20Gi}\n"
+                                 "      limits: {koordinator.sh/gpu-core: 60}\n"
+                                 "  - name: sidecar\n");
+    ck_assert_str_eq(o->kind, "Pod");
+    ck_assert_str_eq(o->name, "trainer");
+    ck_assert_str_eq(o->namespace_, "ml");
+    ck_assert_uint_eq(o->npods, 1);
+    gpa_podspec_t *p = &o->pods[0];
+    ck_assert_str_eq(p->path, "spec");
+    ck_assert_str_eq(p->pointer, "/spec");
+    ck_assert_str_eq(p->annotations_path, "metadata.annotations");
+    ck_assert_str_eq(gpa_pairs_get(p->annotations, p->nannotations, "a"), "b");
+    ck_assert_uint_eq(p->ncontainers, 2);
+    ck_assert_uint_eq(p->ninit_containers, 1);
+
+    gpa_container_t *c = &p->containers[0];
+    ck_assert_str_eq(c->name, "main");
+    ck_assert_str_eq(c->path, "spec.containers[0]");
+    ck_assert_str_eq(c->pointer, "/spec/containers/0");
+    ck_assert(c->has_resources && c->has_requests && c->has_limits);
+    ck_assert(c->requests[GPA_R_GPU_CORE].present);
+    ck_assert_int_eq(c->requests[GPA_R_GPU_CORE].value, 50);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].value, 60);
+    ck_assert_int_eq(c->requests[GPA_R_GPU_MEMORY].value, 20LL << 30);
+    ck_assert_int_eq(c->requests[GPA_R_GPU_MEMORY].suffix, GPA_QS_BINARY);
+    ck_assert_str_eq(c->requests[GPA_R_GPU_MEMORY].text, "20Gi");
+    ck_assert_str_eq(c->requests[GPA_R_GPU_MEMORY].path, "spec.containers[0].resources.requests[\"koordinator.sh/gpu-memory\"]");
+    ck_assert_uint_eq(c->requests[GPA_R_GPU_MEMORY].line, 11);
+    ck_assert(!c->limits[GPA_R_GPU_MEMORY].present);
+    /* The request is what the engine reads; the limit only where no request is given. */
+    ck_assert_ptr_eq(gpa_container_amount(c, GPA_R_GPU_CORE), &c->requests[GPA_R_GPU_CORE]);
+    ck_assert_ptr_eq(gpa_container_amount(c, GPA_R_GPU_MEMORY), &c->requests[GPA_R_GPU_MEMORY]);
+    ck_assert_ptr_null(gpa_container_amount(c, GPA_R_GPU_SHARED));
+
+    gpa_container_t *side = &p->containers[1];
+    ck_assert_str_eq(side->name, "sidecar");
+    ck_assert(!side->has_resources && !side->has_requests && !side->has_limits);
+
+    gpa_container_t *init = &p->init_containers[0];
+    ck_assert(init->is_init);
+    ck_assert_str_eq(init->path, "spec.initContainers[0]");
+    ck_assert(!init->has_requests && init->has_limits);
+    ck_assert_ptr_eq(gpa_container_amount(init, GPA_R_NVIDIA_GPU), &init->limits[GPA_R_NVIDIA_GPU]);
+    ck_assert_int_eq(init->limits[GPA_R_NVIDIA_GPU].value, 1);
+}
+END_TEST
+
+START_TEST(escaped_keys_are_decoded_before_comparison)
+{
+    gpa_object_t *o = decode_one("{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"
+                                 "{\"koordinator.sh\\u002fgpu-core\":\"50\"}}}]}}");
+    ck_assert(o->pods[0].containers[0].limits[GPA_R_GPU_CORE].present);
+    ck_assert_int_eq(o->pods[0].containers[0].limits[GPA_R_GPU_CORE].value, 50);
+}
+END_TEST
+
+START_TEST(bad_amounts_decode_with_a_status)
+{
+    gpa_object_t *o = decode_one("kind: Pod\nspec:\n  containers:\n  - name: c\n    resources:\n      limits:\n"
+                                 "        koordinator.sh/gpu-core: 1.5\n        koordinator.sh/gpu-memory: [1]\n"
+                                 "        nvidia.com/gpu: 1x\n        vke.volcengine.com/mgpu-core: 99999999999999999999\n");
+    gpa_container_t *c = &o->pods[0].containers[0];
+    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].status, GPA_Q_FRACTION);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY].status, GPA_Q_SYNTAX);
+    ck_assert_str_eq(c->limits[GPA_R_GPU_MEMORY].text, "");
+    ck_assert_int_eq(c->limits[GPA_R_NVIDIA_GPU].status, GPA_Q_SYNTAX);
+    ck_assert_int_eq(c->limits[GPA_R_MGPU_CORE].status, GPA_Q_OVERFLOW);
+}
+END_TEST
+
+/* Every workload kind of SPEC §2: the template paths and pointers. */
+START_TEST(workload_templates)
+{
+    static const struct {
+        const char *doc;
+        size_t npods;
+        const char *first, *last;
+    } cases[] = {
+        {"{apiVersion: apps/v1, kind: Deployment, spec: {template: {spec: {containers: [{name: a}]}}}}", 1,
+         "spec.template.spec", "spec.template.spec"},
+        {"{apiVersion: apps/v1, kind: ReplicaSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: apps/v1, kind: StatefulSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: apps/v1, kind: DaemonSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: batch/v1, kind: Job, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: batch/v1, kind: CronJob, spec: {jobTemplate: {spec: {template: {spec: {}}}}}}", 1,
+         "spec.jobTemplate.spec.template.spec", NULL},
+        {"{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{template: {spec: {}}}, {template: {spec: {}}}]}}",
+         2, "spec.tasks[0].template.spec", "spec.tasks[1].template.spec"},
+        {"{apiVersion: ray.io/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {}}}, workerGroupSpecs: "
+         "[{template: {spec: {}}}]}}",
+         2, "spec.headGroupSpec.template.spec", "spec.workerGroupSpecs[0].template.spec"},
+        {"{apiVersion: ray.io/v1, kind: RayJob, spec: {rayClusterSpec: {headGroupSpec: {template: {spec: {}}}, "
+         "workerGroupSpecs: [{template: {spec: {}}}, {template: {spec: {}}}]}}}",
+         3, "spec.rayClusterSpec.headGroupSpec.template.spec", "spec.rayClusterSpec.workerGroupSpecs[1].template.spec"},
+        {"{apiVersion: v1, kind: ConfigMap, data: {a: b}}", 0, NULL, NULL},
+        {"{apiVersion: example.com/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {}}}}}", 0, NULL, NULL},
+        {"{apiVersion: apps/v1, kind: Deployment, spec: {replicas: 1}}", 0, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gpa_object_t *o = decode_one(cases[i].doc);
+        ck_assert_msg(o->npods == cases[i].npods, "case %zu: %zu pods", i, o->npods);
+        if (cases[i].first != NULL)
+            ck_assert_str_eq(o->pods[0].path, cases[i].first);
+        if (cases[i].last != NULL)
+            ck_assert_str_eq(o->pods[o->npods - 1].path, cases[i].last);
+    }
+    gpa_object_t *v = decode_one("{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{}, {template: "
+                                 "{metadata: {annotations: {k: v}}, spec: {containers: [{name: x}]}}}]}}");
+    ck_assert_uint_eq(v->npods, 1);
+    ck_assert_str_eq(v->pods[0].pointer, "/spec/tasks/1/template/spec");
+    ck_assert_str_eq(v->pods[0].containers[0].pointer, "/spec/tasks/1/template/spec/containers/0");
+    ck_assert_str_eq(v->pods[0].annotations_path, "spec.tasks[1].template.metadata.annotations");
+    ck_assert_str_eq(gpa_pairs_get(v->pods[0].annotations, v->pods[0].nannotations, "k"), "v");
+}
+END_TEST
+
+START_TEST(lists_are_flattened)
+{
+    gpa_objects_t objs = decode("{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}},"
+                                "{\"kind\":\"PodList\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"b-\"}}]},"
+                                "{\"kind\":\"Service\"}]}");
+    ck_assert_uint_eq(objs.len, 3);
+    ck_assert_str_eq(objs.items[0]->name, "a");
+    ck_assert_str_eq(objs.items[1]->name, "b-");
+    ck_assert_str_eq(objs.items[2]->kind, "Service");
+    gpa_objects_t multi = decode("kind: Pod\n---\nkind: Deployment\n---\n");
+    ck_assert_uint_eq(multi.len, 2);
+}
+END_TEST
+
+START_TEST(node_selection)
+{
+    gpa_object_t *o = decode_one("kind: Pod\nspec:\n  nodeName: n1\n  nodeSelector: {gpu: a100}\n  affinity:\n"
+                                 "    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                                 "        nodeSelectorTerms:\n        - matchExpressions:\n"
+                                 "          - {key: zone, operator: In, values: [a, b]}\n"
+                                 "          - {key: mem, operator: Gt, values: ['40000']}\n"
+                                 "        - matchExpressions:\n          - {key: spot, operator: DoesNotExist}\n");
+    gpa_podspec_t *p = &o->pods[0];
+    ck_assert_str_eq(p->node_name, "n1");
+    ck_assert_str_eq(gpa_pairs_get(p->node_selector, p->nnode_selector, "gpu"), "a100");
+    ck_assert_uint_eq(p->nnode_terms, 2);
+    ck_assert_uint_eq(p->node_terms[0].len, 2);
+    ck_assert_int_eq(p->node_terms[0].requirements[0].op, GPA_MATCH_IN);
+    ck_assert_uint_eq(p->node_terms[0].requirements[0].nvalues, 2);
+    ck_assert_str_eq(p->node_terms[0].requirements[0].values[1], "b");
+    ck_assert_int_eq(p->node_terms[0].requirements[1].op, GPA_MATCH_GT);
+    ck_assert_int_eq(p->node_terms[1].requirements[0].op, GPA_MATCH_DOES_NOT_EXIST);
+}
+END_TEST
+
+START_TEST(wrong_shapes_are_errors_with_location)
+{
+    gpa_error_t e = decode_error("kind: Pod\nspec:\n  containers: {name: a}\n");
+    ck_assert_str_eq(e.path, "spec.containers");
+    ck_assert_uint_eq(e.line, 3);
+    ck_assert(strstr(e.message, "array") != NULL);
+
+    e = decode_error("kind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: [1]}\n");
+    ck_assert_str_eq(e.path, "spec.containers[0].resources.limits");
+
+    e = decode_error("{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\"},{\"kind\":\"Pod\",\"spec\":{\"containers\":[7]}}]}");
+    ck_assert_str_eq(e.path, "items[1].spec.containers[0]");
+
+    e = decode_error("kind: Pod\nmetadata: {annotations: {a: 1}}\n");
+    ck_assert_str_eq(e.path, "metadata.annotations[\"a\"]");
+
+    e = decode_error("kind: Pod\nspec:\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                     "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Near}]}]}}}\n");
+    ck_assert(strstr(e.message, "Near") != NULL);
+
+    e = decode_error("[1, 2]");
+    ck_assert(strstr(e.message, "must be an object") != NULL);
+
+    e = decode_error("kind: 7\n");
+    ck_assert_str_eq(e.path, "kind");
+}
+END_TEST
+
+static Suite *decode_suite(void)
+{
+    Suite *s = suite_create("decode");
+    TCase *tc = tcase_create("decode");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, pod_containers_and_amounts);
+    tcase_add_test(tc, escaped_keys_are_decoded_before_comparison);
+    tcase_add_test(tc, bad_amounts_decode_with_a_status);
+    tcase_add_test(tc, workload_templates);
+    tcase_add_test(tc, lists_are_flattened);
+    tcase_add_test(tc, node_selection);
+    tcase_add_test(tc, wrong_shapes_are_errors_with_location);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(decode_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
