@@ -55,16 +55,16 @@ char *gpa_arena_vprintf(gpa_arena_t *a, const char *fmt, va_list ap);
  * A growable array in an arena: `GPA_VEC(gpa_violation_t) v = {0}; *gpa_vec_push(a, &v) = x;`
  * Elements move when it grows: never keep pointers into a vector that is still growing.
  */
-#define GPA_VEC(type)                                                                                                          \
-    struct {                                                                                                                   \
-        type *items;                                                                                                           \
-        size_t len, cap;                                                                                                       \
+#define GPA_VEC(type)                                                                                                              \
+    struct {                                                                                                                       \
+        type *items;                                                                                                               \
+        size_t len, cap;                                                                                                           \
     }
-#define gpa_vec_push(arena, vec)                                                                                               \
-    ((vec)->len == (vec)->cap ? (void)((vec)->items = gpa_arena_grow((arena), (vec)->items, (vec)->cap,                         \
-                                                                     (vec)->cap ? (vec)->cap * 2 : 4, sizeof(*(vec)->items)),  \
-                                       (vec)->cap = (vec)->cap ? (vec)->cap * 2 : 4)                                          \
-                              : (void)0,                                                                                       \
+#define gpa_vec_push(arena, vec)                                                                                                   \
+    ((vec)->len == (vec)->cap ? (void)((vec)->items = gpa_arena_grow((arena), (vec)->items, (vec)->cap,                            \
+                                                                     (vec)->cap ? (vec)->cap * 2 : 4, sizeof(*(vec)->items)),      \
+                                       (vec)->cap = (vec)->cap ? (vec)->cap * 2 : 4)                                               \
+                              : (void)0,                                                                                           \
      &(vec)->items[(vec)->len++])
 
 #endif

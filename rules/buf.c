@@ -68,11 +68,21 @@ void gpa_buf_json_string(gpa_buf_t *b, const char *s, size_t n)
         gpa_buf_append(b, s + run, i - run);
         run = i + 1;
         switch (c) {
-        case '"': gpa_buf_append(b, "\\\"", 2); break;
-        case '\\': gpa_buf_append(b, "\\\\", 2); break;
-        case '\n': gpa_buf_append(b, "\\n", 2); break;
-        case '\r': gpa_buf_append(b, "\\r", 2); break;
-        case '\t': gpa_buf_append(b, "\\t", 2); break;
+        case '"':
+            gpa_buf_append(b, "\\\"", 2);
+            break;
+        case '\\':
+            gpa_buf_append(b, "\\\\", 2);
+            break;
+        case '\n':
+            gpa_buf_append(b, "\\n", 2);
+            break;
+        case '\r':
+            gpa_buf_append(b, "\\r", 2);
+            break;
+        case '\t':
+            gpa_buf_append(b, "\\t", 2);
+            break;
         default: {
             char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             gpa_buf_append(b, esc, 6);

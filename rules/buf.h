@@ -15,7 +15,10 @@ typedef struct st_gpa_buf_t {
     size_t len, cap;
 } gpa_buf_t;
 
-#define GPA_BUF_INIT {NULL, 0, 0}
+#define GPA_BUF_INIT                                                                                                               \
+    {                                                                                                                              \
+        NULL, 0, 0                                                                                                                 \
+    }
 
 void gpa_buf_append(gpa_buf_t *b, const void *s, size_t n);
 void gpa_buf_puts(gpa_buf_t *b, const char *s);
@@ -23,7 +26,7 @@ void gpa_buf_putc(gpa_buf_t *b, char c);
 void gpa_buf_printf(gpa_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends s[0..n) as a JSON string literal, quotes included. */
 void gpa_buf_json_string(gpa_buf_t *b, const char *s, size_t n);
-void gpa_buf_reset(gpa_buf_t *b); /* len = 0, memory kept */
+void gpa_buf_reset(gpa_buf_t *b);  /* len = 0, memory kept */
 char *gpa_buf_steal(gpa_buf_t *b); /* caller frees; the buffer is empty afterwards */
 void gpa_buf_dispose(gpa_buf_t *b);
 

@@ -28,15 +28,15 @@ typedef enum en_gpa_strategy_t {
 } gpa_strategy_t;
 
 typedef struct st_gpa_config_t {
-    int64_t min_device_memory;  /* bytes; default 256Mi */
-    int64_t max_pods_per_device;/* default 16 */
-    unsigned dialects;          /* GPA_DIALECT_* bits; default all */
+    int64_t min_device_memory;          /* bytes; default 256Mi */
+    int64_t max_pods_per_device;        /* default 16 */
+    unsigned dialects;                  /* GPA_DIALECT_* bits; default all */
     gpa_action_t actions[GPA_RULE_MAX]; /* indexed like the rule table (rules.h); default from the table */
     const char **exclude_namespaces;    /* default {"kube-system"} */
     size_t nexclude_namespaces;
-    gpa_strategy_t strategy;    /* default binpack */
-    int64_t core_weight;        /* 0..100, default 20 */
-    const char *source;         /* file it was read from, or NULL for the defaults */
+    gpa_strategy_t strategy; /* default binpack */
+    int64_t core_weight;     /* 0..100, default 20 */
+    const char *source;      /* file it was read from, or NULL for the defaults */
     int refcnt_;
     gpa_arena_t arena_;
 } gpa_config_t;

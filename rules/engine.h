@@ -26,13 +26,13 @@ typedef enum en_gpa_operation_t {
 
 /* One finding of one rule. */
 typedef struct st_gpa_violation_t {
-    const char *rule;      /* rule id (static) */
-    gpa_action_t action;   /* GPA_ACTION_DENY or GPA_ACTION_WARN (rules that are off report nothing) */
-    const char *container; /* the container's name, or NULL for a Pod-level finding not tied to one */
-    const char *path;      /* exact path in the object: "spec.containers[1].resources.requests" */
+    const char *rule;                                   /* rule id (static) */
+    gpa_action_t action;                                /* GPA_ACTION_DENY or GPA_ACTION_WARN (rules that are off report nothing) */
+    const char *container;                              /* the container's name, or NULL for a Pod-level finding not tied to one */
+    const char *path;                                   /* exact path in the object: "spec.containers[1].resources.requests" */
     const char *resources[GPA_VIOLATION_MAX_RESOURCES]; /* the resource/annotation names involved */
     size_t nresources;
-    const char *message;   /* one line: what is wrong and how to fix it */
+    const char *message; /* one line: what is wrong and how to fix it */
 } gpa_violation_t;
 
 typedef struct st_gpa_violations_t {
@@ -55,11 +55,11 @@ typedef struct st_gpa_verdict_t {
 } gpa_verdict_t;
 
 typedef struct st_gpa_check_opts_t {
-    gpa_operation_t operation;  /* DELETE and CONNECT are always admitted with no findings */
-    gpa_object_t *old_object;   /* UPDATE: a finding the old object already had (same rule, same container) does
-                                   not count */
-    int mutate;                 /* apply the mutations first (CREATE only), then validate the mutated object */
-    int validate;               /* run the validation rules */
+    gpa_operation_t operation;        /* DELETE and CONNECT are always admitted with no findings */
+    gpa_object_t *old_object;         /* UPDATE: a finding the old object already had (same rule, same container) does
+                                         not count */
+    int mutate;                       /* apply the mutations first (CREATE only), then validate the mutated object */
+    int validate;                     /* run the validation rules */
     const gpa_inventory_t *inventory; /* enables the infeasible rule; NULL = no inventory */
 } gpa_check_opts_t;
 
@@ -68,8 +68,8 @@ typedef struct st_gpa_check_opts_t {
  * (an internal fault, never a verdict). Objects in excluded namespaces and objects with no Pod spec come back
  * allowed, untouched, with no findings.
  */
-int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const gpa_check_opts_t *opts,
-              gpa_verdict_t *out, gpa_error_t *err);
+int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *out,
+              gpa_error_t *err);
 
 /* "container: rule: message" for a finding, or "rule: message" with no container; arena-owned. */
 const char *gpa_violation_line(gpa_arena_t *a, const gpa_violation_t *v);

@@ -23,20 +23,20 @@ typedef struct st_gpa_amount_t {
     int present;          /* the name appears in the map */
     gpa_qstatus_t status; /* GPA_Q_OK, or why `value` is unusable (a value that is not a string or number: SYNTAX) */
     gpa_qsuffix_t suffix;
-    int64_t value;        /* exact whole value when status == GPA_Q_OK */
-    const char *text;     /* the value as written ("20Gi", "4"); "" when not a string or number */
-    const char *path;     /* "spec.containers[0].resources.limits[\"koordinator.sh/gpu-core\"]" */
+    int64_t value;    /* exact whole value when status == GPA_Q_OK */
+    const char *text; /* the value as written ("20Gi", "4"); "" when not a string or number */
+    const char *path; /* "spec.containers[0].resources.limits[\"koordinator.sh/gpu-core\"]" */
     unsigned line, column;
 } gpa_amount_t;
 
 typedef struct st_gpa_container_t {
     const char *name;
     int is_init;
-    size_t index;          /* position in containers or initContainers */
-    const char *path;      /* "spec.containers[1]" */
-    const char *pointer;   /* "/spec/containers/1" */
-    int has_resources;     /* "resources" map present */
-    int has_requests;      /* "resources.requests" map present (patches add a missing map whole) */
+    size_t index;        /* position in containers or initContainers */
+    const char *path;    /* "spec.containers[1]" */
+    const char *pointer; /* "/spec/containers/1" */
+    int has_resources;   /* "resources" map present */
+    int has_requests;    /* "resources.requests" map present (patches add a missing map whole) */
     int has_limits;
     gpa_amount_t requests[GPA_R__COUNT];
     gpa_amount_t limits[GPA_R__COUNT];
@@ -73,8 +73,8 @@ typedef struct st_gpa_node_term_t {
 } gpa_node_term_t;
 
 typedef struct st_gpa_podspec_t {
-    const char *path;          /* "spec.template.spec" ("spec" for a Pod) */
-    const char *pointer;       /* "/spec/template/spec" */
+    const char *path;    /* "spec.template.spec" ("spec" for a Pod) */
+    const char *pointer; /* "/spec/template/spec" */
     gpa_container_t *containers;
     size_t ncontainers;
     gpa_container_t *init_containers;
@@ -88,7 +88,7 @@ typedef struct st_gpa_podspec_t {
     /* requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, ORed; none = any node. */
     gpa_node_term_t *node_terms;
     size_t nnode_terms;
-    const char *node_name;     /* spec.nodeName, or NULL */
+    const char *node_name; /* spec.nodeName, or NULL */
 } gpa_podspec_t;
 
 typedef struct st_gpa_object_t {
@@ -104,7 +104,7 @@ typedef struct st_gpa_object_t {
     /* Pod specs read from this object: one for a Pod, one per template for workloads, none for other kinds. */
     gpa_podspec_t *pods;
     size_t npods;
-    gpa_value_t *root;       /* the document this object was decoded from */
+    gpa_value_t *root; /* the document this object was decoded from */
     unsigned line, column;
 } gpa_object_t;
 

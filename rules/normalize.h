@@ -22,18 +22,18 @@ typedef enum en_gpa_memory_kind_t {
 typedef struct st_gpa_device_group_t {
     const gpa_container_t *container;
     gpa_dialect_t dialect;
-    unsigned count;            /* devices in the group; > 1 means distinct devices */
-    int whole;                 /* whole devices (vendor, or core 100 and all memory per device) */
-    int64_t core;              /* per-device compute percent, 0..100 */
+    unsigned count; /* devices in the group; > 1 means distinct devices */
+    int whole;      /* whole devices (vendor, or core 100 and all memory per device) */
+    int64_t core;   /* per-device compute percent, 0..100 */
     gpa_memory_kind_t memory_kind;
-    int64_t memory_bytes;      /* GPA_MEMORY_BYTES: per device, ceil(total / count) */
-    int64_t memory_ratio;      /* GPA_MEMORY_RATIO: per-device percent */
+    int64_t memory_bytes; /* GPA_MEMORY_BYTES: per device, ceil(total / count) */
+    int64_t memory_ratio; /* GPA_MEMORY_RATIO: per-device percent */
 } gpa_device_group_t;
 
 typedef struct st_gpa_request_t {
     gpa_device_group_t *groups; /* app containers first (container order), then init containers */
     size_t ngroups;
-    size_t napp_groups;         /* groups[0..napp_groups) belong to app containers */
+    size_t napp_groups; /* groups[0..napp_groups) belong to app containers */
 } gpa_request_t;
 
 /*

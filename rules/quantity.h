@@ -15,9 +15,9 @@
 
 typedef enum en_gpa_qstatus_t {
     GPA_Q_OK = 0,
-    GPA_Q_SYNTAX,    /* not a Kubernetes quantity */
-    GPA_Q_FRACTION,  /* a valid quantity that is not a whole number */
-    GPA_Q_OVERFLOW,  /* whole, but outside int64 */
+    GPA_Q_SYNTAX,   /* not a Kubernetes quantity */
+    GPA_Q_FRACTION, /* a valid quantity that is not a whole number */
+    GPA_Q_OVERFLOW, /* whole, but outside int64 */
 } gpa_qstatus_t;
 
 typedef enum en_gpa_qsuffix_t {
@@ -29,8 +29,8 @@ typedef enum en_gpa_qsuffix_t {
 
 typedef struct st_gpa_quantity_t {
     gpa_qstatus_t status;
-    int64_t value;         /* exact value when status == GPA_Q_OK */
-    gpa_qsuffix_t suffix;  /* the suffix family as written (for messages such as ambiguous-unit) */
+    int64_t value;        /* exact value when status == GPA_Q_OK */
+    gpa_qsuffix_t suffix; /* the suffix family as written (for messages such as ambiguous-unit) */
 } gpa_quantity_t;
 
 /* Parses text[0..len). Never fails in any other way than through q->status. */

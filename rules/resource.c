@@ -11,8 +11,7 @@ static const struct {
     [GPA_R_AMD_GPU] = {"amd.com/gpu", "amd.com~1gpu", GPA_DIALECT_VENDOR},
     [GPA_R_DCU_GPU] = {"dcu.com/gpu", "dcu.com~1gpu", GPA_DIALECT_VENDOR},
     [GPA_R_GPU_MEMORY] = {"koordinator.sh/gpu-memory", "koordinator.sh~1gpu-memory", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU_MEMORY_RATIO] = {"koordinator.sh/gpu-memory-ratio", "koordinator.sh~1gpu-memory-ratio",
-                                GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU_MEMORY_RATIO] = {"koordinator.sh/gpu-memory-ratio", "koordinator.sh~1gpu-memory-ratio", GPA_DIALECT_KOORDINATOR},
     [GPA_R_GPU_CORE] = {"koordinator.sh/gpu-core", "koordinator.sh~1gpu-core", GPA_DIALECT_KOORDINATOR},
     [GPA_R_GPU_SHARED] = {"koordinator.sh/gpu.shared", "koordinator.sh~1gpu.shared", GPA_DIALECT_KOORDINATOR},
     [GPA_R_GPU] = {"koordinator.sh/gpu", "koordinator.sh~1gpu", GPA_DIALECT_KOORDINATOR},
@@ -50,10 +49,14 @@ gpa_dialect_t gpa_resource_dialect(gpa_resource_t r)
 const char *gpa_dialect_name(gpa_dialect_t d)
 {
     switch (d) {
-    case GPA_DIALECT_VENDOR: return "vendor";
-    case GPA_DIALECT_KOORDINATOR: return "koordinator";
-    case GPA_DIALECT_MGPU: return "mgpu";
-    default: return "";
+    case GPA_DIALECT_VENDOR:
+        return "vendor";
+    case GPA_DIALECT_KOORDINATOR:
+        return "koordinator";
+    case GPA_DIALECT_MGPU:
+        return "mgpu";
+    default:
+        return "";
     }
 }
 

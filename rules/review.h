@@ -22,8 +22,8 @@ typedef enum en_gpa_webhook_t {
 } gpa_webhook_t;
 
 typedef struct st_gpa_review_t {
-    int http_status;  /* 200 with an AdmissionReview body; 400 when the input is not a readable AdmissionReview */
-    char *body;       /* arena-owned, NUL-terminated: the response JSON, or for 400 a one-line reason */
+    int http_status; /* 200 with an AdmissionReview body; 400 when the input is not a readable AdmissionReview */
+    char *body;      /* arena-owned, NUL-terminated: the response JSON, or for 400 a one-line reason */
     size_t len;
     /* Facts for logs and metrics (arena-owned or static; "" when unknown). */
     const char *api_version, *uid, *operation, *kind, *namespace_, *name;

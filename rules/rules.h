@@ -54,7 +54,7 @@ void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inve
  * off. Mutation uses it to decide whether a container may be mutated (only when this is 0) and shared-required
  * uses the same predicate, so the two never disagree. Appends to out when out != NULL; returns the count.
  */
-size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod,
-                              const gpa_container_t *c, gpa_violations_t *out);
+size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_container_t *c,
+                              gpa_violations_t *out);
 
 #endif

@@ -10,6 +10,7 @@ GPA_PACKAGES=(
     libssl-dev libh2o-evloop-dev       # webhook: TLS server, certificates
     libjsmn-dev                        # JSON tokenizer
     golang-go golang-github-evanphx-json-patch-dev  # test suites: the Go reference JSON Patch
+    golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev  # chart test: renders templates as Helm does
     python3 python3-jsonpatch          # CLI tests: JSON schema checks, patch cross-check
     nghttp2-client wrk curl ca-certificates openssl  # webhook end-to-end tests and benchmarks
     clang clang-format                 # format check, sanitizer builds

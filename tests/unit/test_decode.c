@@ -139,16 +139,16 @@ START_TEST(workload_templates)
         size_t npods;
         const char *first, *last;
     } cases[] = {
-        {"{apiVersion: apps/v1, kind: Deployment, spec: {template: {spec: {containers: [{name: a}]}}}}", 1,
-         "spec.template.spec", "spec.template.spec"},
+        {"{apiVersion: apps/v1, kind: Deployment, spec: {template: {spec: {containers: [{name: a}]}}}}", 1, "spec.template.spec",
+         "spec.template.spec"},
         {"{apiVersion: apps/v1, kind: ReplicaSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
         {"{apiVersion: apps/v1, kind: StatefulSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
         {"{apiVersion: apps/v1, kind: DaemonSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
         {"{apiVersion: batch/v1, kind: Job, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
         {"{apiVersion: batch/v1, kind: CronJob, spec: {jobTemplate: {spec: {template: {spec: {}}}}}}", 1,
          "spec.jobTemplate.spec.template.spec", NULL},
-        {"{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{template: {spec: {}}}, {template: {spec: {}}}]}}",
-         2, "spec.tasks[0].template.spec", "spec.tasks[1].template.spec"},
+        {"{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{template: {spec: {}}}, {template: {spec: {}}}]}}", 2,
+         "spec.tasks[0].template.spec", "spec.tasks[1].template.spec"},
         {"{apiVersion: ray.io/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {}}}, workerGroupSpecs: "
          "[{template: {spec: {}}}]}}",
          2, "spec.headGroupSpec.template.spec", "spec.workerGroupSpecs[0].template.spec"},
