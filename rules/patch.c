@@ -38,47 +38,6 @@ const char *gpa_pointer_escape(gpa_arena_t *a, const char *key)
 
 /* ---- encoding ---------------------------------------------------------------------------------------------------- */
 
-/* Our own compact writer: patch values are small (strings and maps of strings), and the encoder is on the
- * mutating webhook's hot path, so it does not go through a JSON library. */
-static void emit_value(gpa_buf_t *out, const gpa_value_t *v)
-{
-    switch (v->type) {
-    case GPA_VNULL:
-        gpa_buf_append(out, "null", 4);
-        break;
-    case GPA_VBOOL:
-        v->u.boolean ? gpa_buf_append(out, "true", 4) : gpa_buf_append(out, "false", 5);
-        break;
-    case GPA_VNUMBER:
-        gpa_buf_append(out, v->u.str.ptr, v->u.str.len);
-        break;
-    case GPA_VSTRING:
-        gpa_buf_json_string(out, v->u.str.ptr, v->u.str.len);
-        break;
-    case GPA_VARRAY:
-        gpa_buf_putc(out, '[');
-        for (size_t i = 0; i < v->u.array.len; i++) {
-            if (i != 0)
-                gpa_buf_putc(out, ',');
-            emit_value(out, v->u.array.items[i]);
-        }
-        gpa_buf_putc(out, ']');
-        break;
-    case GPA_VOBJECT:
-        gpa_buf_putc(out, '{');
-        for (size_t i = 0; i < v->u.object.len; i++) {
-            const gpa_member_t *m = &v->u.object.members[i];
-            if (i != 0)
-                gpa_buf_putc(out, ',');
-            gpa_buf_json_string(out, m->key, m->key_len);
-            gpa_buf_putc(out, ':');
-            emit_value(out, m->value);
-        }
-        gpa_buf_putc(out, '}');
-        break;
-    }
-}
-
 void gpa_patch_encode(gpa_buf_t *out, const gpa_patch_t *p)
 {
     static const char *const names[] = {"add", "remove", "replace"};
@@ -93,7 +52,7 @@ void gpa_patch_encode(gpa_buf_t *out, const gpa_patch_t *p)
         gpa_buf_json_string(out, op->path, strlen(op->path));
         if (op->kind != GPA_PATCH_REMOVE) {
             gpa_buf_puts(out, ",\"value\":");
-            emit_value(out, op->value);
+            gpa_value_emit_json(out, op->value, 0);
         }
         gpa_buf_putc(out, '}');
     }
