@@ -55,30 +55,17 @@ static int fail(loader_t *l, const gpa_value_t *node, const char *path, const ch
     return gpa_error_set(l->err, node != NULL ? node->line : 0, node != NULL ? node->column : 0, path, "%s", msg);
 }
 
-static const char *type_name(gpa_vtype_t t)
-{
-    static const char *const names[] = {"null", "a boolean", "a number", "a string", "a list", "a mapping"};
-    return names[t];
-}
-
 /* The mapping's keys must all be among `allowed` (NULL-terminated). */
 static int check_fields(loader_t *l, const gpa_value_t *obj, const char *path, const char *const *allowed)
 {
-    for (size_t i = 0; i < obj->u.object.len; i++) {
-        const gpa_member_t *m = &obj->u.object.members[i];
-        size_t k = 0;
-        while (allowed[k] != NULL && strcmp(allowed[k], m->key) != 0)
-            k++;
-        if (allowed[k] == NULL)
-            return fail(l, m->value, path, "unknown field \"%s\"", m->key);
-    }
-    return 0;
+    const gpa_member_t *m = gpa_value_unknown_member(obj, allowed);
+    return m != NULL ? fail(l, m->value, path, "unknown field \"%s\"", m->key) : 0;
 }
 
 static int want_type(loader_t *l, const gpa_value_t *v, gpa_vtype_t t, const char *path)
 {
     if (v->type != t)
-        return fail(l, v, path, "must be %s, not %s", type_name(t), type_name(v->type));
+        return fail(l, v, path, "must be %s, not %s", gpa_vtype_name(t), gpa_vtype_name(v->type));
     return 0;
 }
 

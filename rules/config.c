@@ -65,25 +65,6 @@ int gpa_config_excludes(const gpa_config_t *cfg, const char *namespace_)
 
 /* ---- reading ---- */
 
-static const char *type_name(const gpa_value_t *v)
-{
-    switch (v->type) {
-    case GPA_VNULL:
-        return "null";
-    case GPA_VBOOL:
-        return "a boolean";
-    case GPA_VNUMBER:
-        return "a number";
-    case GPA_VSTRING:
-        return "a string";
-    case GPA_VARRAY:
-        return "a list";
-    case GPA_VOBJECT:
-        return "a map";
-    }
-    return "a value";
-}
-
 /* Fills err at node v (path as given) and returns -1. */
 static int fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -101,14 +82,14 @@ static int want_type(gpa_error_t *err, const gpa_value_t *v, gpa_vtype_t type, c
 {
     if (v->type == type)
         return 0;
-    return fail(err, v, path, "expected %s, got %s", what, type_name(v));
+    return fail(err, v, path, "expected %s, got %s", what, gpa_vtype_name(v->type));
 }
 
 /* A quantity given as a string or a number (YAML reads `1e9` as a number). */
 static int read_quantity(gpa_error_t *err, const gpa_value_t *v, const char *path, int64_t min, int64_t max, int64_t *out)
 {
     if (v->type != GPA_VSTRING && v->type != GPA_VNUMBER)
-        return fail(err, v, path, "expected a quantity such as 256Mi, got %s", type_name(v));
+        return fail(err, v, path, "expected a quantity such as 256Mi, got %s", gpa_vtype_name(v->type));
     gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
     if (q.status != GPA_Q_OK)
         return fail(err, v, path, "\"%s\" is %s", v->u.str.ptr, gpa_quantity_status_text(q.status));
@@ -122,7 +103,8 @@ static int read_quantity(gpa_error_t *err, const gpa_value_t *v, const char *pat
 static int read_integer(gpa_error_t *err, const gpa_value_t *v, const char *path, int64_t min, int64_t max, int64_t *out)
 {
     if (v->type != GPA_VNUMBER)
-        return fail(err, v, path, "expected a whole number (%lld to %lld), got %s", (long long)min, (long long)max, type_name(v));
+        return fail(err, v, path, "expected a whole number (%lld to %lld), got %s", (long long)min, (long long)max,
+                    gpa_vtype_name(v->type));
     return read_quantity(err, v, path, min, max, out);
 }
 

@@ -33,15 +33,9 @@ static where_t where_index(decoder_t *d, where_t parent, size_t i)
     return w;
 }
 
-static const char *type_name(gpa_vtype_t t)
-{
-    static const char *const names[] = {"null", "a boolean", "a number", "a string", "an array", "an object"};
-    return names[t];
-}
-
 static int wrong_type(decoder_t *d, const gpa_value_t *v, const char *path, const char *want)
 {
-    return gpa_error_set(d->err, v->line, v->column, path, "must be %s, not %s", want, type_name(v->type));
+    return gpa_error_set(d->err, v->line, v->column, path, "must be %s, not %s", want, gpa_vtype_name(v->type));
 }
 
 /*
@@ -56,7 +50,7 @@ static int member(decoder_t *d, const gpa_value_t *obj, const char *key, gpa_vty
         return 0;
     if (v->type != type) {
         const char *path = parent.path[0] != '\0' ? gpa_arena_printf(d->a, "%s.%s", parent.path, key) : key;
-        return wrong_type(d, v, path, type_name(type));
+        return wrong_type(d, v, path, gpa_vtype_name(type));
     }
     *out = v;
     return 0;
@@ -139,7 +133,7 @@ static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int i
     c->line = v->line;
     c->column = v->column;
     if (v->type != GPA_VOBJECT)
-        return wrong_type(d, v, w.path, "an object");
+        return wrong_type(d, v, w.path, "a mapping");
     if (string_member(d, v, "name", w, &c->name) != 0)
         return -1;
     if (c->name == NULL)
@@ -199,7 +193,7 @@ static int decode_requirement(decoder_t *d, const gpa_value_t *v, where_t w, gpa
     gpa_value_t *values;
     memset(req, 0, sizeof(*req));
     if (v->type != GPA_VOBJECT)
-        return wrong_type(d, v, w.path, "an object");
+        return wrong_type(d, v, w.path, "a mapping");
     if (string_member(d, v, "key", w, &req->key) != 0 || string_member(d, v, "operator", w, &op) != 0 ||
         member(d, v, "values", GPA_VARRAY, w, &values) != 0)
         return -1;
@@ -226,7 +220,7 @@ static int decode_term(decoder_t *d, const gpa_value_t *v, where_t w, gpa_node_t
     gpa_value_t *exprs;
     memset(term, 0, sizeof(*term));
     if (v->type != GPA_VOBJECT)
-        return wrong_type(d, v, w.path, "an object");
+        return wrong_type(d, v, w.path, "a mapping");
     if (member(d, v, "matchExpressions", GPA_VARRAY, w, &exprs) != 0)
         return -1;
     if (exprs == NULL)
@@ -345,7 +339,7 @@ static int decode_template_list(decoder_t *d, gpa_object_t *obj, const gpa_value
         const gpa_value_t *item = list->u.array.items[i];
         where_t iw = where_index(d, lw, i);
         if (item->type != GPA_VOBJECT)
-            return wrong_type(d, item, iw.path, "an object");
+            return wrong_type(d, item, iw.path, "a mapping");
         if (decode_template_at(d, obj, item, iw, tmpl, 1) != 0)
             return -1;
     }
@@ -437,8 +431,8 @@ int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_
     const where_t top = {"", ""};
     const char *api_version = NULL, *kind = NULL;
     if (doc->type != GPA_VOBJECT)
-        return gpa_error_set(err, doc->line, doc->column, "", "a Kubernetes object must be an object, not %s",
-                             type_name(doc->type));
+        return gpa_error_set(err, doc->line, doc->column, "", "a Kubernetes object must be a mapping, not %s",
+                             gpa_vtype_name(doc->type));
     gpa_object_t *obj = gpa_arena_calloc(a, 1, sizeof(*obj));
     obj->root = doc;
     obj->line = doc->line;
@@ -480,7 +474,7 @@ int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gp
         if (items == NULL || items->type == GPA_VNULL)
             return 0;
         if (items->type != GPA_VARRAY)
-            return gpa_error_set(err, items->line, items->column, "items", "must be an array, not %s", type_name(items->type));
+            return gpa_error_set(err, items->line, items->column, "items", "must be an array, not %s", gpa_vtype_name(items->type));
         for (size_t i = 0; i < items->u.array.len; i++)
             if (gpa_decode_document(a, items->u.array.items[i], out, err) != 0) {
                 prefix_path(err, i);

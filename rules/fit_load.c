@@ -366,15 +366,8 @@ static int check_keys(loader_t *l, const gpa_value_t *obj, const char *path, con
 {
     if (obj == NULL || obj->type != GPA_VOBJECT)
         return fail(l, obj, path, "%s", "must be an object");
-    for (size_t i = 0; i < obj->u.object.len; i++) {
-        const gpa_member_t *m = &obj->u.object.members[i];
-        size_t k = 0;
-        while (allowed[k] != NULL && strcmp(allowed[k], m->key) != 0)
-            k++;
-        if (allowed[k] == NULL)
-            return gpa_error_set(l->err, m->value->line, m->value->column, path, "unknown key \"%s\"", m->key);
-    }
-    return 0;
+    const gpa_member_t *m = gpa_value_unknown_member(obj, allowed);
+    return m != NULL ? gpa_error_set(l->err, m->value->line, m->value->column, path, "unknown key \"%s\"", m->key) : 0;
 }
 
 static const gpa_value_t *array_member(loader_t *l, const gpa_value_t *obj, const char *key, const char *path, int *bad)

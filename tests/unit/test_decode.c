@@ -217,7 +217,7 @@ START_TEST(wrong_shapes_are_errors_with_location)
     gpa_error_t e = decode_error("kind: Pod\nspec:\n  containers: {name: a}\n");
     ck_assert_str_eq(e.path, "spec.containers");
     ck_assert_uint_eq(e.line, 3);
-    ck_assert(strstr(e.message, "array") != NULL);
+    ck_assert(strstr(e.message, "must be a list, not a mapping") != NULL);
 
     e = decode_error("kind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: [1]}\n");
     ck_assert_str_eq(e.path, "spec.containers[0].resources.limits");
@@ -233,7 +233,7 @@ START_TEST(wrong_shapes_are_errors_with_location)
     ck_assert(strstr(e.message, "Near") != NULL);
 
     e = decode_error("[1, 2]");
-    ck_assert(strstr(e.message, "must be an object") != NULL);
+    ck_assert(strstr(e.message, "must be a mapping") != NULL);
 
     e = decode_error("kind: 7\n");
     ck_assert_str_eq(e.path, "kind");
