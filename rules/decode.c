@@ -17,19 +17,38 @@ typedef struct st_decoder_t {
     gpa_error_t *err;
 } decoder_t;
 
+/* s1 s2 s3 as one arena string: paths are built for every container and amount, so no printf here. */
+static char *concat(gpa_arena_t *a, const char *s1, const char *s2, const char *s3)
+{
+    size_t n1 = strlen(s1), n2 = strlen(s2), n3 = strlen(s3);
+    char *p = gpa_arena_alloc(a, n1 + n2 + n3 + 1);
+    memcpy(p, s1, n1);
+    memcpy(p + n1, s2, n2);
+    memcpy(p + n1 + n2, s3, n3 + 1);
+    return p;
+}
+
 static where_t where_key(decoder_t *d, where_t parent, const char *key)
 {
     where_t w;
-    w.path = parent.path[0] != '\0' ? gpa_arena_printf(d->a, "%s.%s", parent.path, key) : gpa_arena_strdup(d->a, key);
-    w.pointer = gpa_arena_printf(d->a, "%s/%s", parent.pointer, key); /* our keys need no escaping */
+    w.path = concat(d->a, parent.path, parent.path[0] != '\0' ? "." : "", key);
+    w.pointer = concat(d->a, parent.pointer, "/", key); /* our keys need no escaping */
     return w;
 }
 
 static where_t where_index(decoder_t *d, where_t parent, size_t i)
 {
+    char digits[24], *p = digits + sizeof(digits) - 2;
+    p[0] = ']';
+    p[1] = '\0';
+    do
+        *--p = (char)('0' + i % 10);
+    while ((i /= 10) != 0);
+    *--p = '[';
     where_t w;
-    w.path = gpa_arena_printf(d->a, "%s[%zu]", parent.path, i);
-    w.pointer = gpa_arena_printf(d->a, "%s/%zu", parent.pointer, i);
+    w.path = concat(d->a, parent.path, p, "");
+    p[strlen(p) - 1] = '\0';
+    w.pointer = concat(d->a, parent.pointer, "/", p + 1);
     return w;
 }
 
@@ -90,7 +109,8 @@ static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_p
     amount->present = 1;
     amount->line = v->line;
     amount->column = v->column;
-    amount->path = gpa_arena_printf(d->a, "%s[\"%s\"]", map_path, m->key);
+    amount->path = concat(d->a, map_path, "[\"", m->key);
+    amount->path = concat(d->a, amount->path, "\"]", "");
     if (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) {
         gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
         amount->text = v->u.str.ptr;
@@ -113,7 +133,7 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
     *has_map = map != NULL;
     if (map == NULL)
         return 0;
-    const char *map_path = gpa_arena_printf(d->a, "%s.%s", w.path, key);
+    const char *map_path = concat(d->a, w.path, ".", key);
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
         gpa_resource_t r = gpa_resource_lookup(m->key, m->key_len);

@@ -537,8 +537,21 @@ int gpa_yaml_plain_type(const char *s, size_t n)
     return number ? GPA_VNUMBER : GPA_VSTRING;
 }
 
+/* Whether a plain scalar could be one of the words above: all are at most 5 bytes and start with one of these. */
+static int may_be_word(const char *s, size_t n)
+{
+    return n == 0 || (n <= 5 && strchr("~nNtTfFyYoO.+-", s[0]) != NULL);
+}
+
 static int resolve_plain(yparser_t *y, const char *s, size_t n, yaml_mark_t mark, gpa_value_t **out)
 {
+    *out = NULL;
+    if (!may_be_word(s, n)) {
+        /* Most scalars are names, images and quantities: one test decides they are not null, bool or special. */
+        if (starts_number(s, n))
+            *out = resolve_number(y, s, n, mark);
+        return 0;
+    }
     if (is_one_of(s, n, nulls)) {
         *out = new_node(y, GPA_VNULL, mark);
         return 0;
