@@ -10,9 +10,8 @@ struct st_gpa_conn_t {
     h2o_linklist_t link;
     h2o_socket_t *sock; /* NULL once h2o closed it */
     int fd;
-    unsigned busy;    /* requests not yet fully answered */
-    size_t idle_mark; /* sock->bytes_read when the last answer completed */
-    int shut;         /* shutdown(2) already called */
+    unsigned busy; /* requests not yet fully answered */
+    int shut;      /* shutdown(2) already called */
 };
 
 typedef struct st_hold_t {
@@ -54,8 +53,6 @@ static void on_hold_dispose(void *p)
 {
     gpa_conn_t *c = ((hold_t *)p)->conn;
     c->busy--;
-    if (c->sock != NULL)
-        c->idle_mark = c->sock->bytes_read;
     conn_free_if_done(c);
 }
 
@@ -75,7 +72,11 @@ size_t gpa_conn_close_idle(gpa_conn_list_t *list)
     size_t n = 0;
     for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next) {
         gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
-        if (c->shut || c->busy != 0 || c->sock->bytes_read != c->idle_mark)
+        /*
+         * h2o keeps a request's bytes in sock->input until its answer is written (HTTP/1.1), so an empty input means
+         * no request is being read or answered. (sock->bytes_read is only the size of the last read, not a count.)
+         */
+        if (c->shut || c->busy != 0 || c->sock->input->size != 0)
             continue;
         /* Not close(): h2o owns the descriptor; after shutdown its next read fails and it closes cleanly. */
         shutdown(c->fd, SHUT_RDWR);

@@ -3,8 +3,9 @@
  * (kube-apiserver keeps reusing them otherwise) without cutting a request that is being read or answered.
  *
  * A connection is "busy" while a request on it has not been fully answered (the request's pool is disposed only
- * after h2o has written the response), and "idle" when it is not busy and no byte of a next request has arrived
- * since the last answer. Everything here runs on the worker's own event-loop thread.
+ * after h2o has written the response), and "idle" when it is not busy and no byte of a next request is waiting in
+ * the socket's input (h2o consumes a request's bytes only once it has been answered). Everything here runs on the worker's own
+ * event-loop thread.
  */
 #ifndef GPA_WEBHOOK_CONN_H
 #define GPA_WEBHOOK_CONN_H

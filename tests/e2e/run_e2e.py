@@ -509,6 +509,42 @@ class Webhook(unittest.TestCase):
         s.log.close()
         self.assertTrue(any(l.get("msg") == "stopped" for l in s.lines()))
 
+    def test_sigterm_closes_idle_and_finishes_partial(self):
+        """Idleness is judged by what is waiting in the connection, whatever the last request was or how it arrived."""
+        s = self.start("drain", "--shutdown-grace", "20s", "--request-timeout", "60s")
+        good = json.dumps(review(KOORD_RATIO)).encode()
+        # Idle keep-alive connections whose last answer came from no review: a probe and a 415.
+        probe = raw_connect(s)
+        probe.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertEqual(read_response(probe)[0], 200)
+        refused = raw_connect(s)
+        refused.sendall(http_request(refused, "/validate", good).replace(b"application/json", b"text/plain"))
+        self.assertEqual(read_response(refused)[0], 415)
+        # A request that arrived in two reads, its last one 20 bytes; then 20 bytes of the next request.
+        partial = raw_connect(s)
+        req = http_request(partial, "/validate", good)
+        partial.sendall(req[:-20])
+        time.sleep(0.2)
+        partial.sendall(req[-20:])
+        self.assertEqual(read_response(partial)[0], 200)
+        partial.sendall(req[:20])
+        time.sleep(0.3)
+        s.proc.send_signal(signal.SIGTERM)
+        s.wait_log(lambda l: l.get("msg") == "shutting down", 5)
+        for sock in (probe, refused):
+            sock.settimeout(15)
+            self.assertEqual(sock.recv(100), b"", "an idle connection is closed by the drain")
+        self.assertIsNone(s.proc.poll(), "closed by the drain, not by the exit")
+        partial.sendall(req[20:])
+        status, headers, body = read_response(partial)
+        self.assertEqual(status, 200)
+        self.assertEqual(headers.get("connection", "").lower(), "close")
+        self.assertIn(b'"allowed":false', body)
+        self.assertEqual(s.proc.wait(15), 0)
+        s.log.close()
+        self.assertFalse(any(l.get("msg", "").startswith("shutdown grace period over") for l in s.lines()),
+                         "the drain ends when the last connection is gone, not at the grace period")
+
     def test_mtls(self):
         other = os.path.join(WORK, "other-ca")
         clients = os.path.join(WORK, "clients")
