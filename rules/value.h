@@ -79,8 +79,9 @@ int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **o
  * floats minimally: "+1.5" -> "1.5", ".5" -> "0.5"; a decimal integer beyond 64 bits keeps its digits);
  * .inf and .nan are errors (JSON, and so Kubernetes, cannot hold them); everything else is a string, and
  * quoted or block scalars always are. Keys of another type become their JSON text ("true", "16", "null").
- * Aliases share the anchored node (expansion bounded: an alias bomb is an error); merge keys (<<) are
- * supported; tags other than the core schema's are errors. Line and column come from libyaml's marks.
+ * Aliases share the anchored node (expansion bounded: an alias bomb is an error); merge keys (<<) apply in
+ * document order, the last write of a key winning, as in go-yaml v2 (a key written before a `<<` that brings
+ * it is overwritten); tags other than the core schema's are errors. Line and column come from libyaml's marks.
  */
 int gpa_yaml_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
 

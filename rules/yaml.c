@@ -19,7 +19,9 @@
  *
  * Aliases share the anchored node. Expansion is bounded (MAX_ALIAS_EXPANSION nodes seen through aliases per
  * document, and depth GPA_MAX_DEPTH of the expanded tree) so an alias bomb is an error, not a hang. Merge
- * keys (plain `<<`) merge a mapping or a list of mappings; explicit keys win, earlier sources win over later.
+ * keys (plain `<<`) merge a mapping or a list of mappings as go-yaml v2 does: entries apply in document order
+ * and the last write of a key wins (a key before the `<<` is overwritten by a merged one, a key after it
+ * wins); within a list of sources, earlier sources win over later.
  * Tags: the core schema's (!!str !!int !!float !!bool !!null !!map !!seq) and the non-specific "!"; any other
  * tag is an error.
  */
@@ -281,33 +283,42 @@ static int merge_sources(yparser_t *y, const gpa_value_t *v, members_vec_t *out)
     return gpa_error_set(y->err, v->line, v->column, NULL, "a merge (<<) value must be a mapping or a list of mappings");
 }
 
+static int is_merge_key(const gpa_value_t *k)
+{
+    return k->type == GPA_VSTRING && k->u.str.ptr == MERGE_KEY;
+}
+
+/*
+ * Members in document order, a merge key standing for the members it brings, then duplicates removed keeping
+ * the last: go-yaml v2 (and so kubectl) writes each entry into the map in turn, so a key given before a `<<`
+ * that brings the same key is overwritten by the merged value, and one given after it wins.
+ */
 static int close_mapping(yparser_t *y, yaml_mark_t mark)
 {
     frame_t f = y->frames[--y->nframes];
-    size_t n = (y->nitems - f.base) / 2;
-    members_vec_t merged = {0};
+    size_t n = (y->nitems - f.base) / 2, nmerge = 0;
+    for (size_t i = 0; i < n; i++)
+        nmerge += is_merge_key(y->items[f.base + 2 * i]);
+    members_vec_t all = {0};
     gpa_member_t *own = n ? gpa_arena_alloc(y->a, n * sizeof(gpa_member_t)) : NULL;
     size_t nown = 0;
     for (size_t i = 0; i < n; i++) {
         const gpa_value_t *k = y->items[f.base + 2 * i];
         gpa_value_t *v = y->items[f.base + 2 * i + 1];
-        if (k->type == GPA_VSTRING && k->u.str.ptr == MERGE_KEY) {
-            if (merge_sources(y, v, &merged) != 0)
+        if (is_merge_key(k)) {
+            if (merge_sources(y, v, &all) != 0)
                 return -1;
             continue;
         }
-        own[nown].value = v;
-        if (key_text(y, k, &own[nown]) != 0)
+        gpa_member_t *m = nmerge != 0 ? gpa_vec_push(y->a, &all) : &own[nown++];
+        m->value = v;
+        if (key_text(y, k, m) != 0)
             return -1;
-        nown++;
     }
     y->nitems = f.base;
-    if (merged.len != 0) {
-        /* Merged members first and explicit ones last: dedupe keeps the last occurrence of each key. */
-        for (size_t i = 0; i < nown; i++)
-            *gpa_vec_push(y->a, &merged) = own[i];
-        own = merged.items;
-        nown = merged.len;
+    if (nmerge != 0) {
+        own = all.items;
+        nown = all.len;
     }
     f.node->u.object.len = gpa_members_dedupe(own, nown);
     f.node->u.object.members = f.node->u.object.len ? own : NULL;

@@ -218,8 +218,18 @@ START_TEST(test_aliases_and_merge)
     ck_assert_str_eq(gpa_value_get(c, "r")->u.str.ptr, "2");
     /* go-yaml v2 reads the key y as the boolean true */
     ck_assert_ptr_nonnull(gpa_value_get(yaml_one("y: 1\n"), "true"));
+    /* go-yaml v2 (kubectl's reader) applies entries in document order: a key written before the `<<` that
+     * brings it is overwritten, so a GPU amount cannot hide behind an explicit key the cluster never sees */
     v = yaml_one("a: &a {x: 1}\nc:\n  x: 0\n  <<: *a\n");
-    ck_assert_str_eq(gpa_value_get(gpa_value_get(v, "c"), "x")->u.str.ptr, "0");
+    ck_assert_str_eq(gpa_value_get(gpa_value_get(v, "c"), "x")->u.str.ptr, "1");
+    v = yaml_one("a: &a {x: 1}\nb: &b {x: 3}\nc:\n  x: 0\n  <<: [*a, *b]\n");
+    ck_assert_str_eq(gpa_value_get(gpa_value_get(v, "c"), "x")->u.str.ptr, "1");
+    v = yaml_one("c: {<<: {x: 1}, x: 2, <<: {x: 3}}\n");
+    ck_assert_uint_eq(gpa_value_get(v, "c")->u.object.len, 1);
+    ck_assert_str_eq(gpa_value_get(gpa_value_get(v, "c"), "x")->u.str.ptr, "3");
+    /* a merged mapping brings what it resolved to: its own later merge overwrote its explicit key */
+    v = yaml_one("a: &a {x: 1, <<: {x: 2}}\nc: {<<: *a}\n");
+    ck_assert_str_eq(gpa_value_get(gpa_value_get(v, "c"), "x")->u.str.ptr, "2");
     /* a quoted "<<" is an ordinary key */
     v = yaml_one("\"<<\": 1\n");
     ck_assert_ptr_nonnull(gpa_value_get(v, "<<"));
