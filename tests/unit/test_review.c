@@ -216,6 +216,28 @@ START_TEST(request_namespace_fills_object)
 }
 END_TEST
 
+#define POD_NS(ns, containers)                                                                                                     \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"" ns                                     \
+    "\"},\"spec\":{\"containers\":[" containers "]}}"
+
+START_TEST(request_namespace_wins_over_object)
+{
+    json_t *root;
+    /* Created in team-a, but the object claims an excluded namespace: the request's namespace is where it is stored,
+     * so the object is checked (and denied), not skipped. */
+    gpa_review_t r = review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "CREATE", "team-a", POD_NS("kube-system", MEM_AND_RATIO), ""));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_false(json_object_get(resp, "allowed")));
+    ck_assert_str_eq(r.namespace_, "team-a");
+    json_decref(root);
+    /* And the other way round: an object in kube-system that says team-a is excluded. */
+    r = review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "CREATE", "kube-system", POD_NS("team-a", MEM_AND_RATIO), ""));
+    resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_true(json_object_get(resp, "allowed")));
+    json_decref(root);
+}
+END_TEST
+
 typedef struct st_bad_t {
     const char *body;
     const char *needle; /* must appear in the 400 reason */
@@ -341,6 +363,7 @@ int main(void)
     tcase_add_test(tc, mutate_warnings_short);
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, request_namespace_fills_object);
+    tcase_add_test(tc, request_namespace_wins_over_object);
     tcase_add_loop_test(tc, bad_input_is_400, 0, (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])));
     tcase_add_test(tc, null_body);
     tcase_add_test(tc, bench_review_file);
