@@ -60,6 +60,13 @@ static int declared(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
     return effective(ctx, r) != NULL;
 }
 
+/* Declared and not an exact 0: what the rules call declared (rules_impl.h), so "alone" means the same to both. */
+static int declared_nonzero(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
+{
+    const planned_t *p = effective(ctx, r);
+    return p != NULL && !(p->usable && p->value == 0);
+}
+
 static void plan_set(gpa_mutate_ctx_t *ctx, planned_t *p, int64_t value, int binary)
 {
     if (p->present && p->usable && p->value == value)
@@ -100,9 +107,9 @@ static int expand_gpu(gpa_mutate_ctx_t *ctx)
     int64_t n;
     if (!dialect_on(ctx, GPA_DIALECT_KOORDINATOR) || !positive(ctx, GPA_R_GPU, &n))
         return 0;
-    if (declared(ctx, GPA_R_GPU_CORE) || declared(ctx, GPA_R_GPU_MEMORY) || declared(ctx, GPA_R_GPU_MEMORY_RATIO) ||
-        declared(ctx, GPA_R_GPU_SHARED))
-        return 0;
+    if (declared_nonzero(ctx, GPA_R_GPU_CORE) || declared_nonzero(ctx, GPA_R_GPU_MEMORY) ||
+        declared_nonzero(ctx, GPA_R_GPU_MEMORY_RATIO) || declared(ctx, GPA_R_GPU_SHARED))
+        return 0; /* a share resource declared as 0 counts as not declared; gpu.shared: 0 is non-positive's */
     plan_set_both(ctx, GPA_R_GPU_CORE, n);
     plan_set_both(ctx, GPA_R_GPU_MEMORY_RATIO, n);
     plan_drop(ctx, GPA_R_GPU);

@@ -199,6 +199,28 @@ START_TEST(expand_gpu_whole_devices)
 }
 END_TEST
 
+START_TEST(expand_gpu_beside_zeros)
+{
+    /* A share resource declared as 0 counts as not declared (SPEC §3), so gpu: 50 is alone: expanded, the zero
+     * overwritten, with the deprecation warning. */
+    result_t r = check_mutation(
+        POD(C("a", "{\"limits\":{\"koordinator.sh/gpu\":\"50\",\"koordinator.sh/gpu-core\":\"0\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/requests\",\"value\":"
+        "{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu.shared\":\"1\"}},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-memory-ratio\",\"value\":\"50\"},"
+        "{\"op\":\"replace\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu-core\",\"value\":\"50\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu.shared\",\"value\":\"1\"},"
+        "{\"op\":\"remove\",\"path\":\"/spec/containers/0/resources/limits/koordinator.sh~1gpu\"}]",
+        POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu-core\":\"50\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"},"
+                   "\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu-core\":\"50\","
+                   "\"koordinator.sh/gpu.shared\":\"1\"}}")));
+    static const char *const ids[] = {"expand-gpu", "inject-gpu-shared"};
+    check_applied(&r, ids, 2);
+    ck_assert_int_eq(r.warnings.len, 1);
+}
+END_TEST
+
 START_TEST(mirror_limits_adds_missing_map)
 {
     result_t r = check_mutation(
@@ -315,6 +337,7 @@ int main(void)
     tcase_add_test(tc, inject_shared_from_ratio_and_core);
     tcase_add_test(tc, expand_gpu);
     tcase_add_test(tc, expand_gpu_whole_devices);
+    tcase_add_test(tc, expand_gpu_beside_zeros);
     tcase_add_test(tc, mirror_limits_adds_missing_map);
     tcase_add_test(tc, mirror_limits_into_existing_map_and_user_shared_untouched);
     tcase_add_test(tc, escaped_key_in_input);
