@@ -15,7 +15,7 @@
 
 /* Inputs bigger than this are refused rather than read: no manifest or inventory comes near it. */
 #define MAX_INPUT_BYTES ((size_t)1 << 30)
-/* Directory recursion bound, so a symlink loop ends with an error instead of a hang. */
+/* Directory recursion bound (symlink loops are caught before it, by device and inode). */
 #define MAX_DIR_DEPTH 32
 
 typedef struct st_file_list_t {
@@ -68,13 +68,27 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
-/* Adds the manifest files under dir, recursively, each directory's entries in byte order. 0, or 2 reported. */
-static int collect(const char *path, int explicit_, int depth, file_list_t *out);
+/* The directories being walked, innermost first: a directory that is its own ancestor (through a symlink)
+ * is a loop. */
+typedef struct st_ancestor_t {
+    dev_t dev;
+    ino_t ino;
+    const struct st_ancestor_t *up;
+} ancestor_t;
 
-static int collect_dir(const char *dir, int depth, file_list_t *out)
+/* Adds the manifest files under path, recursively, each directory's entries in byte order. 0, or 2 reported. */
+static int collect(const char *path, int explicit_, int depth, const ancestor_t *up, file_list_t *out);
+
+static int collect_dir(const char *dir, const struct stat *st, int depth, const ancestor_t *up, file_list_t *out)
 {
+    for (const ancestor_t *a = up; a != NULL; a = a->up) {
+        if (a->dev == st->st_dev && a->ino == st->st_ino) {
+            fprintf(stderr, "%s: symlink loop (the directory contains itself); not read again\n", dir);
+            return GPA_EXIT_USAGE;
+        }
+    }
     if (depth > MAX_DIR_DEPTH) {
-        fprintf(stderr, "%s: directories nested deeper than %d (a symlink loop?)\n", dir, MAX_DIR_DEPTH);
+        fprintf(stderr, "%s: directories nested deeper than %d\n", dir, MAX_DIR_DEPTH);
         return GPA_EXIT_USAGE;
     }
     DIR *d = opendir(dir);
@@ -84,15 +98,18 @@ static int collect_dir(const char *dir, int depth, file_list_t *out)
     }
     file_list_t names = {0};
     struct dirent *e;
+    /* Every entry but "." and "..": `kubectl apply -f DIR` reads hidden manifests (.gpu.yaml) too, so
+     * skipping them would pass in CI what the cluster is then given. */
     while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') /* ".", "..", and hidden files such as editor swap files */
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
             list_push(&names, gpa_xstrdup(e->d_name));
     closedir(d);
     qsort(names.items, names.len, sizeof(*names.items), cmp_str);
+    ancestor_t self = {st->st_dev, st->st_ino, up};
     int rc = 0;
     for (size_t i = 0; i < names.len; i++) {
         char *child = join_path(dir, names.items[i]);
-        if (collect(child, 0, depth + 1, out) != 0)
+        if (collect(child, 0, depth + 1, &self, out) != 0)
             rc = GPA_EXIT_USAGE;
         free(child);
     }
@@ -100,7 +117,7 @@ static int collect_dir(const char *dir, int depth, file_list_t *out)
     return rc;
 }
 
-static int collect(const char *path, int explicit_, int depth, file_list_t *out)
+static int collect(const char *path, int explicit_, int depth, const ancestor_t *up, file_list_t *out)
 {
     struct stat st;
     if (strcmp(path, "-") == 0) {
@@ -112,7 +129,7 @@ static int collect(const char *path, int explicit_, int depth, file_list_t *out)
         return GPA_EXIT_USAGE;
     }
     if (S_ISDIR(st.st_mode))
-        return collect_dir(path, depth, out);
+        return collect_dir(path, &st, depth, up, out);
     /* A file named on the command line is read whatever its name; inside directories only manifests are. */
     if (explicit_ || has_manifest_ext(path))
         list_push(out, gpa_xstrdup(path));
@@ -199,9 +216,16 @@ int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx
 {
     file_list_t files = {0};
     int rc = 0;
-    for (size_t i = 0; i < npaths; i++)
-        if (collect(paths[i], 1, 0, &files) != 0)
+    int stdin_seen = 0;
+    for (size_t i = 0; i < npaths; i++) {
+        if (strcmp(paths[i], "-") == 0 && stdin_seen++) {
+            fprintf(stderr, "-: stdin given more than once (it can be read only once)\n");
             rc = GPA_EXIT_USAGE;
+            continue;
+        }
+        if (collect(paths[i], 1, 0, NULL, &files) != 0)
+            rc = GPA_EXIT_USAGE;
+    }
     gpa_arena_t a;
     gpa_arena_init(&a);
     for (size_t i = 0; i < files.len; i++) {
@@ -240,7 +264,7 @@ int gpa_cli_load_inventory(char *const *paths, size_t npaths, gpa_inventory_t **
     file_list_t files = {0};
     int rc = 0;
     for (size_t i = 0; i < npaths; i++)
-        if (collect(paths[i], 1, 0, &files) != 0)
+        if (collect(paths[i], 1, 0, NULL, &files) != 0)
             rc = -1;
     gpa_inventory_t *inv = gpa_inventory_new();
     for (size_t i = 0; i < files.len && rc == 0; i++) {

@@ -1,6 +1,7 @@
 /*
- * Reading what the verbs are given: files, directories (recursive: .yaml, .yml, .json, in sorted order), or
- * "-" for stdin, each parsed into documents. An unreadable file or a document that does not parse is reported
+ * Reading what the verbs are given: files, directories (recursive: .yaml, .yml, .json, hidden ones too, in
+ * sorted order; a directory reached again through a symlink loop is an error), or "-" for stdin (given twice is
+ * an error: it can be read once), each parsed into documents. An unreadable file or a document that does not parse is reported
  * on stderr as "file:line: reason" and the walk goes on with the next; the caller learns it from the return.
  */
 #ifndef GPA_CLI_INPUT_H

@@ -98,11 +98,25 @@ case_directories() {
     # A directory given with a trailing slash, and mixed with files.
     expect_exit 0 "$gpuadmit" validate "$data/tree/c/" "$data/admitted.yaml"
     expect_grep "$tmp/out" "^3 objects: 3 allowed, 0 denied"
+    # Hidden manifests are read (kubectl apply -f DIR applies them); a symlink loop is reported once, and
+    # nothing under it is read twice.
+    mkdir -p "$tmp/dir/sub"
+    cp "$data/admitted.yaml" "$tmp/dir/ok.yaml"
+    cp "$data/denied.yaml" "$tmp/dir/.hidden.yaml"
+    ln -s .. "$tmp/dir/sub/loop"
+    expect_exit 2 "$gpuadmit" validate "$tmp/dir"
+    expect_grep "$tmp/out" "/\.hidden\.yaml Pod/t/denied: denied"
+    expect_grep "$tmp/out" "^2 objects: 1 allowed, 1 denied"
+    expect_grep "$tmp/err" "sub/loop: symlink loop"
 }
 
 case_stdin() {
     expect_exit 0 "$gpuadmit" validate - <"$data/admitted.yaml"
     expect_grep "$tmp/out" "^- Pod/t/admitted: allowed"
+    # stdin can be read once: given twice is an error, and the object is still checked once
+    expect_exit 2 "$gpuadmit" validate - - <"$data/denied.yaml"
+    expect_grep "$tmp/err" "stdin given more than once"
+    expect_grep "$tmp/out" "^1 object: 0 allowed, 1 denied"
     expect_exit 1 "$gpuadmit" validate - <"$data/denied.yaml"
     expect_exit 2 "$gpuadmit" validate - <"$data/broken.yaml"
     expect_grep "$tmp/err" "^-:[0-9]+"
