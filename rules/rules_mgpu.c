@@ -98,8 +98,8 @@ void gpa_check_card_count_mismatch(gpa_rule_ctx_t *ctx)
     if (cards->text == NULL || cards->count_ok)
         return;
     gpa_rule_report(ctx, NULL, annotation_path(ctx->a, ctx->pod), ANN, NULL,
-                    "multiple-gpu annotation \"%s\" has %zu entries for %zu containers; list one per container", cards->text,
-                    cards->len, ctx->pod->ncontainers);
+                    "multiple-gpu annotation \"%s\" has %zu entr%s for %zu container%s; list one per container", cards->text,
+                    cards->len, cards->len == 1 ? "y" : "ies", ctx->pod->ncontainers, ctx->pod->ncontainers == 1 ? "" : "s");
 }
 
 void gpa_check_invalid_card_count(gpa_rule_ctx_t *ctx)
@@ -178,8 +178,9 @@ void gpa_mgpu_per_device(gpa_rule_ctx_t *ctx)
     if (!mgpu_core(ctx, &core, &k) || k == 0 || !gpa_over_100(core, k))
         return;
     gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
-                    "%s: %lld over %lld cards is over 100 per card; use at most %lld or more cards", gpa_resource_name(MCORE),
-                    (long long)core, (long long)k, (long long)(100 * k));
+                    "%s: %lld over %lld cards is over 100 per card; use at most %lld, or %lld cards or more",
+                    gpa_resource_name(MCORE), (long long)core, (long long)k, (long long)(100 * k),
+                    (long long)gpa_ceil_div(core, 100));
 }
 
 /* Whole cards: core per card is exactly 100. */

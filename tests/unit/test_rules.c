@@ -466,6 +466,9 @@ START_TEST(mgpu_divisibility_and_per_card)
     ck_assert_str_eq(V.items[0].resources[0], "vke.volcengine.com/mgpu-memory");
     validate(pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'202'}")), NULL));
     expect("per-device-over-100");
+    /* the fix names both ways out: less core, or enough cards */
+    ck_assert_str_eq(V.items[0].message,
+                     "vke.volcengine.com/mgpu-core: 202 over 2 cards is over 100 per card; use at most 200, or 3 cards or more");
     validate(pod_with(two, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200'}")), NULL));
     expect("");
 }
@@ -546,6 +549,7 @@ START_TEST(card_count_mismatch)
     /* the annotation is unusable: c0 is checked as one card (200 = two whole cards) */
     expect("card-count-mismatch");
     ck_assert_ptr_null(V.items[0].container);
+    ck_assert_str_eq(V.items[0].message, "multiple-gpu annotation \"3,2\" has 2 entries for 1 container; list one per container");
     ck_assert_str_eq(V.items[0].path, "metadata.annotations[\"vke.volcengine.com/container-multiple-gpu\"]");
     ck_assert_str_eq(V.items[0].resources[0], "vke.volcengine.com/container-multiple-gpu");
     validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':' 2 , 1 '}",
