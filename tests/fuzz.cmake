@@ -1,9 +1,11 @@
-# Fuzz drivers (libFuzzer), one per parser: tests/fuzz/fuzz_{json,yaml,quantity}.c. Built only on request,
-# with clang:
+# Fuzz drivers (libFuzzer), one per parser: tests/fuzz/fuzz_{json,yaml,quantity}.c, and fuzz_decode.c for the
+# decode path (document -> model -> gpa_check). Built only on request, with clang:
 #
 #   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON
-#   cmake --build build-fuzz --target fuzz_json fuzz_yaml fuzz_quantity
+#   cmake --build build-fuzz --target fuzz_json fuzz_yaml fuzz_quantity fuzz_decode
 #   mkdir -p build-fuzz/corpus-json && build-fuzz/fuzz_json build-fuzz/corpus-json tests/fuzz/seeds/json -max_total_time=60
+#   mkdir -p build-fuzz/corpus-decode && build-fuzz/fuzz_decode build-fuzz/corpus-decode tests/fuzz/seeds/decode examples \
+#       tests/cases -max_total_time=60
 #
 # The engine library is instrumented for coverage (fuzzer-no-link) so the fuzzer sees inside the parsers.
 # Seeds: tests/fuzz/seeds/<parser>/ plus any case directory (examples/, tests/cases/) given on the command line.
@@ -14,7 +16,7 @@ if(GPA_FUZZ)
     message(FATAL_ERROR "GPA_FUZZ=ON needs clang: CC=clang cmake -DGPA_FUZZ=ON ...")
   endif()
   target_compile_options(gpa_rules PRIVATE -fsanitize=fuzzer-no-link)
-  foreach(name json yaml quantity)
+  foreach(name json yaml quantity decode)
     add_executable(fuzz_${name} ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_${name}.c)
     target_include_directories(fuzz_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
     target_compile_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
@@ -22,7 +24,11 @@ if(GPA_FUZZ)
     target_link_libraries(fuzz_${name} PRIVATE gpa_rules)
     set(seeds ${CMAKE_CURRENT_LIST_DIR}/fuzz/seeds/${name})
     if(EXISTS ${seeds})
-      add_test(NAME fuzz_${name}_seeds COMMAND fuzz_${name} -runs=0 ${seeds})
+      set(extra)
+      if(name STREQUAL "decode")
+        set(extra ${CMAKE_SOURCE_DIR}/examples ${CMAKE_SOURCE_DIR}/tests/cases)
+      endif()
+      add_test(NAME fuzz_${name}_seeds COMMAND fuzz_${name} -runs=0 ${seeds} ${extra})
       set_tests_properties(fuzz_${name}_seeds PROPERTIES LABELS fuzz)
     endif()
   endforeach()

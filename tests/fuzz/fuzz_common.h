@@ -45,7 +45,7 @@ static int fuzz_same_shape(const gpa_value_t *x, const gpa_value_t *y)
     }
 }
 
-static void fuzz_check_json_round_trip(gpa_arena_t *a, const gpa_value_t *v, int indent)
+__attribute__((unused)) static void fuzz_check_json_round_trip(gpa_arena_t *a, const gpa_value_t *v, int indent)
 {
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_value_emit_json(&b, v, indent);
@@ -59,7 +59,7 @@ static void fuzz_check_json_round_trip(gpa_arena_t *a, const gpa_value_t *v, int
     gpa_buf_dispose(&b);
 }
 
-static void fuzz_check_yaml_round_trip(gpa_arena_t *a, const gpa_value_t *v, int loose_numbers)
+__attribute__((unused)) static void fuzz_check_yaml_round_trip(gpa_arena_t *a, const gpa_value_t *v, int loose_numbers)
 {
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_value_emit_yaml(&b, v);
