@@ -434,6 +434,13 @@ START_TEST(pod_level_totals)
                             ctr("b", "{'koordinator.sh/gpu-memory-ratio':'60','koordinator.sh/gpu.shared':'1'}")),
                       list1(ctr("i", "{'koordinator.sh/gpu-memory-ratio':'90','koordinator.sh/gpu.shared':'1'}"))));
     expect("");
+    /* per resource: the init container's ratio 75 beats the app sum 70, the app sum's gpu.shared 2 beats its 1 */
+    validate(pod_with(NULL,
+                      list2(ctr("a", "{'koordinator.sh/gpu-memory-ratio':'30','koordinator.sh/gpu.shared':'1'}"),
+                            ctr("b", "{'koordinator.sh/gpu-memory-ratio':'40','koordinator.sh/gpu.shared':'1'}")),
+                      list1(ctr("i", "{'koordinator.sh/gpu-memory-ratio':'75','koordinator.sh/gpu.shared':'1'}"))));
+    expect("multi-card-divisibility");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "75 does not split over gpu.shared 2"));
 }
 END_TEST
 
@@ -573,6 +580,21 @@ START_TEST(invalid_card_count)
     validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'two'}",
                       list1(ctr("a", "{'vke.volcengine.com/mgpu-core':'50','vke.volcengine.com/mgpu-memory':'1024'}")), NULL));
     expect("invalid-card-count");
+    /* an empty entry is not a number; the unusable annotation leaves b a one-card request (100: a whole card) */
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'2,'}",
+                      list2(ctr("a", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1024'}"),
+                            ctr("b", "{'vke.volcengine.com/mgpu-core':'100'}")),
+                      NULL));
+    ck_assert_uint_eq(hits("invalid-card-count"), 1);
+    ck_assert_str_eq(first("invalid-card-count")->container, "b");
+    ck_assert_uint_eq(hits("full-card-memory"), 1); /* a, as one card, is whole and sets memory */
+    ck_assert_uint_eq(hits("card-count-mismatch"), 0);
+    /* init containers have no entry: two entries for two app containers, an mGPU init container beside them */
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':' 2 , 1 '}",
+                      list2(ctr("a", "{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'1024'}"),
+                            ctr("b", "{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1024'}")),
+                      list1(ctr("i", "{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'1024'}"))));
+    expect("");
     /* 0 for a container that asks for no mGPU is fine */
     validate(pod_with(
         "{'vke.volcengine.com/container-multiple-gpu':'0,2'}",
