@@ -255,7 +255,8 @@ size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa
     size_t count = 0;
     for (size_t i = 0; i < gpa_nrules; i++) {
         /* shared-required is the one rule this predicate is about, so it never counts itself. */
-        if (gpa_rules[i].check == gpa_check_shared_required || gpa_rules[i].scope == GPA_SCOPE_POD || !rule_runs(cfg, i))
+        if (gpa_rules[i].check == gpa_check_shared_required || gpa_rules[i].scope == GPA_SCOPE_POD || !rule_runs(cfg, i) ||
+            cfg->actions[i] != GPA_ACTION_DENY)
             continue;
         gpa_rule_ctx_t ctx = {
             .a = a, .cfg = cfg, .pod = pod, .facts = &facts, .c = c, .rule = i, .action = cfg->actions[i], .out = out};

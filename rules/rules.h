@@ -50,9 +50,11 @@ void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inve
                          gpa_violations_t *out);
 
 /*
- * The container-level findings of one container other than shared-required, from rules whose action is not
- * off. Mutation uses it to decide whether a container may be mutated (only when this is 0) and shared-required
- * uses the same predicate, so the two never disagree. Appends to out when out != NULL; returns the count.
+ * The container-level findings of one container other than shared-required, from rules whose action is deny.
+ * Mutation uses it to decide whether a container may be mutated (only when this is 0) and shared-required
+ * uses the same predicate, so the two never disagree. Rules at warn do not count: a rule rolled out as warn
+ * must change nothing but the warnings (its containers are still made canonical). Appends to out when
+ * out != NULL; returns the count.
  */
 size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_container_t *c,
                               gpa_violations_t *out);

@@ -199,6 +199,37 @@ START_TEST(warn_action_gives_a_warning)
 }
 END_TEST
 
+/* A rule rolled out as warn changes nothing but the warnings: the container is still made canonical (gpu.shared,
+ * mirrored limits), where denying would have left it alone. */
+START_TEST(warn_rule_does_not_stop_mutation)
+{
+    static const char conf[] = "rules:\n  min-memory: warn\n";
+    static const char pod[] = POD(C("tiny", "{\"requests\":{\"koordinator.sh/gpu-memory\":\"100Mi\"}}"));
+    gpa_config_t *warn_cfg;
+    gpa_error_t err;
+    gpa_error_init(&err, "conf");
+    ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &warn_cfg, &err) == 0, "%s", err.message);
+
+    gpa_verdict_t denied = check_op(object(pod), GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(denied.allowed, 0);
+    ck_assert(has_rule(&denied, "min-memory", "tiny"));
+    ck_assert_int_eq(denied.patch.len, 0);
+
+    gpa_config_release(cfg);
+    cfg = warn_cfg;
+    gpa_verdict_t warned = check_op(object(pod), GPA_OP_CREATE, NULL, 1);
+    ck_assert_int_eq(warned.allowed, 1);
+    ck_assert(has_rule(&warned, "min-memory", "tiny"));
+    ck_assert(!has_rule(&warned, "shared-required", "tiny"));
+    ck_assert_int_eq(warned.warnings.len, 1);
+    ck_assert_int_eq(warned.mutations.len, 2); /* inject-gpu-shared, mirror-limits */
+    const gpa_value_t *limits = gpa_value_get(
+        gpa_value_get(gpa_value_at(gpa_value_get(gpa_value_get(warned.mutated, "spec"), "containers"), 0), "resources"), "limits");
+    ck_assert_str_eq(gpa_value_string(gpa_value_get(limits, "koordinator.sh/gpu-memory")), "100Mi");
+    ck_assert_str_eq(gpa_value_string(gpa_value_get(limits, "koordinator.sh/gpu.shared")), "1");
+}
+END_TEST
+
 START_TEST(violation_line)
 {
     gpa_violation_t v = {.rule = "non-positive", .container = "c", .message = "m"};
@@ -221,6 +252,7 @@ int main(void)
     tcase_add_test(tc, excluded_namespace_and_other_kinds);
     tcase_add_test(tc, mutation_warnings_are_one_short_line);
     tcase_add_test(tc, warn_action_gives_a_warning);
+    tcase_add_test(tc, warn_rule_does_not_stop_mutation);
     tcase_add_test(tc, violation_line);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
