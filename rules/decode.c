@@ -103,6 +103,50 @@ static int decode_pairs(decoder_t *d, const gpa_value_t *obj, where_t w, gpa_pai
     return 0;
 }
 
+/* Bytes of the white space (Go's unicode.IsSpace) that starts s[0..n), or 0: ASCII \t \n \v \f \r and space,
+ * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. */
+static size_t space_at(const unsigned char *s, size_t n)
+{
+    if (n >= 1 && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')))
+        return 1;
+    if (n >= 2 && s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0))
+        return 2;
+    if (n < 3)
+        return 0;
+    unsigned cp = ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+    if ((s[0] & 0xf0) != 0xe0 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+        return 0;
+    return cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f ||
+                   cp == 0x3000
+               ? 3
+               : 0;
+}
+
+/* Bytes of white space that end s[0..n) (n > 0): the last character, found by stepping back over up to two
+ * UTF-8 continuation bytes, when it is white space; else 0. */
+static size_t space_before(const unsigned char *s, size_t n)
+{
+    size_t start = n - 1;
+    while (start > 0 && n - start < 3 && (s[start] & 0xc0) == 0x80)
+        start--;
+    return space_at(s + start, n - start) == n - start ? n - start : 0;
+}
+
+/*
+ * A quantity as Kubernetes reads it from JSON (Quantity.UnmarshalJSON): the text with white space trimmed at
+ * both ends (strings.TrimSpace), so "nvidia.com/gpu": " 2" is 2 in the cluster and here.
+ */
+static gpa_quantity_t parse_amount(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t k;
+    while (len > 0 && (k = space_at(s, len)) != 0)
+        s += k, len -= k;
+    while (len > 0 && (k = space_before(s, len)) != 0)
+        len -= k;
+    return gpa_quantity_parse((const char *)s, len);
+}
+
 static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_path, gpa_amount_t *amount)
 {
     const gpa_value_t *v = m->value;
@@ -112,7 +156,7 @@ static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_p
     amount->path = concat(d->a, map_path, "[\"", m->key);
     amount->path = concat(d->a, amount->path, "\"]", "");
     if (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) {
-        gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
+        gpa_quantity_t q = parse_amount(v->u.str.ptr, v->u.str.len);
         amount->text = v->u.str.ptr;
         amount->status = q.status;
         amount->suffix = q.suffix;

@@ -11,6 +11,7 @@
  * Errors: a document whose shape Kubernetes would refuse on a path gpuadmit reads (containers that is not an
  * array, a resources map that is not an object, ...) fails with err at that node. A GPU value of the wrong
  * type is not a decode error: it decodes as an amount with status GPA_Q_SYNTAX and malformed-quantity reports it.
+ * A GPU value is parsed as Kubernetes' Quantity.UnmarshalJSON does, white space around it trimmed (" 2" is 2).
  * All model memory comes from `a`, which must be the arena that owns the tree.
  */
 #ifndef GPA_DECODE_H

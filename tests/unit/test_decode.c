@@ -131,6 +131,28 @@ START_TEST(bad_amounts_decode_with_a_status)
 }
 END_TEST
 
+/* Kubernetes trims white space around a quantity (Quantity.UnmarshalJSON: strings.TrimSpace), Unicode spaces
+ * included; other bytes around it, and space inside it, are still syntax errors. */
+START_TEST(amounts_are_trimmed_as_kubernetes_does)
+{
+    gpa_object_t *o =
+        decode_one("{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"
+                   "{\"nvidia.com/gpu\":\" 2\\t\",\"koordinator.sh/gpu-core\":\"\\u00a0150\\u3000\","
+                   "\"koordinator.sh/gpu-memory\":\"\\u2028 8Gi\\u0085\",\"koordinator.sh/gpu.shared\":\"1 0\","
+                   "\"koordinator.sh/gpu-memory-ratio\":\"\\u00005\",\"vke.volcengine.com/mgpu-core\":\"5\\u00a1\"}}}]}}");
+    gpa_container_t *c = &o->pods[0].containers[0];
+    ck_assert_int_eq(c->limits[GPA_R_NVIDIA_GPU].status, GPA_Q_OK);
+    ck_assert_int_eq(c->limits[GPA_R_NVIDIA_GPU].value, 2);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].status, GPA_Q_OK);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].value, 150);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY].status, GPA_Q_OK);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY].value, 8LL << 30);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_SHARED].status, GPA_Q_SYNTAX);
+    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY_RATIO].status, GPA_Q_SYNTAX);
+    ck_assert_int_eq(c->limits[GPA_R_MGPU_CORE].status, GPA_Q_SYNTAX);
+}
+END_TEST
+
 /* Every workload kind of SPEC §2: the template paths and pointers. */
 START_TEST(workload_templates)
 {
@@ -248,6 +270,7 @@ static Suite *decode_suite(void)
     tcase_add_test(tc, pod_containers_and_amounts);
     tcase_add_test(tc, escaped_keys_are_decoded_before_comparison);
     tcase_add_test(tc, bad_amounts_decode_with_a_status);
+    tcase_add_test(tc, amounts_are_trimmed_as_kubernetes_does);
     tcase_add_test(tc, workload_templates);
     tcase_add_test(tc, lists_are_flattened);
     tcase_add_test(tc, node_selection);
