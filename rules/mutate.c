@@ -4,6 +4,7 @@
 
 #include "quantity.h"
 #include "rules.h"
+#include "rules_impl.h"
 
 /* What one resource of one map (requests or limits) will hold once the patch is applied. */
 typedef struct st_planned_t {
@@ -265,10 +266,10 @@ static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
     gpa_patch_push(ctx->a, patch, GPA_PATCH_ADD, resources, res);
 }
 
-static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_container_t *c,
-                             gpa_patch_t *patch, gpa_strings_t *warnings, unsigned *applied)
+static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
+                             const gpa_container_t *c, gpa_patch_t *patch, gpa_strings_t *warnings, unsigned *applied)
 {
-    if (gpa_validate_container(a, cfg, pod, c, NULL) != 0)
+    if (gpa_validate_container_facts(a, cfg, pod, facts, c, NULL) != 0)
         return; /* left as written: validation says why */
     gpa_mutate_ctx_t ctx = {.a = a, .cfg = cfg, .c = c, .warnings = warnings};
     for (int r = 0; r < GPA_R__COUNT; r++) {
@@ -287,10 +288,12 @@ void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj
     unsigned mask = 0;
     for (size_t p = 0; p < obj->npods; p++) {
         const gpa_podspec_t *pod = &obj->pods[p];
+        gpa_pod_facts_t facts;
+        gpa_pod_facts_init(a, cfg, pod, &facts);
         for (size_t i = 0; i < pod->ncontainers; i++)
-            mutate_container(a, cfg, pod, &pod->containers[i], patch, warnings, &mask);
+            mutate_container(a, cfg, pod, &facts, &pod->containers[i], patch, warnings, &mask);
         for (size_t i = 0; i < pod->ninit_containers; i++)
-            mutate_container(a, cfg, pod, &pod->init_containers[i], patch, warnings, &mask);
+            mutate_container(a, cfg, pod, &facts, &pod->init_containers[i], patch, warnings, &mask);
     }
     for (size_t i = 0; i < gpa_nmutations; i++)
         if (mask & (1u << i))

@@ -1,6 +1,7 @@
 #include "patch.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 void gpa_patch_push(gpa_arena_t *a, gpa_patch_t *p, gpa_patch_kind_t kind, const char *path, gpa_value_t *value)
@@ -68,18 +69,41 @@ void gpa_patch_encode(gpa_buf_t *out, const gpa_patch_t *p)
  */
 typedef struct st_cow_t {
     gpa_arena_t *a;
-    GPA_VEC(const gpa_value_t *) fresh;
+    /* The copies, as an open-addressing set of pointers (a list scanned per lookup made a patch of n operations
+     * cost n^2: seconds for a Pod of 10,000 containers). cap is 0 or a power of two, at most half full. */
+    const gpa_value_t **fresh;
+    size_t nfresh, cap;
     gpa_error_t *err;
     size_t op_index;
     const char *path;
 } cow_t;
 
+static size_t fresh_slot(const gpa_value_t *const *set, size_t cap, const gpa_value_t *v)
+{
+    size_t i = (size_t)(((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+    while (set[i] != NULL && set[i] != v)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
 static int is_fresh(const cow_t *c, const gpa_value_t *v)
 {
-    for (size_t i = 0; i < c->fresh.len; i++)
-        if (c->fresh.items[i] == v)
-            return 1;
-    return 0;
+    return c->cap != 0 && c->fresh[fresh_slot(c->fresh, c->cap, v)] == v;
+}
+
+static void add_fresh(cow_t *c, const gpa_value_t *v)
+{
+    if (2 * (c->nfresh + 1) > c->cap) {
+        size_t cap = c->cap != 0 ? 2 * c->cap : 64;
+        const gpa_value_t **set = gpa_arena_calloc(c->a, cap, sizeof(*set));
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->fresh[i] != NULL)
+                set[fresh_slot(set, cap, c->fresh[i])] = c->fresh[i];
+        c->fresh = set;
+        c->cap = cap;
+    }
+    c->fresh[fresh_slot(c->fresh, c->cap, v)] = v;
+    c->nfresh++;
 }
 
 /* A copy of container v that this apply may edit (scalars are replaced, never edited, so they are shared). */
@@ -96,7 +120,7 @@ static gpa_value_t *writable(cow_t *c, gpa_value_t *v)
         size_t n = v->u.array.len;
         copy->u.array.items = gpa_arena_grow(c->a, v->u.array.items, n, n, sizeof(gpa_value_t *));
     }
-    *gpa_vec_push(c->a, &c->fresh) = copy;
+    add_fresh(c, copy);
     return copy;
 }
 

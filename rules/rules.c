@@ -252,6 +252,12 @@ size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa
 {
     gpa_pod_facts_t facts;
     gpa_pod_facts_init(a, cfg, pod, &facts);
+    return gpa_validate_container_facts(a, cfg, pod, &facts, c, out);
+}
+
+size_t gpa_validate_container_facts(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
+                                    const gpa_container_t *c, gpa_violations_t *out)
+{
     size_t count = 0;
     for (size_t i = 0; i < gpa_nrules; i++) {
         /* shared-required is the one rule this predicate is about, so it never counts itself. */
@@ -259,7 +265,7 @@ size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa
             cfg->actions[i] != GPA_ACTION_DENY)
             continue;
         gpa_rule_ctx_t ctx = {
-            .a = a, .cfg = cfg, .pod = pod, .facts = &facts, .c = c, .rule = i, .action = cfg->actions[i], .out = out};
+            .a = a, .cfg = cfg, .pod = pod, .facts = facts, .c = c, .rule = i, .action = cfg->actions[i], .out = out};
         gpa_rules[i].check(&ctx);
         count += ctx.count;
     }

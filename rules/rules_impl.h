@@ -61,6 +61,10 @@ typedef struct st_gpa_pod_facts_t {
 } gpa_pod_facts_t;
 
 void gpa_pod_facts_init(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, gpa_pod_facts_t *out);
+/* gpa_validate_container (rules.h) with the Pod's facts already computed: callers that visit every container of a
+ * Pod compute them once, not once per container (which made a Pod of n containers cost n^2). */
+size_t gpa_validate_container_facts(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
+                                    const gpa_container_t *c, gpa_violations_t *out);
 
 /* One check call. The container pass sets c; the Pod pass (scope POD, and BOTH after its containers) has c NULL. */
 struct st_gpa_rule_ctx_t {

@@ -172,7 +172,7 @@ void gpa_check_shared_required(gpa_rule_ctx_t *ctx)
     if (!has_memory(cfg, ctx->c) || gpa_rc_amount(cfg, ctx->c, SHARED) != NULL)
         return;
     /* The same predicate mutation uses: only a container that is otherwise valid is told to add gpu.shared. */
-    if (gpa_validate_container(ctx->a, cfg, ctx->pod, ctx->c, NULL) != 0)
+    if (gpa_validate_container_facts(ctx->a, cfg, ctx->pod, ctx->facts, ctx->c, NULL) != 0)
         return;
     gpa_rule_report(ctx, ctx->c->name, gpa_rule_resources_path(ctx->a, ctx->c), gpa_resource_name(SHARED), NULL,
                     "%s missing; add koordinator.sh/gpu.shared: \"%lld\" (devices to spread over)", gpa_resource_name(SHARED),
