@@ -7,7 +7,8 @@ if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
   set(GPA_E2E_TESTS test_reviews_v1_and_v1beta1 test_bad_input test_cert_rotation_under_load test_config_reload
       test_unreadable_start_up_files test_sigterm_with_requests_in_flight
       test_sigterm_closes_idle_and_finishes_partial
-      test_big_pod_answered_within_apiserver_timeout test_mtls test_tls_versions_and_alpn)
+      test_big_pod_answered_within_apiserver_timeout
+      test_client_that_never_reads test_mtls test_tls_versions_and_alpn)
   foreach(t ${GPA_E2E_TESTS})
     add_test(NAME e2e_webhook_${t}
              COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_e2e.py Webhook.${t})

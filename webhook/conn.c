@@ -8,7 +8,9 @@
 
 struct st_gpa_conn_t {
     h2o_linklist_t link;
-    h2o_socket_t *sock; /* NULL once h2o closed it */
+    gpa_conn_list_t *list;
+    h2o_timeout_entry_t stall; /* linked while busy */
+    h2o_socket_t *sock;        /* NULL once h2o closed it */
     int fd;
     unsigned busy; /* requests not yet fully answered */
     int shut;      /* shutdown(2) already called */
@@ -18,9 +20,30 @@ typedef struct st_hold_t {
     gpa_conn_t *conn;
 } hold_t;
 
-void gpa_conn_list_init(gpa_conn_list_t *list)
+void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms)
 {
     h2o_linklist_init_anchor(&list->conns);
+    list->loop = loop;
+    h2o_timeout_init(loop, &list->stall, stall_ms);
+}
+
+/* Restarts the stall deadline while the connection is busy; stops it when it is not. */
+static void rearm(gpa_conn_t *c)
+{
+    if (h2o_timeout_is_linked(&c->stall))
+        h2o_timeout_unlink(&c->stall);
+    if (c->busy != 0 && c->sock != NULL)
+        h2o_timeout_link(c->list->loop, &c->list->stall, &c->stall);
+}
+
+static void on_stall(h2o_timeout_entry_t *entry)
+{
+    gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, stall, entry);
+    if (c->sock == NULL || c->shut)
+        return;
+    /* As for idle connections: h2o's pending write fails, it closes the socket and disposes the request. */
+    shutdown(c->fd, SHUT_RDWR);
+    c->shut = 1;
 }
 
 static void conn_free_if_done(gpa_conn_t *c)
@@ -34,6 +57,7 @@ static void on_close(void *data)
     gpa_conn_t *c = data;
     h2o_linklist_unlink(&c->link);
     c->sock = NULL;
+    rearm(c); /* stops the deadline: nothing left to shut down */
     gpa_metrics_connections_add(-1);
     conn_free_if_done(c); /* a request disposed after its socket keeps the record alive until then */
 }
@@ -41,6 +65,8 @@ static void on_close(void *data)
 void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock)
 {
     gpa_conn_t *c = gpa_xcalloc(1, sizeof(*c));
+    c->list = list;
+    c->stall.cb = on_stall;
     c->sock = sock;
     c->fd = h2o_socket_get_fd(sock);
     sock->on_close.cb = on_close;
@@ -53,6 +79,7 @@ static void on_hold_dispose(void *p)
 {
     gpa_conn_t *c = ((hold_t *)p)->conn;
     c->busy--;
+    rearm(c); /* an answer completed: progress */
     conn_free_if_done(c);
 }
 
@@ -65,6 +92,7 @@ void gpa_conn_hold(h2o_req_t *req)
     hold_t *h = h2o_mem_alloc_shared(&req->pool, sizeof(*h), on_hold_dispose);
     h->conn = c;
     c->busy++;
+    rearm(c);
 }
 
 size_t gpa_conn_close_idle(gpa_conn_list_t *list)

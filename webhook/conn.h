@@ -19,9 +19,16 @@ typedef struct st_gpa_conn_t gpa_conn_t;
 /* The connections of one worker: initialize with gpa_conn_list_init, used only from that worker's thread. */
 typedef struct st_gpa_conn_list_t {
     h2o_linklist_t conns;
+    h2o_loop_t *loop;
+    h2o_timeout_t stall; /* see gpa_conn_list_init */
 } gpa_conn_list_t;
 
-void gpa_conn_list_init(gpa_conn_list_t *list);
+/*
+ * Stall deadline: a busy connection on which no answer completes and no new request starts for stall_ms is shut
+ * down (h2o has no write timeout, so a client that never reads its answer would otherwise hold the answer's
+ * memory and the in-flight count forever). The list and its timer live as long as the loop.
+ */
+void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms);
 /* Starts tracking a just-accepted socket (before h2o_accept); forgets it when h2o closes the socket. */
 void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock);
 /*

@@ -203,7 +203,7 @@ static void *worker_main(void *arg)
     w->actx.ctx = &w->ctx;
     w->actx.hosts = w->conf->hosts;
     w->actx.ssl_ctx = w->ssl_ctx;
-    gpa_conn_list_init(&w->conns);
+    gpa_conn_list_init(&w->conns, w->ctx.loop, w->conf->http1.req_timeout);
     w->listener = h2o_evloop_socket_create(w->ctx.loop, w->fd, H2O_SOCKET_FLAG_DONT_READ);
     w->listener->data = w;
     h2o_socket_read_start(w->listener, on_accept);

@@ -29,7 +29,7 @@ typedef struct st_gpa_server_opts_t {
     int http2;                     /* offer h2 in ALPN */
     size_t max_body;               /* request body cap in bytes (413 above) */
     uint64_t request_timeout_ms;   /* a request's headers and body must arrive within this; also the idle
-                                      keep-alive timeout */
+                                      keep-alive timeout and the stall deadline of answers (conn.h) */
     uint64_t handshake_timeout_ms; /* TLS handshake deadline */
     uint64_t shutdown_grace_ms;    /* longest drain after SIGTERM */
     uint64_t reload_interval_ms;   /* how often watched files are checked */

@@ -381,6 +381,45 @@ class Webhook(unittest.TestCase):
         self.assertEqual(post(s, "/healthz", None, method="GET")[0], 200)
         self.assertEqual(s.stop(), 0)
 
+    def test_client_that_never_reads(self):
+        """h2o 2.2.5 has no write timeout: answers a client never reads must not hold memory, descriptors and the
+        in-flight count forever (nor the drain until the grace period ends)."""
+        s = self.start("noread", "--request-timeout", "1s", "--shutdown-grace", "20s")
+        fds = lambda: len(os.listdir("/proc/%d/fd" % s.proc.pid))
+        before = fds()
+        # An answer (~6 MB of patch) larger than the socket buffers can park.
+        big = pod("big", [("c%d" % i, {"requests": {"koordinator.sh/gpu-memory-ratio": "50"}}) for i in range(16000)])
+        body = json.dumps(review(big)).encode()
+        ctx = tls_context(os.path.join(s.certdir, "ca.crt"))
+        stuck = []
+        for _ in range(8):
+            raw = socket.socket()
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: the answer cannot be parked
+            raw.connect(("127.0.0.1", s.port))
+            sock = ctx.wrap_socket(raw, server_hostname=SERVER_NAME)
+            sock.sendall(http_request(sock, "/mutate", body))
+            stuck.append(sock)
+        deadline = time.time() + 20
+        while True:
+            m = s.metrics()
+            if m["gpuadmit_requests_in_flight"] == 0 and m["gpuadmit_connections"] == 0:
+                break
+            self.assertLess(time.time(), deadline, "stalled answers are never abandoned: in flight %s, connections %s"
+                            % (m["gpuadmit_requests_in_flight"], m["gpuadmit_connections"]))
+            time.sleep(0.2)
+        for sock in stuck:
+            sock.settimeout(10)
+            try:
+                while sock.recv(1 << 20):
+                    pass
+            except (ConnectionError, ssl.SSLError):
+                pass
+            sock.close()
+        self.assertEqual(fds(), before)
+        self.assertEqual(post(s, "/validate", json.dumps(review(KOORD_RATIO)).encode())[0], 200)
+        self.assertEqual(s.stop(), 0)
+        self.assertFalse(any(l.get("msg", "").startswith("shutdown grace period over") for l in s.lines()))
+
     def rotate(self, base, name, broken=False):
         """Writes a new certificate directory and swaps the ..data symlink, as the kubelet does."""
         target = os.path.join(base, name)
