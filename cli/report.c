@@ -15,15 +15,22 @@ int gpa_cli_decode(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objec
 {
     gpa_error_t err;
     gpa_error_init(&err, file);
+    const gpa_value_t *request = NULL;
     if (is_admission_review(doc)) {
         /* The object under review is what a user wants judged; a DELETE review carries none. */
-        gpa_value_t *obj = gpa_value_get(gpa_value_get(doc, "request"), "object");
+        request = gpa_value_get(doc, "request");
+        gpa_value_t *obj = gpa_value_get(request, "object");
         if (obj == NULL || obj->type != GPA_VOBJECT)
             return 0;
         doc = obj;
     }
-    if (gpa_decode_document(a, doc, out, &err) == 0)
+    size_t first = out->len;
+    if (gpa_decode_document(a, doc, out, &err) == 0) {
+        for (size_t i = first; request != NULL && i < out->len; i++)
+            gpa_object_set_request(out->items[i], gpa_value_string(gpa_value_get(request, "namespace")),
+                                   gpa_value_string(gpa_value_get(request, "name")));
         return 0;
+    }
     char line[1024];
     gpa_error_format(&err, line, sizeof(line));
     fprintf(stderr, "%s\n", line);

@@ -661,9 +661,7 @@ static int decode(gpa_arena_t *a, const gpa_value_t *doc, const char *file, cons
     gpa_error_init(err, file);
     if (gpa_decode_object(a, clone(a, doc), out, err) != 0)
         return -1;
-    /* The request's namespace is where the object is stored: it wins, as in gpa_review (rules/review.c). */
-    if (ns != NULL && ns[0] != '\0')
-        (*out)->namespace_ = ns;
+    gpa_object_set_request(*out, ns, NULL);
     return 0;
 }
 

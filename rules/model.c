@@ -20,3 +20,11 @@ const gpa_amount_t *gpa_container_amount(const gpa_container_t *c, gpa_resource_
         return &c->limits[r];
     return NULL;
 }
+
+void gpa_object_set_request(gpa_object_t *obj, const char *namespace_, const char *name)
+{
+    if (namespace_ != NULL && namespace_[0] != '\0')
+        obj->namespace_ = namespace_;
+    if (obj->name[0] == '\0' && name != NULL)
+        obj->name = name;
+}

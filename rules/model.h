@@ -108,6 +108,12 @@ typedef struct st_gpa_object_t {
     unsigned line, column;
 } gpa_object_t;
 
+/*
+ * Places an object where an admission request stores it: the request's namespace (where the object is stored)
+ * wins over the object's own metadata.namespace, so an object cannot claim an excluded namespace; an object
+ * without a name takes the request's (generateName). NULL or "" leaves a field as decoded.
+ */
+void gpa_object_set_request(gpa_object_t *obj, const char *namespace_, const char *name);
 /* The value of annotation `key` among pairs, or NULL. */
 const char *gpa_pairs_get(const gpa_pair_t *pairs, size_t n, const char *key);
 /* The amount the engine reads for resource r: the request, or the limit where no request is given.

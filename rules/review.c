@@ -217,8 +217,7 @@ static int read_request(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *ro
     return 0;
 }
 
-/* Decodes request.<key>. The request's namespace is where the object is stored, so it wins over the object's own
- * metadata.namespace (which cannot then select an excluded namespace); an object without one keeps its own. */
+/* Decodes request.<key>, placed where the request stores it (gpa_object_set_request). */
 static int decode(gpa_arena_t *a, gpa_review_t *out, const request_t *req, gpa_value_t *doc, const char *key, gpa_object_t **obj)
 {
     gpa_error_t err;
@@ -227,10 +226,7 @@ static int decode(gpa_arena_t *a, gpa_review_t *out, const request_t *req, gpa_v
         const char *path = gpa_arena_printf(a, "request.%s%s%s", key, err.path[0] != '\0' ? "." : "", err.path);
         return bad(a, out, path, err.message);
     }
-    if (req->namespace_[0] != '\0')
-        (*obj)->namespace_ = req->namespace_;
-    if ((*obj)->name[0] == '\0')
-        (*obj)->name = req->name;
+    gpa_object_set_request(*obj, req->namespace_, req->name);
     return 0;
 }
 

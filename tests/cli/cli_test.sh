@@ -237,6 +237,12 @@ assert ("patch" in r) == ("patchType" in r), r' "$tmp/out" || fail "mutating rev
     expect_exit 2 "$gpuadmit" review --webhook validate "$data/broken.json"
     [ -s "$tmp/err" ] || fail "no reason on stderr for an unreadable review"
     expect_exit 2 "$gpuadmit" review --webhook validate "$data/admitted.yaml"
+    # The request's namespace is where the object is stored: an object claiming kube-system (excluded) is
+    # still judged, by validate as by review.
+    expect_exit 1 "$gpuadmit" validate "$data/review-namespace-claim.json"
+    expect_grep "$tmp/out" "Pod/team-a/p c: core-without-memory"
+    expect_exit 0 "$gpuadmit" review --webhook validate "$data/review-namespace-claim.json"
+    expect_grep "$tmp/out" '"allowed":false'
 }
 
 # --config: a rule set to warn admits with a finding marked [warn]; a bad config is exit 2 with file:line.
