@@ -13,7 +13,7 @@ GPA_PACKAGES=(
     golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev  # chart test: renders templates as Helm does
     python3 python3-jsonpatch          # CLI tests: JSON schema checks, patch cross-check
     nghttp2-client wrk curl ca-certificates openssl  # webhook end-to-end tests and benchmarks
-    clang clang-format                 # format check, sanitizer builds
+    clang clang-format libclang-rt-14-dev  # format check; fuzz drivers (libFuzzer runtime)
 )
 
 gpa_install_deps() {

@@ -3,7 +3,7 @@
 # build directory under AddressSanitizer + UndefinedBehaviorSanitizer (-DGPA_SANITIZE=ON).
 #   scripts/test.sh                     (run as root, or with sudo available)
 # Environment: GPA_BUILD_DIR (default build-test), GPA_ASAN_BUILD_DIR (default build-test-asan),
-# GPA_SKIP_ASAN=1 to run only the plain build.
+# GPA_SKIP_ASAN=1 to run only the plain build, GPA_SKIP_FUZZ=1 to skip the fuzz drivers' seed replay.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/scripts/deps.sh"
@@ -24,5 +24,14 @@ if [ "${GPA_SKIP_ASAN:-0}" != 1 ]; then
     echo "== build and test under ASan+UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         run_suite "${GPA_ASAN_BUILD_DIR:-$root/build-test-asan}" -DCMAKE_BUILD_TYPE=Debug -DGPA_SANITIZE=ON
+fi
+if [ "${GPA_SKIP_FUZZ:-0}" != 1 ]; then
+    # The libFuzzer drivers, built with clang, replay their seeds (tests/fuzz.cmake): a crash once found and
+    # added as a seed stays fixed. Fuzzing itself is run by hand (commands in tests/fuzz.cmake).
+    echo "== fuzz drivers: replay the seeds"
+    fuzz="${GPA_FUZZ_BUILD_DIR:-$root/build-test-fuzz}"
+    CC=clang cmake -S "$root" -B "$fuzz" -DCMAKE_BUILD_TYPE=Debug -DGPA_FUZZ=ON -DGPA_SANITIZE=ON
+    cmake --build "$fuzz" -j"$jobs" --target fuzz_json fuzz_yaml fuzz_quantity fuzz_decode
+    ctest --test-dir "$fuzz" --output-on-failure -L fuzz
 fi
 echo "== all tests passed"
