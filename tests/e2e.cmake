@@ -8,7 +8,8 @@ if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
       test_unreadable_start_up_files test_sigterm_with_requests_in_flight
       test_sigterm_closes_idle_and_finishes_partial
       test_big_pod_answered_within_apiserver_timeout
-      test_client_that_never_reads test_mtls test_tls_versions_and_alpn)
+      test_client_that_never_reads
+      test_body_cap_and_http_edges test_mtls test_tls_versions_and_alpn)
   foreach(t ${GPA_E2E_TESTS})
     add_test(NAME e2e_webhook_${t}
              COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_e2e.py Webhook.${t})

@@ -20,6 +20,11 @@ typedef struct st_inflight_t {
     int unused;
 } inflight_t;
 
+typedef struct st_webhook_handler_t {
+    h2o_handler_t super;
+    size_t max_body;
+} webhook_handler_t;
+
 static int path_is(h2o_req_t *req, const char *path)
 {
     return h2o_memis(req->path_normalized.base, req->path_normalized.len, path, strlen(path));
@@ -139,12 +144,14 @@ static void log_invalid(gpa_webhook_t hook, const gpa_review_t *r)
     gpa_log_end(l);
 }
 
-static int review(h2o_req_t *req, gpa_webhook_t hook)
+static int review(h2o_req_t *req, gpa_webhook_t hook, size_t max_body)
 {
     if (!method_is(req, "POST"))
         return method_not_allowed(req, "POST");
     if (!is_json(req))
         return refuse(req, 415, "Unsupported Media Type", "Content-Type must be application/json\n");
+    if (req->entity.len > max_body)
+        return refuse(req, 413, "Request Entity Too Large", "request entity is too large\n");
     hold(req);
     gpa_reload_refresh(&snapshot);
     uint64_t start = now_us();
@@ -168,11 +175,11 @@ static int review(h2o_req_t *req, gpa_webhook_t hook)
 
 static int on_webhook(h2o_handler_t *self, h2o_req_t *req)
 {
-    (void)self;
+    size_t max_body = ((webhook_handler_t *)self)->max_body;
     if (path_is(req, "/validate"))
-        return review(req, GPA_WEBHOOK_VALIDATE);
+        return review(req, GPA_WEBHOOK_VALIDATE, max_body);
     if (path_is(req, "/mutate"))
-        return review(req, GPA_WEBHOOK_MUTATE);
+        return review(req, GPA_WEBHOOK_MUTATE, max_body);
     if (health(req) == 0)
         return 0;
     return refuse(req, 404, "Not Found", "not found\n");
@@ -194,10 +201,12 @@ static int on_metrics(h2o_handler_t *self, h2o_req_t *req)
     return 0;
 }
 
-void gpa_routes_webhook(h2o_hostconf_t *host)
+void gpa_routes_webhook(h2o_hostconf_t *host, size_t max_body)
 {
     h2o_pathconf_t *pc = h2o_config_register_path(host, "/", 0);
-    h2o_create_handler(pc, sizeof(h2o_handler_t))->on_req = on_webhook;
+    webhook_handler_t *h = (webhook_handler_t *)h2o_create_handler(pc, sizeof(webhook_handler_t));
+    h->super.on_req = on_webhook;
+    h->max_body = max_body;
 }
 
 void gpa_routes_metrics(h2o_hostconf_t *host)

@@ -9,7 +9,8 @@
  *   anything else                  404 (unknown path) or 405 (known path, wrong method, with Allow)
  * Metrics port (plain HTTP): GET /metrics (Prometheus text), /healthz, /readyz.
  *
- * Bodies larger than the configured cap are refused by h2o with 413 before a handler runs. While the server
+ * Bodies larger than the configured cap get 413: from h2o, before a handler runs, when the Content-Length says so
+ * or a chunked body grows past it (h2o is given the cap plus one byte), else from the handler. While the server
  * drains, every answer carries "Connection: close".
  *
  * Per worker thread: one arena, cleared after each request (its memory kept for the next), and one snapshot of
@@ -20,8 +21,8 @@
 
 #include <h2o.h>
 
-/* Registers the webhook routes on host. */
-void gpa_routes_webhook(h2o_hostconf_t *host);
+/* Registers the webhook routes on host; a review body above max_body bytes is answered 413. */
+void gpa_routes_webhook(h2o_hostconf_t *host, size_t max_body);
 /* Registers the metrics-port routes on host. */
 void gpa_routes_metrics(h2o_hostconf_t *host);
 /* Frees the calling thread's arena and snapshot references (call when a worker thread ends). */

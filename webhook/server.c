@@ -224,7 +224,9 @@ static void init_conf(h2o_globalconf_t *conf, const gpa_server_opts_t *o, int me
 {
     h2o_config_init(conf);
     conf->server_name = h2o_iovec_init(H2O_STRLIT("gpuadmit"));
-    conf->max_request_entity_size = metrics ? 65536 : o->max_body;
+    /* One byte over the cap for h2o: it refuses a chunked body that reaches its limit (>=) but a Content-Length
+     * only above it (>); the handler refuses whatever is above the cap, so both ways agree (413 above it). */
+    conf->max_request_entity_size = metrics ? 65536 : o->max_body + 1;
     conf->http1.req_timeout = o->request_timeout_ms;
     conf->http2.idle_timeout = o->request_timeout_ms;
     conf->handshake_timeout = o->handshake_timeout_ms;
@@ -232,7 +234,7 @@ static void init_conf(h2o_globalconf_t *conf, const gpa_server_opts_t *o, int me
     if (metrics)
         gpa_routes_metrics(host);
     else
-        gpa_routes_webhook(host);
+        gpa_routes_webhook(host, o->max_body);
 }
 
 static int start_workers(const gpa_server_opts_t *o, SSL_CTX *ssl_ctx, unsigned nthreads, char *addr, char *maddr, char *err,

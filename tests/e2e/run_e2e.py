@@ -420,6 +420,55 @@ class Webhook(unittest.TestCase):
         self.assertEqual(s.stop(), 0)
         self.assertFalse(any(l.get("msg", "").startswith("shutdown grace period over") for l in s.lines()))
 
+    def test_body_cap_and_http_edges(self):
+        """413 exactly above the cap, whether the body comes with a Content-Length or chunked (h2o alone refused a
+        chunked body of exactly the cap); methods, parameters, query strings and pipelining."""
+        cap = 64 * 1024
+        s = self.start("edges", "--max-body-bytes", "64Ki")
+        good = json.dumps(review(KOORD_RATIO)).encode()
+
+        def exchange(raw):
+            sock = raw_connect(s)
+            sock.sendall(raw)
+            out = read_response(sock)
+            sock.close()
+            return out
+
+        def sized(n):
+            return good + b" " * (n - len(good))
+
+        def chunked(body, size=8192):
+            parts = [body[i:i + size] for i in range(0, len(body), size)]
+            return (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in parts) + b"0\r\n\r\n")
+
+        for n, want in ((cap - 1, 200), (cap, 200), (cap + 1, 413)):
+            self.assertEqual(exchange(http_request(None, "/validate", sized(n)))[0], want, "Content-Length %d" % n)
+            self.assertEqual(exchange(chunked(sized(n)))[0], want, "chunked %d" % n)
+        ok = exchange(http_request(None, "/validate?timeout=10s", good).replace(
+            b"application/json", b"application/json; charset=utf-8"))
+        self.assertEqual(ok[0], 200)
+        self.assertIn(b'"allowed":false', ok[2])
+        for method in ("HEAD", "PUT", "OPTIONS", "GET"):
+            status, _, r = post(s, "/mutate?timeout=10s", good, method=method)
+            self.assertEqual((status, r.getheader("Allow")), (405, "POST"), method)
+        # Pipelined: 20 requests in one write, the last asking to close; every answer comes back, in order.
+        sock = raw_connect(s)
+        one = http_request(None, "/mutate?timeout=10s", good)
+        sock.sendall(one * 19 + http_request(None, "/mutate?timeout=10s", good, "Connection: close\r\n"))
+        data = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        sock.close()
+        self.assertEqual(data.count(b"HTTP/1.1 200 OK\r\n"), 20)
+        self.assertEqual(data.count(b'"patchType":"JSONPatch"'), 20)
+        m = s.metrics()
+        self.assertEqual(m["gpuadmit_requests_in_flight"], 0)
+        self.assertEqual(s.stop(), 0)
+
     def rotate(self, base, name, broken=False):
         """Writes a new certificate directory and swaps the ..data symlink, as the kubelet does."""
         target = os.path.join(base, name)
