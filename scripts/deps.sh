@@ -11,7 +11,7 @@ GPA_PACKAGES=(
     libjsmn-dev                        # JSON tokenizer
     golang-go golang-github-evanphx-json-patch-dev  # test suites: the Go reference JSON Patch
     golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev  # chart test: renders templates as Helm does
-    python3 python3-jsonpatch          # CLI tests: JSON schema checks, patch cross-check
+    python3 python3-jsonpatch python3-yaml  # CLI tests: JSON schema checks, patch cross-check, YAML to JSON
     nghttp2-client wrk curl ca-certificates openssl  # webhook end-to-end tests and benchmarks
     clang clang-format libclang-rt-14-dev  # format check; fuzz drivers (libFuzzer runtime)
 )
