@@ -8,19 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "arena.h"
 #include "error.h"
 #include "log.h"
 #include "metrics.h"
 
+/*
+ * A rewrite in place that keeps the size and falls within one tick of the file system's clock leaves size, mtime
+ * and inode as they were. So while a file's mtime is recent (within SETTLE_SECONDS of the wall clock when it was
+ * last looked at), its bytes are hashed on every poll and compared; once a hash was taken that long after the
+ * mtime, any later write must move the mtime, and stat() alone decides again. Large inventories are thus read
+ * again only in the seconds after they change.
+ */
+#define SETTLE_SECONDS 2
+
 /* What a path looked like when last loaded; any difference means "reload". */
 typedef struct st_filestate_t {
     int exists;
+    int settled; /* mtime old enough that stat() alone tells a change; else `hash` is of the bytes */
     dev_t dev;
     ino_t ino;
     off_t size;
     struct timespec mtime;
+    uint64_t hash;
     char real[PATH_MAX];
 } filestate_t;
 
@@ -40,10 +52,36 @@ static struct {
     watch_t *inventory_w;
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* FNV-1a over the file's bytes; 0 when it cannot be read (so two failed reads compare equal). */
+static uint64_t hash_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    unsigned char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 0x100000001b3ULL;
+    int bad = ferror(fp);
+    fclose(fp);
+    return bad ? 0 : h;
+}
+
+/* Whether a hash taken now, after `mtime`, settles the file: a write from now on gets a later mtime. */
+static int settled_now(const struct timespec *mtime)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return now.tv_sec - mtime->tv_sec >= SETTLE_SECONDS;
+}
+
 static void observe(const char *path, filestate_t *fs)
 {
     struct stat sb;
     memset(fs, 0, sizeof(*fs));
+    fs->settled = 1;
     if (stat(path, &sb) != 0)
         return;
     fs->exists = 1;
@@ -63,6 +101,13 @@ static int changed(watch_t *w)
     int diff = now.exists != w->seen.exists || now.dev != w->seen.dev || now.ino != w->seen.ino || now.size != w->seen.size ||
                now.mtime.tv_sec != w->seen.mtime.tv_sec || now.mtime.tv_nsec != w->seen.mtime.tv_nsec ||
                strcmp(now.real, w->seen.real) != 0;
+    if (now.exists && (diff || !w->seen.settled)) {
+        /* The clock is read before the bytes: a write after that instant moves the mtime past a settled one. */
+        now.settled = settled_now(&now.mtime);
+        now.hash = hash_file(w->path);
+        if (!diff)
+            diff = now.hash != w->seen.hash;
+    }
     w->seen = now;
     return diff;
 }

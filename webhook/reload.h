@@ -4,7 +4,9 @@
  *
  * Change detection polls stat() of each path (which follows symlinks) and its realpath(): Kubernetes updates a
  * mounted Secret or ConfigMap by swapping the `..data` symlink to a new directory, which changes the resolved
- * target and its inode even when size and mtime look the same. A file that fails to load is logged and
+ * target and its inode even when size and mtime look the same. A same-size rewrite in place within one tick of the
+ * file system's clock changes none of these: while a file's mtime is recent (under 2 s old when last checked) its
+ * bytes are hashed on every poll too (reload.c, SETTLE_SECONDS). A file that fails to load is logged and
  * counted (gpuadmit_reloads_total{result="failure"}); what was in force stays in force.
  *
  * Readers: the configuration and inventory are reference-counted. A worker holds references to the pair that
