@@ -291,11 +291,20 @@ int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_config
 
 /* ---- the infeasible rule ---- */
 
+/* Whether r came closer to fitting than best: a later stage, or nearer within the same stage. */
+static int nearer(const gpa_node_reason_t *r, const gpa_node_reason_t *best)
+{
+    if (r->rank_ != best->rank_)
+        return r->rank_ > best->rank_;
+    return r->near_ > best->near_;
+}
+
+/* The closest node's reason; reasons are in node name order, so ties keep the lowest name. */
 static const char *closest(gpa_arena_t *a, const gpa_placement_t *p)
 {
     const gpa_node_reason_t *best = NULL;
     for (size_t i = 0; i < p->nreasons; i++)
-        if (p->reasons[i].reason != NULL && (best == NULL || p->reasons[i].rank_ > best->rank_))
+        if (p->reasons[i].reason != NULL && (best == NULL || nearer(&p->reasons[i], best)))
             best = &p->reasons[i];
     if (best == NULL)
         return "the inventory has no GPU nodes";

@@ -32,8 +32,11 @@ typedef enum en_gpa_fit_t {
 
 /*
  * Feasibility for the infeasible rule. *reason (arena-owned, one line) says why for NOT_NOW and NEVER: the
- * closest node's first reason ("node-3: device 1 has 12Gi free, needs 20Gi"); "" for OK. A Pod without GPU
- * groups is OK. A search cut short by its bound never yields NEVER (the check only rejects what is certain).
+ * closest node's first reason ("node-3: device 1 has 12Gi free, needs 20Gi"); "" for OK. The closest node is
+ * the one that got furthest (labels < dialect < healthy devices < capacity < together), then, within that
+ * stage, came nearest (more healthy devices; more of the needed devices with room, then the larger part of
+ * the share its closest device could hold), then the lowest name. A Pod without GPU groups is OK. A search
+ * cut short by its bound never yields NEVER (the check only rejects what is certain).
  */
 gpa_fit_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_config_t *cfg, const gpa_podspec_t *pod,
                              const gpa_request_t *req, const char **reason);
@@ -52,6 +55,7 @@ typedef struct st_gpa_node_reason_t {
     const char *node;
     const char *reason; /* the first reason the Pod does not fit there, one line */
     int rank_;          /* how far the node got: higher = closer to fitting */
+    int64_t near_;      /* within one rank, how near it came: higher = closer (docs/allocator.md) */
 } gpa_node_reason_t;
 
 typedef struct st_gpa_placement_t {

@@ -49,7 +49,21 @@ void gpa_fit_format_bytes(int64_t bytes, int up, char dst[32])
 static void set_reason(gpa_node_reason_t *r, int rank, const char *reason)
 {
     r->rank_ = rank;
+    r->near_ = 0;
     r->reason = reason;
+}
+
+/* `have` of `need` in 1/10000, capped at 10000 (all of it); no floating point, no overflow. */
+static int64_t part_of(int64_t have, int64_t need)
+{
+    int64_t p;
+    if (need <= 0 || have >= need)
+        return 10000;
+    if (have <= 0)
+        return 0;
+    if (__builtin_mul_overflow(have, 10000, &p))
+        return have / (need / 10000); /* need > have > 9.2e14: need / 10000 > 0 */
+    return p / need;
 }
 
 /* ---- labels ---- */
@@ -187,11 +201,13 @@ int gpa_fit_precheck(gpa_arena_t *a, const gpa_fit_search_t *s, const gpa_config
         const gpa_device_group_t *g = &req->groups[k];
         if ((why = invalid_group(a, g)) != NULL)
             return set_reason(r, RANK_INVALID, gpa_arena_printf(a, "%s%s", container_prefix(a, req, g), why)), -1;
-        if (g->count > healthy)
-            return set_reason(r, RANK_TOO_FEW,
-                              gpa_arena_printf(a, "%sneeds %u distinct devices, the node has %zu healthy of %zu",
-                                               container_prefix(a, req, g), g->count, healthy, node->ngpus)),
-                   -1;
+        if (g->count > healthy) {
+            set_reason(r, RANK_TOO_FEW,
+                       gpa_arena_printf(a, "%sneeds %u distinct devices, the node has %zu healthy of %zu",
+                                        container_prefix(a, req, g), g->count, healthy, node->ngpus));
+            r->near_ = part_of((int64_t)healthy, (int64_t)g->count);
+            return -1;
+        }
     }
     return 0;
 }
@@ -223,6 +239,27 @@ static const char *device_failure(gpa_arena_t *a, const gpa_fit_search_t *s, con
     return gpa_arena_printf(a, "device %d has %" PRId64 "%% compute free, needs %" PRId64 "%%", minor, d->core_free, g->core);
 }
 
+/*
+ * How much of share g device d (which fails it) could hold, in 1/10000: the smaller of its free memory and
+ * free compute over what the share needs there; 0 when no share can go there (unhealthy, held whole, memory
+ * size unknown, maxPodsPerDevice reached). A whole-device share needs the whole device.
+ */
+static int64_t coverage(const gpa_fit_search_t *s, const gpa_fit_dev_t *d, const gpa_device_group_t *g)
+{
+    const gpa_gpu_t *gpu = d->gpu;
+    if (!gpu->healthy || d->whole_used)
+        return 0;
+    if (g->whole) {
+        int64_t m = part_of(d->mem_free, gpu->memory), c = part_of(d->core_free, gpu->core);
+        return m < c ? m : c;
+    }
+    int64_t mem = gpa_fit_share_memory(g, gpu);
+    if (mem < 0 || (mem > 0 && gpu->memory <= 0) || (!d->touched && d->pods >= s->max_pods))
+        return 0;
+    int64_t m = part_of(d->mem_free, mem), c = part_of(d->core_free, g->core);
+    return m < c ? m : c;
+}
+
 /* Healthy before unhealthy, free before held whole, then more free memory, then more free compute. */
 static int closer(const gpa_fit_dev_t *d, const gpa_fit_dev_t *best)
 {
@@ -235,11 +272,13 @@ static int closer(const gpa_fit_dev_t *d, const gpa_fit_dev_t *best)
     return d->core_free > best->core_free;
 }
 
-/* Healthy devices that fail: the one with most free memory, then compute, then the lowest minor. */
-static const gpa_fit_dev_t *closest_device(const gpa_fit_search_t *s, const gpa_device_group_t *g, size_t *nfit)
+/* Devices that fail: the one that could hold most of the share (coverage), then healthy, not held whole, most
+ * free memory, most free compute, then the lowest minor. *cover gets its coverage. */
+static const gpa_fit_dev_t *closest_device(const gpa_fit_search_t *s, const gpa_device_group_t *g, size_t *nfit, int64_t *cover)
 {
     const gpa_fit_dev_t *best = NULL;
     *nfit = 0;
+    *cover = 0;
     for (size_t i = 0; i < s->ndev; i++) {
         const gpa_fit_dev_t *d = &s->dev[i];
         int64_t core, mem;
@@ -247,20 +286,24 @@ static const gpa_fit_dev_t *closest_device(const gpa_fit_search_t *s, const gpa_
             (*nfit)++;
             continue;
         }
-        if (best == NULL || closer(d, best))
-            best = d;
+        int64_t c = coverage(s, d, g);
+        if (best == NULL || c > *cover || (c == *cover && closer(d, best)))
+            best = d, *cover = c;
     }
     return best;
 }
 
-/* Why group k cannot take its devices on the node alone; NULL when it can. */
-static const char *group_failure(gpa_arena_t *a, gpa_fit_search_t *s, size_t k)
+/* Why group k cannot take its devices on the node alone; NULL when it can. *near: how near it came (the part
+ * of its devices with room, then the closest device's coverage). */
+static const char *group_failure(gpa_arena_t *a, gpa_fit_search_t *s, size_t k, int64_t *near)
 {
     const gpa_device_group_t *g = &s->req->groups[k];
     size_t nfit;
-    const gpa_fit_dev_t *d = closest_device(s, g, &nfit);
+    int64_t cover;
+    const gpa_fit_dev_t *d = closest_device(s, g, &nfit, &cover);
     if (nfit >= g->count || d == NULL)
         return NULL;
+    *near = part_of((int64_t)nfit, (int64_t)g->count) * 10001 + cover;
     const char *dev = device_failure(a, s, d, g);
     if (g->count == 1)
         return gpa_arena_printf(a, "%s%s", container_prefix(a, s->req, g), dev);
@@ -272,9 +315,13 @@ void gpa_fit_explain_group(gpa_arena_t *a, gpa_fit_search_t *s, const gpa_node_t
 {
     s->ndev = node->ngpus;
     gpa_fit_state_init(s->dev, node, s->now);
-    const char *why = group_failure(a, s, k);
-    if (why != NULL)
-        return set_reason(r, RANK_CAPACITY, why);
+    int64_t near = 0;
+    const char *why = group_failure(a, s, k, &near);
+    if (why != NULL) {
+        set_reason(r, RANK_CAPACITY, why);
+        r->near_ = near;
+        return;
+    }
     set_reason(
         r, RANK_TOGETHER,
         gpa_arena_printf(a, "%sits shares do not fit on the devices together", container_prefix(a, s->req, &s->req->groups[k])));
@@ -285,9 +332,13 @@ void gpa_fit_explain_app(gpa_arena_t *a, gpa_fit_search_t *s, const gpa_node_t *
     s->ndev = node->ngpus;
     gpa_fit_state_init(s->dev, node, s->now);
     for (size_t k = 0; k < s->req->napp_groups; k++) {
-        const char *why = group_failure(a, s, k);
-        if (why != NULL)
-            return set_reason(r, RANK_CAPACITY, why);
+        int64_t near = 0;
+        const char *why = group_failure(a, s, k, &near);
+        if (why != NULL) {
+            set_reason(r, RANK_CAPACITY, why);
+            r->near_ = near;
+            return;
+        }
     }
     set_reason(r, RANK_TOGETHER, "each container fits alone, but not all of them together on this node's devices");
 }

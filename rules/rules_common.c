@@ -3,6 +3,7 @@
  * mixed-share-apis, non-positive (the part common to all dialects) and infeasible.
  */
 #include "alloc.h"
+#include "inventory.h"
 #include "normalize.h"
 #include "rules_impl.h"
 
@@ -146,13 +147,16 @@ void gpa_check_infeasible(gpa_rule_ctx_t *ctx)
     gpa_fit_t fit = gpa_alloc_feasible(ctx->a, ctx->inv, ctx->cfg, ctx->pod, &req, &reason);
     if (reason == NULL || reason[0] == '\0')
         reason = "no node has the devices it asks for";
+    size_t nnodes; /* every node of the inventory has GPUs and was considered */
+    gpa_inventory_nodes(ctx->inv, &nnodes);
+    const char *considered = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, " (%zu GPU node%s)", nnodes, nnodes == 1 ? "" : "s");
     if (fit == GPA_FIT_NEVER) {
-        gpa_rule_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod: %s", reason);
+        gpa_rule_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
     } else if (fit == GPA_FIT_NOT_NOW) {
         /* Room may free up: a warning whatever the configured action (off never gets here). */
         gpa_action_t configured = ctx->action;
         ctx->action = GPA_ACTION_WARN;
-        gpa_rule_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now: %s", reason);
+        gpa_rule_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now%s: %s", considered, reason);
         ctx->action = configured;
     }
 }

@@ -389,6 +389,88 @@ START_TEST(bounded_search_says_so)
 }
 END_TEST
 
+/* ---- the infeasible rule's closest node: rank (stage), then how near within it, then name ---- */
+
+static const char *feasible_why(const gpa_inventory_t *inv, const gpa_request_t *r, gpa_fit_t want)
+{
+    const char *why = NULL;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, r, &why), want);
+    return why;
+}
+
+START_TEST(closest_prefers_most_free_memory)
+{
+    /* SPEC's 96Gi per card on 40Gi and 80Gi cards: the 80Gi node came nearer, though a40 sorts first. */
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
+                                  "- {name: plan-a100, replicas: 2, gpus: {count: 8, memory: 80Gi}}\n"
+                                  "- {name: a40, gpus: {count: 4, memory: 40Gi}}\n"
+                                  "- {name: mgpu, dialects: [mgpu], gpus: {count: 4, memory: 32Gi}}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 100, GPA_MEMORY_BYTES, 96 * GI);
+    finish(&q, 1, 1);
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NEVER), "plan-a100-0: device 0 has 80Gi free, needs 96Gi");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(closest_device_by_coverage)
+{
+    /* Device 0 has the most memory but 10% of the compute asked; device 1 lacks only 5Gi of 75Gi: it is the
+     * closest device, and its node (b) beats node a, whose best device covers less of the share. */
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
+                                  "- name: a\n  gpus: {count: 1, memory: 80Gi}\n  used:\n  - {minor: 0, core: 0, memory: 40Gi}\n"
+                                  "- name: b\n  gpus: {count: 2, memory: 80Gi}\n  used:\n"
+                                  "  - {minor: 0, core: 95, memory: 0}\n  - {minor: 1, core: 0, memory: 10Gi}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 50, GPA_MEMORY_BYTES, 75 * GI);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert(!p.feasible);
+    ck_assert_str_eq(reason_of(&p, "b"), "device 1 has 70Gi free, needs 75Gi");
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NOT_NOW), "b: device 1 has 70Gi free, needs 75Gi");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(closest_counts_devices)
+{
+    /* Too few healthy devices: more of them is nearer. */
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
+                                  "- name: a\n  gpus: {count: 4, memory: 16Gi}\n  devices:\n"
+                                  "  - {minor: 0, healthy: false}\n  - {minor: 1, healthy: false}\n  - {minor: 2, healthy: false}\n"
+                                  "- name: b\n  gpus: {count: 4, memory: 16Gi}\n  devices:\n  - {minor: 0, healthy: false}\n"
+                                  "- name: c\n  gpus: {count: 4, memory: 16Gi}\n  devices:\n"
+                                  "  - {minor: 0, healthy: false}\n  - {minor: 1, healthy: false}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 4, 50, GPA_MEMORY_RATIO, 50);
+    finish(&q, 1, 1);
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NEVER), "b: needs 4 distinct devices, the node has 3 healthy of 4");
+    gpa_inventory_release(inv);
+    /* Capacity: the node with more devices that have room is nearer, whatever its closest device lacks. */
+    inv = inv_of("kind: GPUInventory\nnodes:\n"
+                 "- name: a\n  gpus: {count: 3, memory: 10Gi}\n  used:\n"
+                 "  - {minor: 0, core: 10, ratio: 10}\n  - {minor: 1, core: 10, ratio: 10}\n  - {minor: 2, core: 10, ratio: 10}\n"
+                 "- name: b\n  gpus: {count: 3, memory: 10Gi}\n  used:\n  - {minor: 0, core: 90, ratio: 90}\n");
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 95, GPA_MEMORY_RATIO, 95);
+    q.g[0].count = 3;
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NOT_NOW),
+                     "b: needs 3 devices with room, 2 have room (device 0 has 1Gi free, needs 9.5Gi)");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(closest_ties_to_lowest_name)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- {name: n2, gpus: {count: 2, memory: 40Gi}}\n"
+                                  "- {name: n1, gpus: {count: 2, memory: 40Gi}}\n- {name: n0, gpus: {count: 1, memory: 24Gi}}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 100, GPA_MEMORY_BYTES, 48 * GI);
+    finish(&q, 1, 1);
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NEVER), "n1: device 0 has 40Gi free, needs 48Gi");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 /* ---- brute force: every assignment, the same scoring, the first strictly best kept ---- */
 
 typedef struct {
@@ -592,6 +674,10 @@ int main(void)
     tcase_add_test(tc, init_containers_alone);
     tcase_add_test(tc, ties_and_determinism);
     tcase_add_test(tc, bounded_search_says_so);
+    tcase_add_test(tc, closest_prefers_most_free_memory);
+    tcase_add_test(tc, closest_device_by_coverage);
+    tcase_add_test(tc, closest_counts_devices);
+    tcase_add_test(tc, closest_ties_to_lowest_name);
     tcase_add_test(tc, dfs_matches_brute_force);
     tcase_add_test(tc, admitted_examples_normalize_and_place);
     suite_add_tcase(s, tc);

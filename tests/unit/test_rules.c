@@ -705,6 +705,7 @@ START_TEST(infeasible_needs_inventory)
     gpa_validate_object(&A, CFG, inv, obj, &V);
     expect("infeasible");
     ck_assert_int_eq(V.items[0].action, GPA_ACTION_DENY);
+    ck_assert_str_eq(V.items[0].message, "no node could ever hold this Pod (1 GPU node): n1: device 0 has 24Gi free, needs 30Gi");
     obj = pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-memory':'20Gi','koordinator.sh/gpu.shared':'1'}")), NULL);
     memset(&V, 0, sizeof(V));
     gpa_validate_object(&A, CFG, inv, obj, &V);
