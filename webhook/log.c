@@ -55,10 +55,63 @@ gpa_log_line_t *gpa_log_begin(gpa_log_level_t level, const char *msg)
     return l;
 }
 
+/* Length of the valid UTF-8 sequence at s[0..n) (lead byte >= 0x80), or 0 when it is not one (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+    size_t len;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* Appends s[0..n) JSON-escaped, without the quotes. */
+static void put_escaped(gpa_buf_t *b, const char *s, size_t n)
+{
+    size_t start = b->len;
+    gpa_buf_json_string(b, s, n);
+    memmove(b->base + start, b->base + start + 1, b->len - start - 2);
+    b->len -= 2;
+    b->base[b->len] = '\0';
+}
+
+/* A JSON string literal that is valid UTF-8 whatever the bytes: file names, reasons and error texts may quote
+ * hostile input. Each byte that does not start a valid sequence is written as U+FFFD (as Go's encoding/json does). */
+static void put_string(gpa_buf_t *b, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, run = 0;
+    gpa_buf_putc(b, '"');
+    while (i < n) {
+        size_t len = u[i] < 0x80 ? 1 : utf8_seq(u + i, n - i);
+        if (len != 0) {
+            i += len;
+            continue;
+        }
+        put_escaped(b, s + run, i - run);
+        gpa_buf_puts(b, "\\ufffd");
+        run = ++i;
+    }
+    put_escaped(b, s + run, n - run);
+    gpa_buf_putc(b, '"');
+}
+
 static void put_key(gpa_log_line_t *l, const char *key)
 {
     gpa_buf_putc(&l->buf, ',');
-    gpa_buf_json_string(&l->buf, key, strlen(key));
+    put_string(&l->buf, key, strlen(key));
     gpa_buf_putc(&l->buf, ':');
 }
 
@@ -70,7 +123,7 @@ void gpa_log_strn(gpa_log_line_t *l, const char *key, const char *value, size_t 
     if (value == NULL)
         gpa_buf_puts(&l->buf, "null");
     else
-        gpa_buf_json_string(&l->buf, value, len);
+        put_string(&l->buf, value, len);
 }
 
 void gpa_log_str(gpa_log_line_t *l, const char *key, const char *value)
@@ -95,7 +148,7 @@ void gpa_log_strs(gpa_log_line_t *l, const char *key, const char *const *values,
     for (size_t i = 0; i < n; i++) {
         if (i != 0)
             gpa_buf_putc(&l->buf, ',');
-        gpa_buf_json_string(&l->buf, values[i], strlen(values[i]));
+        put_string(&l->buf, values[i], strlen(values[i]));
     }
     gpa_buf_putc(&l->buf, ']');
 }

@@ -28,7 +28,8 @@ void gpa_log_set_level(gpa_log_level_t level);
 int gpa_log_parse_level(const char *s, gpa_log_level_t *out);
 /* Starts a line (new, owned by the caller until gpa_log_end), or NULL when `level` is filtered out. */
 gpa_log_line_t *gpa_log_begin(gpa_log_level_t level, const char *msg);
-/* Adds "key": value; value is JSON-escaped; NULL values are written as null. */
+/* Adds "key": value; value is JSON-escaped (each byte of invalid UTF-8 becomes U+FFFD, so a line is always valid
+ * JSON); NULL values are written as null. */
 void gpa_log_str(gpa_log_line_t *l, const char *key, const char *value);
 void gpa_log_strn(gpa_log_line_t *l, const char *key, const char *value, size_t len);
 void gpa_log_int(gpa_log_line_t *l, const char *key, int64_t value);
