@@ -1,0 +1,275 @@
+/*
+ * Test suites: running one case of a loaded suite through the engine (gpa_decode_object + gpa_check, as the
+ * cluster runs them) and matching what it said against the case's expectations. See suite.h for the contracts;
+ * loading a suite is suite.c's job.
+ */
+#include "suite.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "decode.h"
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+typedef GPA_VEC(const char *) strvec_t;
+
+/* A deep copy in the case's arena, so decoding and mutation never touch the suite's documents. */
+static gpa_value_t *clone(gpa_arena_t *a, const gpa_value_t *v)
+{
+    gpa_value_t *c = gpa_arena_alloc(a, sizeof(*c));
+    *c = *v;
+    switch (v->type) {
+    case GPA_VSTRING:
+    case GPA_VNUMBER:
+        c->u.str.ptr = gpa_arena_strndup(a, v->u.str.ptr, v->u.str.len);
+        break;
+    case GPA_VARRAY:
+        c->u.array.items = gpa_arena_calloc(a, v->u.array.len + 1, sizeof(*c->u.array.items));
+        for (size_t i = 0; i < v->u.array.len; i++)
+            c->u.array.items[i] = clone(a, v->u.array.items[i]);
+        break;
+    case GPA_VOBJECT:
+        c->u.object.members = gpa_arena_calloc(a, v->u.object.len + 1, sizeof(*c->u.object.members));
+        for (size_t i = 0; i < v->u.object.len; i++) {
+            const gpa_member_t *m = &v->u.object.members[i];
+            c->u.object.members[i] = (gpa_member_t){gpa_arena_strndup(a, m->key, m->key_len), m->key_len, clone(a, m->value)};
+        }
+        break;
+    default:
+        break;
+    }
+    return c;
+}
+
+static int decode(gpa_arena_t *a, const gpa_value_t *doc, const char *file, const char *ns, gpa_object_t **out, gpa_error_t *err)
+{
+    gpa_error_init(err, file);
+    if (gpa_decode_object(a, clone(a, doc), out, err) != 0)
+        return -1;
+    gpa_object_set_request(*out, ns, NULL);
+    return 0;
+}
+
+/* gpa_decode_object + gpa_check, as the cluster runs them for this request. */
+static int check_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, gpa_verdict_t *v, gpa_error_t *err)
+{
+    gpa_object_t *obj = NULL, *old = NULL;
+    if (tc->old_object != NULL && decode(a, tc->old_object, tc->old_file, tc->namespace_, &old, err) != 0)
+        return -1;
+    if (tc->object != NULL && decode(a, tc->object, tc->object_file, tc->namespace_, &obj, err) != 0)
+        return -1;
+    gpa_check_opts_t opts = {tc->operation, old, tc->mutate, 1, s->inventory};
+    gpa_error_init(err, tc->object_file);
+    /* DELETE carries only the old object; the engine admits it whatever it holds. */
+    return gpa_check(a, s->config, obj != NULL ? obj : old, &opts, v, err);
+}
+
+static void sort_unique(gpa_suite_strs_t *x)
+{
+    if (x->len > 1)
+        qsort(x->items, x->len, sizeof(*x->items), cmp_str);
+    size_t n = 0;
+    for (size_t i = 0; i < x->len; i++)
+        if (n == 0 || strcmp(x->items[n - 1], x->items[i]) != 0)
+            x->items[n++] = x->items[i];
+    x->len = n;
+}
+
+static gpa_suite_strs_t strs_copy(gpa_arena_t *a, const char *const *items, size_t len)
+{
+    gpa_suite_strs_t x = {gpa_arena_calloc(a, len + 1, sizeof(*x.items)), len};
+    for (size_t i = 0; i < len; i++)
+        x.items[i] = items[i];
+    return x;
+}
+
+static void collect(gpa_arena_t *a, const gpa_verdict_t *v, gpa_suite_result_t *r)
+{
+    r->allowed = v->allowed;
+    r->rules = (gpa_suite_strs_t){gpa_arena_calloc(a, v->violations.len + 1, sizeof(char *)), v->violations.len};
+    r->findings = (gpa_suite_strs_t){gpa_arena_calloc(a, v->violations.len + 1, sizeof(char *)), v->violations.len};
+    for (size_t i = 0; i < v->violations.len; i++) {
+        const gpa_violation_t *f = &v->violations.items[i];
+        r->rules.items[i] = f->rule;
+        r->findings.items[i] =
+            gpa_arena_printf(a, "%s%s%s", f->action == GPA_ACTION_WARN ? "(warn) " : "", gpa_violation_line(a, f),
+                             f->path != NULL && f->path[0] ? gpa_arena_printf(a, " [at %s]", f->path) : "");
+    }
+    sort_unique(&r->rules);
+    r->warnings = strs_copy(a, v->warnings.items, v->warnings.len);
+    r->mutations = strs_copy(a, v->mutations.items, v->mutations.len);
+    sort_unique(&r->mutations);
+}
+
+static int contains(const gpa_suite_strs_t *x, const char *s)
+{
+    for (size_t i = 0; i < x->len; i++)
+        if (strcmp(x->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *join(gpa_arena_t *a, const gpa_suite_strs_t *x)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    for (size_t i = 0; i < x->len; i++)
+        gpa_buf_printf(&b, "%s%s", i ? ", " : "", x->items[i]);
+    const char *s = gpa_arena_strdup(a, b.base != NULL ? b.base : "");
+    gpa_buf_dispose(&b);
+    return s;
+}
+
+/* "missing a, b; unexpected c" for two sets, or NULL when they are the same set. */
+static const char *set_diff(gpa_arena_t *a, const gpa_suite_strs_t *want, const gpa_suite_strs_t *got)
+{
+    gpa_suite_strs_t missing = {gpa_arena_calloc(a, want->len + 1, sizeof(char *)), 0};
+    gpa_suite_strs_t extra = {gpa_arena_calloc(a, got->len + 1, sizeof(char *)), 0};
+    for (size_t i = 0; i < want->len; i++)
+        if (!contains(got, want->items[i]) && !contains(&missing, want->items[i]))
+            missing.items[missing.len++] = want->items[i];
+    for (size_t i = 0; i < got->len; i++)
+        if (!contains(want, got->items[i]))
+            extra.items[extra.len++] = got->items[i];
+    if (missing.len == 0 && extra.len == 0)
+        return NULL;
+    return gpa_arena_printf(a, "%s%s%s%s%s", missing.len ? "missing " : "", join(a, &missing), missing.len && extra.len ? "; " : "",
+                            extra.len ? "unexpected " : "", join(a, &extra));
+}
+
+/* A short description of a node for a difference line. */
+static const char *describe(gpa_arena_t *a, const gpa_value_t *v)
+{
+    switch (v->type) {
+    case GPA_VNULL:
+        return "null";
+    case GPA_VBOOL:
+        return v->u.boolean ? "true" : "false";
+    case GPA_VNUMBER:
+        return gpa_arena_printf(a, "number %.*s", (int)(v->u.str.len > 60 ? 60 : v->u.str.len), v->u.str.ptr);
+    case GPA_VSTRING:
+        return gpa_arena_printf(a, "string \"%.*s\"%s", (int)(v->u.str.len > 60 ? 60 : v->u.str.len), v->u.str.ptr,
+                                v->u.str.len > 60 ? "..." : "");
+    case GPA_VARRAY:
+        return gpa_arena_printf(a, "a list of %zu", v->u.array.len);
+    default:
+        return gpa_arena_printf(a, "a mapping of %zu keys", v->u.object.len);
+    }
+}
+
+static const char *child_path(gpa_arena_t *a, const char *path, const char *key)
+{
+    int plain = key[0] != '\0';
+    for (const char *p = key; *p; p++)
+        if (!(*p == '_' || *p == '-' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            plain = 0;
+    if (plain)
+        return gpa_arena_printf(a, "%s%s%s", path, path[0] ? "." : "", key);
+    return gpa_arena_printf(a, "%s[\"%s\"]", path, key);
+}
+
+static const char *first_diff(gpa_arena_t *a, const gpa_value_t *want, const gpa_value_t *got, const char *path);
+
+static const char *object_diff(gpa_arena_t *a, const gpa_value_t *want, const gpa_value_t *got, const char *path)
+{
+    for (size_t i = 0; i < want->u.object.len; i++) {
+        const gpa_member_t *m = &want->u.object.members[i];
+        const gpa_value_t *g = gpa_value_get(got, m->key);
+        const char *p = child_path(a, path, m->key);
+        if (g == NULL)
+            return gpa_arena_printf(a, "%s: expected %s, got nothing", p, describe(a, m->value));
+        const char *d = first_diff(a, m->value, g, p);
+        if (d != NULL)
+            return d;
+    }
+    for (size_t i = 0; i < got->u.object.len; i++) {
+        const gpa_member_t *m = &got->u.object.members[i];
+        if (gpa_value_get(want, m->key) == NULL)
+            return gpa_arena_printf(a, "%s: not expected, got %s", child_path(a, path, m->key), describe(a, m->value));
+    }
+    return NULL;
+}
+
+/* Where two trees first differ ("spec.containers[0].resources.limits[\"koordinator.sh/gpu.shared\"]: ..."). */
+static const char *first_diff(gpa_arena_t *a, const gpa_value_t *want, const gpa_value_t *got, const char *path)
+{
+    const char *at = path[0] ? path : "(root)";
+    if (want->type != got->type)
+        return gpa_arena_printf(a, "%s: expected %s, got %s", at, describe(a, want), describe(a, got));
+    switch (want->type) {
+    case GPA_VOBJECT:
+        return object_diff(a, want, got, path);
+    case GPA_VARRAY:
+        if (want->u.array.len != got->u.array.len)
+            return gpa_arena_printf(a, "%s: expected %s, got %s", at, describe(a, want), describe(a, got));
+        for (size_t i = 0; i < want->u.array.len; i++) {
+            const char *d = first_diff(a, want->u.array.items[i], got->u.array.items[i], gpa_arena_printf(a, "%s[%zu]", path, i));
+            if (d != NULL)
+                return d;
+        }
+        return NULL;
+    default:
+        return gpa_value_equal(want, got) ? NULL
+                                          : gpa_arena_printf(a, "%s: expected %s, got %s", at, describe(a, want), describe(a, got));
+    }
+}
+
+static void compare(gpa_arena_t *a, const gpa_suite_case_t *tc, const gpa_verdict_t *v, gpa_suite_result_t *r, strvec_t *d)
+{
+    const gpa_suite_expect_t *e = &tc->expect;
+    const char *s;
+    if (e->allowed != r->allowed)
+        *gpa_vec_push(a, d) =
+            gpa_arena_printf(a, "allowed: expected %s, got %s", e->allowed ? "true" : "false", r->allowed ? "true" : "false");
+    if (e->has_rules && (s = set_diff(a, &e->rules, &r->rules)) != NULL)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "rules: %s", s);
+    for (size_t i = 0; i < e->warnings.len; i++) {
+        size_t k = 0;
+        while (k < r->warnings.len && strstr(r->warnings.items[k], e->warnings.items[i]) == NULL)
+            k++;
+        if (k == r->warnings.len)
+            *gpa_vec_push(a, d) =
+                gpa_arena_printf(a, "warnings: none contains \"%s\" (%zu warnings)", e->warnings.items[i], r->warnings.len);
+    }
+    if (e->has_mutations && (s = set_diff(a, &e->mutations, &r->mutations)) != NULL)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "mutations: %s", s);
+    if (e->patched != NULL && (s = first_diff(a, e->patched, v->mutated, "")) != NULL)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "patched: the mutated object differs from %s at %s", e->patched_file, s);
+}
+
+static const char *summary(gpa_arena_t *a, int allowed, const gpa_suite_strs_t *rules, int show_rules)
+{
+    if (!show_rules || rules->len == 0)
+        return show_rules ? (allowed ? "allow []" : "deny []") : (allowed ? "allow" : "deny");
+    return gpa_arena_printf(a, "%s [%s]", allowed ? "allow" : "deny", join(a, rules));
+}
+
+void gpa_suite_run_case(gpa_arena_t *a, const gpa_suite_t *suite, const gpa_suite_case_t *tc, gpa_suite_result_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->suite = suite;
+    out->tc = tc;
+    gpa_suite_strs_t want = strs_copy(a, tc->expect.rules.items, tc->expect.rules.len);
+    sort_unique(&want);
+    out->expected = summary(a, tc->expect.allowed, &want, tc->expect.has_rules);
+    strvec_t diffs = {0};
+    gpa_verdict_t v;
+    gpa_error_t err;
+    if (check_case(a, suite, tc, &v, &err) != 0) {
+        char msg[1024];
+        gpa_error_format(&err, msg, sizeof(msg));
+        out->error = 1;
+        out->got = "error";
+        *gpa_vec_push(a, &diffs) = gpa_arena_printf(a, "error: %s", msg);
+    } else {
+        collect(a, &v, out);
+        out->got = summary(a, out->allowed, &out->rules, 1);
+        compare(a, tc, &v, out, &diffs);
+    }
+    out->differences = (gpa_suite_strs_t){diffs.items, diffs.len};
+    out->passed = diffs.len == 0;
+}
