@@ -16,16 +16,14 @@
 #include "cli.h"
 #include "engine.h"
 #include "inventory.h"
-#include "input.h"
 #include "normalize.h"
 #include "report.h"
+#include "verb.h"
 
 typedef struct st_fit_cmd_t {
-    gpa_config_t *cfg;
-    gpa_inventory_t *inv;
-    int now, json;
-    size_t pods, misfits, unreadable, printed;
-    gpa_arena_t scratch; /* per Pod spec */
+    gpa_verb_t vb; /* vb.scratch: per Pod spec */
+    int now;
+    size_t pods, misfits;
 } fit_cmd_t;
 
 /* What one Pod spec came to: a placement, or the reasons it is not even a valid request. */
@@ -89,23 +87,9 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     return o;
 }
 
-static void print_json(fit_cmd_t *f, const fit_result_t *r)
-{
-    json_t *o = result_json(&f->scratch, r);
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (s == NULL) { /* only text that is not UTF-8 gets here */
-        fprintf(stderr, "%s: cannot encode the placement of %s as JSON\n", r->source, r->name);
-        f->unreadable++;
-    } else {
-        printf("%s%s", f->printed++ > 0 ? ",\n" : "", s);
-    }
-    free(s);
-    json_decref(o);
-}
-
 static void print_text(fit_cmd_t *f, const fit_result_t *r)
 {
-    const char *who = gpa_arena_printf(&f->scratch, "%s %s/%s%s%s", r->source, r->kind, r->namespace_,
+    const char *who = gpa_arena_printf(&f->vb.scratch, "%s %s/%s%s%s", r->source, r->kind, r->namespace_,
                                        r->namespace_[0] != '\0' ? "/" : "", r->name);
     if (r->ninvalid > 0) {
         printf("%s: not a valid GPU request\n", who);
@@ -130,7 +114,7 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
         gpa_fit_format_bytes(s->memory_bytes, 1, mem);
         printf("  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s\n",
                s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
-               fraction_text(&f->scratch, s->fraction));
+               fraction_text(&f->vb.scratch, s->fraction));
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
         printf("  annotation %s: %s\n", r->p.annotations[i].key, r->p.annotations[i].value);
@@ -145,16 +129,16 @@ static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
     gpa_verdict_t v;
     gpa_error_t err;
     gpa_error_init(&err, r->source);
-    r->invalid = gpa_arena_calloc(&f->scratch, 2, sizeof(*r->invalid));
+    r->invalid = gpa_arena_calloc(&f->vb.scratch, 2, sizeof(*r->invalid));
     r->invalid[0] = "the GPU request does not normalize (see gpuadmit validate)";
     r->ninvalid = 1;
-    if (gpa_check(&f->scratch, f->cfg, obj, &opts, &v, &err) != 0 || v.violations.len == 0)
+    if (gpa_check(&f->vb.scratch, f->vb.cfg, obj, &opts, &v, &err) != 0 || v.violations.len == 0)
         return;
-    r->invalid = gpa_arena_calloc(&f->scratch, v.violations.len + 1, sizeof(*r->invalid));
+    r->invalid = gpa_arena_calloc(&f->vb.scratch, v.violations.len + 1, sizeof(*r->invalid));
     r->ninvalid = 0;
     for (size_t i = 0; i < v.violations.len; i++)
         if (v.violations.items[i].action == GPA_ACTION_DENY)
-            r->invalid[r->ninvalid++] = gpa_violation_line(&f->scratch, &v.violations.items[i]);
+            r->invalid[r->ninvalid++] = gpa_violation_line(&f->vb.scratch, &v.violations.items[i]);
     if (r->ninvalid == 0)
         r->invalid[r->ninvalid++] = "the GPU request does not normalize (see gpuadmit validate)";
 }
@@ -164,44 +148,34 @@ static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, siz
     const gpa_podspec_t *pod = &obj->pods[k];
     fit_result_t r = {.source = source, .kind = obj->kind, .namespace_ = obj->namespace_, .name = obj->name};
     gpa_request_t req;
-    gpa_arena_clear(&f->scratch);
+    gpa_arena_clear(&f->vb.scratch);
     if (obj->npods > 1) /* a workload with several templates: say which */
-        r.name = gpa_arena_printf(&f->scratch, "%s[%s]", obj->name, pod->path);
-    if (gpa_normalize(&f->scratch, f->cfg, pod, &req) != 0) {
+        r.name = gpa_arena_printf(&f->vb.scratch, "%s[%s]", obj->name, pod->path);
+    if (gpa_normalize(&f->vb.scratch, f->vb.cfg, pod, &req) != 0) {
         explain_invalid(f, obj, &r);
     } else {
         gpa_alloc_opts_t opts = {.now = f->now};
-        gpa_alloc_place(&f->scratch, f->inv, f->cfg, pod, &req, &opts, &r.p);
+        gpa_alloc_place(&f->vb.scratch, f->vb.inv, f->vb.cfg, pod, &req, &opts, &r.p);
     }
     f->pods++;
     if (!r.p.feasible)
         f->misfits++;
-    if (f->json)
-        print_json(f, &r);
+    if (f->vb.json)
+        gpa_verb_print_json(&f->vb, result_json(&f->vb.scratch, &r), r.source, "placement", r.name);
     else
         print_text(f, &r);
 }
 
-static int on_document(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc)
+static void on_object(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 {
-    fit_cmd_t *f = ctx;
-    gpa_objects_t objs = {0};
-    if (gpa_cli_decode(a, file, doc, &objs) != 0) {
-        f->unreadable++;
-        return 0; /* reported; the next document is still placed */
-    }
-    for (size_t i = 0; i < objs.len; i++)
-        for (size_t k = 0; k < objs.items[i]->npods; k++)
-            fit_podspec(f, source, objs.items[i], k);
-    return 0;
+    for (size_t k = 0; k < obj->npods; k++)
+        fit_podspec(vb->ctx, source, obj, k);
 }
 
 /* ---- command line ---- */
 
 typedef struct st_options_t {
-    const char *config, *output;
-    char **inventories;
-    size_t ninventories;
+    gpa_verb_opts_t common;
     int now;
 } options_t;
 
@@ -213,71 +187,34 @@ static int parse_args(int argc, char **argv, options_t *o)
         {"output", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
-            o->inventories[o->ninventories++] = optarg;
-            break;
-        case 'n':
-            o->now = 1;
-            break;
-        case 'c':
-            o->config = optarg;
-            break;
-        case 'o':
-            o->output = optarg;
-            break;
-        case 'h':
-            return 1;
-        default:
-            return -1;
-        }
+    while ((c = gpa_verb_getopt(argc, argv, longopts, &o->common)) != -1) {
+        if (c != 'n')
+            return c == 'h' ? 1 : -1;
+        o->now = 1;
     }
-    if (strcmp(o->output, "text") != 0 && strcmp(o->output, "json") != 0)
-        return fprintf(stderr, "fit: -o must be text or json, not '%s'\n", o->output), -1;
-    if (o->ninventories == 0)
-        return fprintf(stderr, "fit: --inventory F is required\n"), -1;
-    if (optind >= argc)
-        return fprintf(stderr, "fit: no PATH given (use - for stdin)\n"), -1;
-    return 0;
-}
-
-static int finish(fit_cmd_t *f, int walk_rc)
-{
-    if (f->json)
-        printf("%s]\n", f->printed > 0 ? "\n" : "");
-    else
-        printf("%zu Pod spec%s: %zu fit%s, %zu do%s not%s\n", f->pods, f->pods == 1 ? "" : "s", f->pods - f->misfits,
-               f->pods - f->misfits == 1 ? "s" : "", f->misfits, f->misfits == 1 ? "es" : "",
-               f->unreadable > 0 || walk_rc != 0 ? "; some input could not be read (see stderr)" : "");
-    if (walk_rc != 0 || f->unreadable > 0)
-        return GPA_EXIT_USAGE;
-    return f->misfits > 0 ? GPA_EXIT_DENIED : GPA_EXIT_OK;
+    return gpa_verb_opts_check("fit", &o->common, 1, argc);
 }
 
 int gpa_cmd_fit(int argc, char **argv)
 {
-    options_t o = {.output = "text"};
+    options_t o = {.common.output = "text"};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
-        free(o.inventories);
+        gpa_verb_opts_dispose(&o.common);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
-    fit_cmd_t f = {.now = o.now, .json = strcmp(o.output, "json") == 0};
-    if (gpa_cli_load_config(o.config, &f.cfg) != 0 || gpa_cli_load_inventory(o.inventories, o.ninventories, &f.inv) != 0) {
-        rc = GPA_EXIT_USAGE;
-        goto Exit;
+    fit_cmd_t f = {.vb.json = strcmp(o.common.output, "json") == 0, .now = o.now};
+    rc = GPA_EXIT_USAGE;
+    if (gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0) {
+        gpa_verb_walk(&f.vb, argv + optind, (size_t)(argc - optind));
+        size_t fits = f.pods - f.misfits;
+        const char *summary =
+            gpa_arena_printf(&f.vb.scratch, "%zu Pod spec%s: %zu fit%s, %zu do%s not", f.pods, f.pods == 1 ? "" : "s", fits,
+                             fits == 1 ? "s" : "", f.misfits, f.misfits == 1 ? "es" : "");
+        rc = gpa_verb_finish(&f.vb, f.misfits, summary);
     }
-    gpa_arena_init(&f.scratch);
-    if (f.json)
-        fputs("[", stdout);
-    rc = finish(&f, gpa_input_walk(argv + optind, (size_t)(argc - optind), on_document, &f));
-    gpa_arena_dispose(&f.scratch);
-Exit:
-    gpa_inventory_release(f.inv);
-    gpa_config_release(f.cfg);
-    free(o.inventories);
+    gpa_verb_dispose(&f.vb);
+    gpa_verb_opts_dispose(&o.common);
     return rc;
 }

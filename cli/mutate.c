@@ -12,8 +12,7 @@
 
 #include "buf.h"
 #include "cli.h"
-#include "input.h"
-#include "report.h"
+#include "verb.h"
 
 typedef enum en_format_t {
     FORMAT_YAML,
@@ -22,11 +21,10 @@ typedef enum en_format_t {
 } format_t;
 
 typedef struct st_mutate_t {
-    gpa_config_t *cfg;
+    gpa_verb_t vb;
     format_t format;
-    size_t objects, failed;
+    size_t objects;
     gpa_buf_t json_items; /* -o json: the objects, comma-separated, printed once all are known */
-    gpa_arena_t scratch;
 } mutate_t;
 
 static void usage(FILE *out)
@@ -69,31 +67,15 @@ static void emit(mutate_t *m, const gpa_verdict_t *verdict)
     gpa_buf_dispose(&out);
 }
 
-static int on_document(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc)
+static void on_object(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 {
-    mutate_t *m = ctx;
-    gpa_objects_t objs = {0};
-    if (gpa_cli_decode(a, file, doc, &objs) != 0) {
-        m->failed++;
-        return 0;
-    }
-    for (size_t i = 0; i < objs.len; i++) {
-        gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 0};
-        gpa_verdict_t verdict;
-        gpa_error_t err;
-        gpa_error_init(&err, source);
-        gpa_arena_clear(&m->scratch);
-        if (gpa_check(&m->scratch, m->cfg, objs.items[i], &opts, &verdict, &err) != 0) {
-            char line[1024];
-            gpa_error_format(&err, line, sizeof(line));
-            fprintf(stderr, "%s\n", line);
-            m->failed++;
-            continue;
-        }
-        m->objects++;
-        emit(m, &verdict);
-    }
-    return 0;
+    mutate_t *m = vb->ctx;
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 0};
+    gpa_verdict_t verdict;
+    if (gpa_verb_check(vb, source, obj, &opts, &verdict) != 0)
+        return;
+    m->objects++;
+    emit(m, &verdict);
 }
 
 static void finish_json(mutate_t *m)
@@ -146,21 +128,21 @@ static int parse_args(int argc, char **argv, const char **config, format_t *form
 
 int gpa_cmd_mutate(int argc, char **argv)
 {
-    const char *config = NULL;
+    gpa_verb_opts_t o = {0};
     mutate_t m = {.format = FORMAT_YAML, .json_items = GPA_BUF_INIT};
-    int rc = parse_args(argc, argv, &config, &m.format);
+    int rc = parse_args(argc, argv, &o.config, &m.format);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
-    if (gpa_cli_load_config(config, &m.cfg) != 0)
-        return GPA_EXIT_USAGE;
-    gpa_arena_init(&m.scratch);
-    rc = gpa_input_walk(argv + optind, (size_t)(argc - optind), on_document, &m);
-    if (m.format == FORMAT_JSON)
-        finish_json(&m);
-    gpa_arena_dispose(&m.scratch);
+    rc = GPA_EXIT_USAGE;
+    if (gpa_verb_init(&m.vb, &o, on_object, &m) == 0) {
+        gpa_verb_walk(&m.vb, argv + optind, (size_t)(argc - optind));
+        if (m.format == FORMAT_JSON)
+            finish_json(&m);
+        rc = gpa_verb_finish(&m.vb, 0, NULL);
+    }
+    gpa_verb_dispose(&m.vb);
     gpa_buf_dispose(&m.json_items);
-    gpa_config_release(m.cfg);
-    return rc != 0 || m.failed > 0 ? GPA_EXIT_USAGE : GPA_EXIT_OK;
+    return rc;
 }

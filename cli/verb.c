@@ -1,0 +1,131 @@
+/*
+ * The skeleton validate, mutate and fit share (verb.h): options, loading, the walk over objects, the JSON
+ * array and the exit code.
+ */
+#include "verb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decode.h"
+#include "input.h"
+#include "report.h"
+
+int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o)
+{
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        if (c == 'c') {
+            o->config = optarg;
+        } else if (c == 'i') {
+            o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
+            o->inventories[o->ninventories++] = optarg;
+        } else if (c == 'o') {
+            o->output = optarg;
+        } else {
+            return c;
+        }
+    }
+    return -1;
+}
+
+int gpa_verb_opts_check(const char *verb, const gpa_verb_opts_t *o, int need_inventory, int argc)
+{
+    if (strcmp(o->output, "text") != 0 && strcmp(o->output, "json") != 0)
+        return fprintf(stderr, "%s: -o must be text or json, not '%s'\n", verb, o->output), -1;
+    if (need_inventory && o->ninventories == 0)
+        return fprintf(stderr, "%s: --inventory F is required\n", verb), -1;
+    if (optind >= argc)
+        return fprintf(stderr, "%s: no PATH given (use - for stdin)\n", verb), -1;
+    return 0;
+}
+
+void gpa_verb_opts_dispose(gpa_verb_opts_t *o)
+{
+    free(o->inventories);
+    o->inventories = NULL;
+    o->ninventories = 0;
+}
+
+int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb on_object, void *ctx)
+{
+    vb->on_object = on_object;
+    vb->ctx = ctx;
+    gpa_arena_init(&vb->scratch);
+    if (gpa_cli_load_config(o->config, &vb->cfg) != 0)
+        return -1;
+    if (o->ninventories > 0 && gpa_cli_load_inventory(o->inventories, o->ninventories, &vb->inv) != 0)
+        return -1;
+    return 0;
+}
+
+void gpa_verb_dispose(gpa_verb_t *vb)
+{
+    gpa_arena_dispose(&vb->scratch);
+    gpa_inventory_release(vb->inv);
+    gpa_config_release(vb->cfg);
+    vb->inv = NULL;
+    vb->cfg = NULL;
+}
+
+static int on_document(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc)
+{
+    gpa_verb_t *vb = ctx;
+    gpa_objects_t objs = {0};
+    if (gpa_cli_decode(a, file, doc, &objs) != 0) {
+        vb->unreadable++;
+        return 0; /* reported; the next document is still read */
+    }
+    for (size_t i = 0; i < objs.len; i++)
+        vb->on_object(vb, source, objs.items[i]);
+    return 0;
+}
+
+void gpa_verb_walk(gpa_verb_t *vb, char *const *paths, size_t npaths)
+{
+    if (vb->json)
+        fputs("[", stdout);
+    if (gpa_input_walk(paths, npaths, on_document, vb) != 0)
+        vb->unreadable++;
+}
+
+int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *verdict)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, source);
+    gpa_arena_clear(&vb->scratch);
+    if (gpa_check(&vb->scratch, vb->cfg, obj, opts, verdict, &err) != 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "%s\n", line);
+        vb->unreadable++;
+        return -1;
+    }
+    return 0;
+}
+
+void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const char *what, const char *name)
+{
+    char *s = el != NULL ? json_dumps(el, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    if (s == NULL) { /* only text that is not UTF-8 gets here; say so rather than drop the element */
+        fprintf(stderr, "%s: cannot encode the %s of %s as JSON\n", source, what, name);
+        vb->unreadable++;
+    } else {
+        printf("%s%s", vb->printed++ > 0 ? ",\n" : "", s);
+    }
+    free(s);
+    json_decref(el);
+}
+
+int gpa_verb_finish(gpa_verb_t *vb, size_t refused, const char *summary)
+{
+    if (vb->json)
+        printf("%s]\n", vb->printed > 0 ? "\n" : "");
+    else if (summary != NULL)
+        printf("%s%s\n", summary, vb->unreadable > 0 ? "; some input could not be read (see stderr)" : "");
+    if (vb->unreadable > 0)
+        return GPA_EXIT_USAGE;
+    return refused > 0 ? GPA_EXIT_DENIED : GPA_EXIT_OK;
+}

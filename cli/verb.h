@@ -1,0 +1,96 @@
+/*
+ * What the verbs that judge inputs object by object (validate, mutate, fit) share: the options --config,
+ * --inventory and -o; loading the configuration and inventory; walking the inputs object by object; one JSON
+ * array of elements; and the exit code from what could not be read and what was refused (SPEC §6). Each verb
+ * keeps its own options, its per-object work and its output.
+ */
+#ifndef GPA_CLI_VERB_H
+#define GPA_CLI_VERB_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "config.h"
+#include "engine.h"
+#include "inventory.h"
+#include "model.h"
+
+/* The shared options as given; every string is borrowed from argv. */
+typedef struct st_gpa_verb_opts_t {
+    const char *config; /* --config F, or NULL for the defaults */
+    char **inventories; /* --inventory F, repeatable (heap array: gpa_verb_opts_dispose) */
+    size_t ninventories;
+    const char *output; /* -o FMT, as given */
+} gpa_verb_opts_t;
+
+/*
+ * getopt_long() with the short options "o:h" that records the shared options itself ('c' --config, 'i'
+ * --inventory, 'o' -o/--output, as named in `longopts`) and returns the next other one: the verb's own, 'h'
+ * for --help, '?' for a bad option (reported by getopt), or -1 at the end (PATHs start at optind). Set optind
+ * to 1 before the first call.
+ */
+int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o);
+/*
+ * The checks after getopt_long(), first failure reported as "VERB: ..." on stderr: -o is text or json; with
+ * `need_inventory`, --inventory was given; a PATH follows the options (optind < argc). Returns 0 or -1.
+ */
+int gpa_verb_opts_check(const char *verb, const gpa_verb_opts_t *o, int need_inventory, int argc);
+/* Frees the inventory list (not the strings, which are argv's). */
+void gpa_verb_opts_dispose(gpa_verb_opts_t *o);
+
+typedef struct st_gpa_verb_t gpa_verb_t;
+
+/*
+ * Called once per object read. `obj` and `source` ("file" or "file#N") live until the callback returns;
+ * vb->scratch is the callback's to clear and use.
+ */
+typedef void (*gpa_verb_object_cb)(gpa_verb_t *vb, const char *source, gpa_object_t *obj);
+
+struct st_gpa_verb_t {
+    gpa_config_t *cfg;    /* one reference: --config, or the defaults */
+    gpa_inventory_t *inv; /* one reference, or NULL without --inventory */
+    int json;             /* the output is one JSON array (opened by gpa_verb_walk, closed by _finish) */
+    size_t printed;       /* JSON elements printed so far */
+    size_t unreadable;    /* inputs, documents or objects that could not be read (reported on stderr) */
+    gpa_arena_t scratch;  /* per object: cleared and used by the callback */
+    gpa_verb_object_cb on_object;
+    void *ctx; /* the verb's own state, for the callback */
+};
+
+/*
+ * Loads the configuration and, when any --inventory was given, the inventory (errors reported on stderr as
+ * "file:line: reason"). Returns 0, or -1; gpa_verb_dispose() is due in either case.
+ */
+int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb on_object, void *ctx);
+/* Releases the configuration, the inventory and the scratch arena. */
+void gpa_verb_dispose(gpa_verb_t *vb);
+
+/*
+ * Opens the JSON array (when vb->json), then reads every path (files, directories, "-") and calls
+ * vb->on_object for each object of each document, List items flattened. What cannot be read or decoded is
+ * reported on stderr and counted in vb->unreadable; the walk goes on.
+ */
+void gpa_verb_walk(gpa_verb_t *vb, char *const *paths, size_t npaths);
+
+/*
+ * gpa_check() of one object in vb->scratch (cleared first). Returns 0 with *verdict filled, or -1 after
+ * reporting the error on stderr and counting the object as unreadable.
+ */
+int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *verdict);
+
+/*
+ * Prints one element of the JSON array (",\n" between elements) and takes `el` (NULL accepted). When it cannot
+ * be encoded, says "SOURCE: cannot encode the WHAT of NAME as JSON" on stderr and counts it as unreadable.
+ */
+void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const char *what, const char *name);
+
+/*
+ * Closes the JSON array, or prints `summary` (when not NULL) as the last line of text, with "; some input
+ * could not be read (see stderr)" appended when so. Returns the exit code: 2 when anything could not be read,
+ * else 1 when `refused` (denied objects, Pods that do not fit) is not 0, else 0.
+ */
+int gpa_verb_finish(gpa_verb_t *vb, size_t refused, const char *summary);
+
+#endif
