@@ -11,21 +11,39 @@ static int is_admission_review(const gpa_value_t *doc)
     return kind != NULL && strcmp(kind, "AdmissionReview") == 0;
 }
 
+/*
+ * The object an AdmissionReview asks about: 1 with *request and *doc (request.object) set, 0 for a DELETE or
+ * CONNECT review without an object (nothing to judge), -1 with err set when the review has no request, or a
+ * CREATE or UPDATE review carries no object (the webhook answers both with HTTP 400).
+ */
+static int review_object(gpa_value_t **doc, const gpa_value_t **request, gpa_error_t *err)
+{
+    const gpa_value_t *req = gpa_value_get(*doc, "request");
+    if (req == NULL || req->type != GPA_VOBJECT)
+        return gpa_error_set(err, (*doc)->line, (*doc)->column, "request", "an AdmissionReview needs a request (a mapping)");
+    gpa_value_t *obj = gpa_value_get(req, "object");
+    if (obj != NULL && obj->type == GPA_VOBJECT) {
+        *doc = obj;
+        *request = req;
+        return 1;
+    }
+    const char *op = gpa_value_string(gpa_value_get(req, "operation"));
+    if (op != NULL && (strcmp(op, "DELETE") == 0 || strcmp(op, "CONNECT") == 0))
+        return 0;
+    return gpa_error_set(err, req->line, req->column, "request.object",
+                         "missing or not a mapping: a %s review carries the object to judge", op != NULL ? op : "CREATE or UPDATE");
+}
+
 int gpa_cli_decode(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out)
 {
     gpa_error_t err;
     gpa_error_init(&err, file);
     const gpa_value_t *request = NULL;
-    if (is_admission_review(doc)) {
-        /* The object under review is what a user wants judged; a DELETE review carries none. */
-        request = gpa_value_get(doc, "request");
-        gpa_value_t *obj = gpa_value_get(request, "object");
-        if (obj == NULL || obj->type != GPA_VOBJECT)
-            return 0;
-        doc = obj;
-    }
+    int judge = is_admission_review(doc) ? review_object(&doc, &request, &err) : 1;
+    if (judge == 0)
+        return 0;
     size_t first = out->len;
-    if (gpa_decode_document(a, doc, out, &err) == 0) {
+    if (judge > 0 && gpa_decode_document(a, doc, out, &err) == 0) {
         for (size_t i = first; request != NULL && i < out->len; i++)
             gpa_object_set_request(out->items[i], gpa_value_string(gpa_value_get(request, "namespace")),
                                    gpa_value_string(gpa_value_get(request, "name")));

@@ -15,7 +15,8 @@
 
 /*
  * The objects one document holds (List items flattened); an AdmissionReview stands for its request.object,
- * checked like any object. Returns 0, or -1 after printing "file:line:column: path: reason" on stderr.
+ * checked like any object (none for a DELETE or CONNECT review without one; an error when a CREATE or UPDATE
+ * review has none, or the review has no request). Returns 0, or -1 after printing "file:line:column: path: reason" on stderr.
  * `file` names the input in messages; everything lives in `a`.
  */
 int gpa_cli_decode(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out);

@@ -84,6 +84,18 @@ case_unreadable() {
     printf '{"kind": "Pod", "spec": {"containers": 7}}' >"$tmp/shape.json"
     expect_exit 2 "$gpuadmit" validate "$tmp/shape.json"
     expect_grep "$tmp/err" "shape.json"
+    # An AdmissionReview whose CREATE or UPDATE carries no object is unreadable (the webhook answers 400), not
+    # "0 objects, exit 0"; a DELETE review has nothing to judge and passes.
+    printf '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",\n "request": {"uid": "1", "operation": "CREATE"}}' >"$tmp/ar-no-object.json"
+    for verb in validate mutate; do
+        expect_exit 2 "$gpuadmit" "$verb" "$tmp/ar-no-object.json"
+        expect_grep "$tmp/err" "ar-no-object.json:2:[0-9]+: request.object: "
+    done
+    printf '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}' >"$tmp/ar-no-request.json"
+    expect_exit 2 "$gpuadmit" validate "$tmp/ar-no-request.json"
+    expect_grep "$tmp/err" "ar-no-request.json:1:[0-9]+: request: "
+    printf '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "1", "operation": "DELETE"}}' >"$tmp/ar-delete.json"
+    expect_exit 0 "$gpuadmit" validate "$tmp/ar-delete.json"
 }
 
 case_directories() {
