@@ -107,11 +107,8 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *
     gpa_object_t *mutated;
     if (gpa_decode_object(a, root, &mutated, err) != 0)
         return -1;
-    /* What the caller filled in beyond the document (an AdmissionReview's request.namespace) carries over. */
-    if (mutated->namespace_[0] == '\0')
-        mutated->namespace_ = obj->namespace_;
-    if (mutated->name[0] == '\0')
-        mutated->name = obj->name;
+    /* Where the caller placed the object (an AdmissionReview's request.namespace, which wins) carries over. */
+    gpa_object_set_request(mutated, obj->namespace_, obj->name);
     *target = mutated;
     return 0;
 }
