@@ -269,16 +269,23 @@ static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
 static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
                              const gpa_container_t *c, gpa_patch_t *patch, gpa_strings_t *warnings, unsigned *applied)
 {
-    if (gpa_validate_container_facts(a, cfg, pod, facts, c, NULL) != 0)
-        return; /* left as written: validation says why */
-    gpa_mutate_ctx_t ctx = {.a = a, .cfg = cfg, .c = c, .warnings = warnings};
+    gpa_strings_t planned_warnings = {0};
+    gpa_mutate_ctx_t ctx = {.a = a, .cfg = cfg, .c = c, .warnings = &planned_warnings};
     for (int r = 0; r < GPA_R__COUNT; r++) {
         plan_from(&c->requests[r], &ctx.req[r]);
         plan_from(&c->limits[r], &ctx.lim[r]);
     }
+    unsigned planned = 0;
     for (size_t i = 0; i < gpa_nmutations; i++)
         if (gpa_mutations[i].apply(&ctx))
-            *applied |= 1u << i;
+            planned |= 1u << i;
+    /* Plan first, ask the rules only when there is something to change: most containers need no mutation, and
+     * the container's validation is the expensive half. */
+    if (planned == 0 || gpa_validate_container_facts(a, cfg, pod, facts, c, NULL) != 0)
+        return; /* nothing to do, or left as written: validation says why */
+    *applied |= planned;
+    for (size_t i = 0; i < planned_warnings.len; i++)
+        *gpa_vec_push(a, warnings) = planned_warnings.items[i];
     emit_container(&ctx, patch);
 }
 
