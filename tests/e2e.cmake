@@ -15,6 +15,8 @@ if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
              COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_e2e.py Webhook.${t})
     set_tests_properties(e2e_webhook_${t} PROPERTIES
       ENVIRONMENT "GPUADMIT=$<TARGET_FILE:gpuadmit>;E2E_WORK=${CMAKE_BINARY_DIR}/e2e/${t}"
-      TIMEOUT 180 LABELS e2e)
+      TIMEOUT 180 LABELS e2e
+      # Timing matters here (reloads under load, shutdown grace): give each scenario the machine to itself.
+      RUN_SERIAL TRUE)
   endforeach()
 endif()
