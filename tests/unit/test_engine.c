@@ -4,34 +4,9 @@
 #include <string.h>
 
 #include "decode.h"
+#include "fixture.h"
 #include "engine.h"
 #include "rules.h"
-
-static gpa_arena_t arena;
-static gpa_config_t *cfg;
-
-static void setup(void)
-{
-    gpa_arena_init(&arena);
-    cfg = gpa_config_default();
-}
-
-static void teardown(void)
-{
-    gpa_config_release(cfg);
-    gpa_arena_dispose(&arena);
-}
-
-static gpa_object_t *object(const char *text)
-{
-    gpa_value_t *v = NULL;
-    gpa_object_t *obj = NULL;
-    gpa_error_t err;
-    gpa_error_init(&err, "test");
-    ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &v, &err) == 0, "parse %s: %s", text, err.message);
-    ck_assert_msg(gpa_decode_object(&arena, v, &obj, &err) == 0, "decode: %s: %s", err.path, err.message);
-    return obj;
-}
 
 static gpa_verdict_t check_op(gpa_object_t *obj, gpa_operation_t op, gpa_object_t *old, int mutate)
 {

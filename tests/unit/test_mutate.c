@@ -4,41 +4,9 @@
 #include <string.h>
 
 #include "decode.h"
+#include "fixture.h"
 #include "mutate.h"
 #include "rules.h"
-
-static gpa_arena_t arena;
-static gpa_config_t *cfg;
-
-static void setup(void)
-{
-    gpa_arena_init(&arena);
-    cfg = gpa_config_default();
-}
-
-static void teardown(void)
-{
-    gpa_config_release(cfg);
-    gpa_arena_dispose(&arena);
-}
-
-static gpa_value_t *json(const char *text)
-{
-    gpa_value_t *v = NULL;
-    gpa_error_t err;
-    gpa_error_init(&err, "test");
-    ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &v, &err) == 0, "parse %s: %s", text, err.message);
-    return v;
-}
-
-static gpa_object_t *decode(gpa_value_t *doc)
-{
-    gpa_object_t *obj = NULL;
-    gpa_error_t err;
-    gpa_error_init(&err, "test");
-    ck_assert_msg(gpa_decode_object(&arena, doc, &obj, &err) == 0, "decode: %s: %s", err.path, err.message);
-    return obj;
-}
 
 typedef struct st_result_t {
     const char *patch;
@@ -51,10 +19,7 @@ static result_t run(gpa_value_t *doc)
     result_t r = {0};
     gpa_patch_t patch = {0};
     gpa_mutate(&arena, cfg, decode(doc), &patch, &r.warnings, &r.applied);
-    gpa_buf_t b = GPA_BUF_INIT;
-    gpa_patch_encode(&b, &patch);
-    r.patch = gpa_arena_strndup(&arena, b.base, b.len);
-    gpa_buf_dispose(&b);
+    r.patch = patch_text(&patch);
     r.mutated = doc;
     gpa_error_t err;
     gpa_error_init(&err, "test");

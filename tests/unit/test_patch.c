@@ -3,41 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
 #include "patch.h"
-
-static gpa_arena_t arena;
-
-static void setup(void)
-{
-    gpa_arena_init(&arena);
-}
-
-static void teardown(void)
-{
-    gpa_arena_dispose(&arena);
-}
-
-static gpa_value_t *json(const char *text)
-{
-    gpa_value_t *v = NULL;
-    gpa_error_t err;
-    gpa_error_init(&err, "test");
-    ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &v, &err) == 0, "parse %s: %s", text, err.message);
-    return v;
-}
 
 static gpa_value_t *str(const char *s)
 {
     return gpa_value_new_string(&arena, s, strlen(s));
-}
-
-static const char *encode(const gpa_patch_t *p)
-{
-    gpa_buf_t b = GPA_BUF_INIT;
-    gpa_patch_encode(&b, p);
-    const char *s = gpa_arena_strndup(&arena, b.base, b.len);
-    gpa_buf_dispose(&b);
-    return s;
 }
 
 /* Applies and checks the result equals `want`, and that the input is unchanged (deep-compared with a fresh parse). */
@@ -74,13 +45,13 @@ END_TEST
 START_TEST(encode_ops)
 {
     gpa_patch_t p = {0};
-    ck_assert_str_eq(encode(&p), "[]");
+    ck_assert_str_eq(patch_text(&p), "[]");
     gpa_patch_push(&arena, &p, GPA_PATCH_ADD, "/a~1b", str("50"));
     gpa_patch_push(&arena, &p, GPA_PATCH_REMOVE, "/x", str("ignored"));
     gpa_patch_push(&arena, &p, GPA_PATCH_REPLACE, "/q\"", json("{\"k\":[1,true,null,\"v\\n\"]}"));
-    ck_assert_str_eq(encode(&p), "[{\"op\":\"add\",\"path\":\"/a~1b\",\"value\":\"50\"},"
-                                 "{\"op\":\"remove\",\"path\":\"/x\"},"
-                                 "{\"op\":\"replace\",\"path\":\"/q\\\"\",\"value\":{\"k\":[1,true,null,\"v\\n\"]}}]");
+    ck_assert_str_eq(patch_text(&p), "[{\"op\":\"add\",\"path\":\"/a~1b\",\"value\":\"50\"},"
+                                     "{\"op\":\"remove\",\"path\":\"/x\"},"
+                                     "{\"op\":\"replace\",\"path\":\"/q\\\"\",\"value\":{\"k\":[1,true,null,\"v\\n\"]}}]");
 }
 END_TEST
 

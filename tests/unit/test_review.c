@@ -6,22 +6,8 @@
 #include <string.h>
 
 #include "patch.h"
+#include "fixture.h"
 #include "review.h"
-
-static gpa_arena_t arena;
-static gpa_config_t *cfg;
-
-static void setup(void)
-{
-    gpa_arena_init(&arena);
-    cfg = gpa_config_default();
-}
-
-static void teardown(void)
-{
-    gpa_config_release(cfg);
-    gpa_arena_dispose(&arena);
-}
 
 static gpa_review_t review(gpa_webhook_t hook, const char *body)
 {
