@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "alloc.h"
-#include "buf.h"
-#include "inventory.h"
+#include "alloc/alloc.h"
+#include "base/buf.h"
+#include "alloc/inventory.h"
 
 #define NODES 5000
 #define GPUS 8
@@ -85,7 +85,7 @@ typedef struct st_row_t {
     const char *note;
 } row_t;
 
-static double time_place(const gpa_inventory_t *inv, const gpa_config_t *cfg, const gpa_request_t *req, int now, int reps,
+static double time_place(const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_request_t *req, int now, int reps,
                          gpa_placement_t *last)
 {
     gpa_arena_t a;
@@ -95,7 +95,7 @@ static double time_place(const gpa_inventory_t *inv, const gpa_config_t *cfg, co
     double t0 = now_ms();
     for (int i = 0; i < reps; i++) {
         gpa_arena_clear(&a);
-        gpa_alloc_place(&a, inv, cfg, &pod, req, &opts, last);
+        gpa_alloc_place(&a, inv, pol, &pod, req, &opts, last);
     }
     double ms = (now_ms() - t0) / reps;
     last->node = last->node != NULL ? strdup(last->node) : NULL; /* outlives the arena for the report */
@@ -105,7 +105,7 @@ static double time_place(const gpa_inventory_t *inv, const gpa_config_t *cfg, co
 
 int main(void)
 {
-    gpa_config_t cfg = {.max_pods_per_device = 16, .strategy = GPA_STRATEGY_BINPACK, .core_weight = 20};
+    gpa_alloc_policy_t cfg = {.max_pods_per_device = 16, .strategy = GPA_STRATEGY_BINPACK, .core_weight = 20};
     row_t rows[8];
     size_t nrows = 0, len;
     for (int i = 0; i < 6; i++)

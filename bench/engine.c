@@ -22,11 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "config.h"
-#include "error.h"
-#include "review.h"
-#include "value.h"
+#include "base/arena.h"
+#include "policy/config.h"
+#include "base/error.h"
+#include "admission/review.h"
+#include "document/value.h"
+#include "document/json.h"
 
 #define ROUNDS 7
 #define PODS 10000

@@ -12,7 +12,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "certs_int.h"
 
 /* Certificates start a little in the past so a client whose clock lags ours still accepts them. */

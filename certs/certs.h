@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* OpenSSL's X509 (struct x509_st), declared here so this header does not pull in OpenSSL's. */
 struct x509_st;

@@ -12,7 +12,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "certs_int.h"
 
 const char *gpa_certs_ssl_reason(char *buf, size_t size)

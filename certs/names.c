@@ -7,8 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "arena.h"
-#include "buf.h"
+#include "base/arena.h"
+#include "base/buf.h"
 #include "certs_int.h"
 
 void gpa_certs_options_init(gpa_certs_options_t *opts)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "certs.h"
 #include "cli.h"
 

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "alloc/alloc.h"
 #include "cli.h"
-#include "engine.h"
-#include "inventory.h"
-#include "normalize.h"
+#include "policy/engine.h"
+#include "alloc/inventory.h"
+#include "alloc/normalize.h"
 #include "report.h"
 #include "verb.h"
 
@@ -151,11 +151,11 @@ static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, siz
     gpa_arena_clear(&f->vb.scratch);
     if (obj->npods > 1) /* a workload with several templates: say which */
         r.name = gpa_arena_printf(&f->vb.scratch, "%s[%s]", obj->name, pod->path);
-    if (gpa_normalize(&f->vb.scratch, f->vb.cfg, pod, &req) != 0) {
+    if (gpa_normalize(&f->vb.scratch, f->vb.cfg->dialects, pod, &req) != 0) {
         explain_invalid(f, obj, &r);
     } else {
         gpa_alloc_opts_t opts = {.now = f->now};
-        gpa_alloc_place(&f->vb.scratch, f->vb.inv, f->vb.cfg, pod, &req, &opts, &r.p);
+        gpa_alloc_place(&f->vb.scratch, f->vb.inv, &f->vb.cfg->placement, pod, &req, &opts, &r.p);
     }
     f->pods++;
     if (!r.p.feasible)

@@ -5,6 +5,7 @@
 #include "input.h"
 
 #include "cli.h"
+#include "document/docs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,11 +9,11 @@
 
 #include <stddef.h>
 
-#include "arena.h"
-#include "config.h"
-#include "error.h"
-#include "inventory.h"
-#include "value.h"
+#include "base/arena.h"
+#include "policy/config.h"
+#include "base/error.h"
+#include "alloc/inventory.h"
+#include "document/value.h"
 
 /*
  * Called once per document. `source` is "file" for a file's only document and "file#N" (1-based) when the

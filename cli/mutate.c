@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cli.h"
 #include "verb.h"
+#include "document/emit.h"
 
 typedef enum en_format_t {
     FORMAT_YAML,

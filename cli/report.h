@@ -8,10 +8,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "arena.h"
-#include "decode.h"
-#include "engine.h"
-#include "value.h"
+#include "base/arena.h"
+#include "kube/decode.h"
+#include "policy/engine.h"
+#include "document/value.h"
 
 /*
  * The objects one document holds (List items flattened); an AdmissionReview stands for its request.object,

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "input.h"
-#include "review.h"
+#include "admission/review.h"
 
 static void usage(FILE *out)
 {

@@ -14,8 +14,9 @@
 #include <sys/stat.h>
 
 #include "input.h"
-#include "mutate.h"
-#include "rules.h"
+#include "policy/mutate.h"
+#include "policy/rules.h"
+#include "document/docs.h"
 
 /* An object of the suite's resources, found by Kind/namespace/name. */
 typedef struct st_indexed_t {

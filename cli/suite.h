@@ -37,12 +37,12 @@
 
 #include <stddef.h>
 
-#include "arena.h"
-#include "config.h"
-#include "engine.h"
-#include "error.h"
-#include "inventory.h"
-#include "value.h"
+#include "base/arena.h"
+#include "policy/config.h"
+#include "policy/engine.h"
+#include "base/error.h"
+#include "alloc/inventory.h"
+#include "document/value.h"
 
 #define GPA_SUITE_API_VERSION "gpuadmit.io/v1alpha1"
 #define GPA_SUITE_KIND "Test"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "decode.h"
+#include "base/buf.h"
+#include "kube/decode.h"
 
 static int cmp_str(const void *x, const void *y)
 {

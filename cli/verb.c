@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "decode.h"
+#include "kube/decode.h"
 #include "input.h"
 #include "report.h"
 

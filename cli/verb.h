@@ -11,11 +11,11 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "arena.h"
-#include "config.h"
-#include "engine.h"
-#include "inventory.h"
-#include "model.h"
+#include "base/arena.h"
+#include "policy/config.h"
+#include "policy/engine.h"
+#include "alloc/inventory.h"
+#include "kube/model.h"
 
 /* The shared options as given; every string is borrowed from argv. */
 typedef struct st_gpa_verb_opts_t {

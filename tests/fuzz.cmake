@@ -7,7 +7,7 @@
 #   mkdir -p build-fuzz/corpus-decode && build-fuzz/fuzz_decode build-fuzz/corpus-decode tests/fuzz/seeds/decode examples \
 #       tests/cases -max_total_time=60
 #
-# The engine library is instrumented for coverage (fuzzer-no-link) so the fuzzer sees inside the parsers.
+# The engine libraries are instrumented for coverage (fuzzer-no-link) so the fuzzer sees inside the parsers.
 # Seeds: tests/fuzz/seeds/<parser>/ plus any case directory (examples/, tests/cases/) given on the command line.
 # Registered as ctests (label "fuzz") that replay the seeds once, so a crash found and added as a seed stays fixed.
 option(GPA_FUZZ "Build the libFuzzer drivers (requires clang)" OFF)
@@ -15,7 +15,9 @@ if(GPA_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "GPA_FUZZ=ON needs clang: CC=clang cmake -DGPA_FUZZ=ON ...")
   endif()
-  target_compile_options(gpa_rules PRIVATE -fsanitize=fuzzer-no-link)
+  foreach(layer ${GPA_LAYERS})
+    target_compile_options(gpa_${layer} PRIVATE -fsanitize=fuzzer-no-link)
+  endforeach()
   foreach(name json yaml quantity decode)
     add_executable(fuzz_${name} ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_${name}.c)
     target_include_directories(fuzz_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)

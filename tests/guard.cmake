@@ -1,5 +1,8 @@
 # Guard rails that are tests: exported symbols (tests/guard/check_exports.sh).
-set(GPA_GUARD_LIBS $<TARGET_FILE:gpa_rules>)
+set(GPA_GUARD_LIBS)
+foreach(layer ${GPA_LAYERS})
+  list(APPEND GPA_GUARD_LIBS $<TARGET_FILE:gpa_${layer}>)
+endforeach()
 foreach(lib gpa_certs gpa_webhook gpa_cli)
   if(TARGET ${lib})
     list(APPEND GPA_GUARD_LIBS $<TARGET_FILE:${lib}>)

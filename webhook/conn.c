@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "metrics.h"
 
 struct st_gpa_conn_t {

@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "buf.h"
+#include "base/arena.h"
+#include "base/buf.h"
 
 struct st_gpa_log_line_t {
     gpa_buf_t buf;

@@ -4,8 +4,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "config.h"
-#include "rules.h"
+#include "policy/config.h"
+#include "policy/rules.h"
 
 /* Histogram upper bounds in microseconds (le labels are printed in seconds from these exact integers). */
 static const uint64_t bucket_us[] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000};

@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "buf.h"
-#include "engine.h"
-#include "review.h"
+#include "base/buf.h"
+#include "policy/engine.h"
+#include "admission/review.h"
 
 typedef enum en_gpa_metric_verdict_t {
     GPA_METRIC_ALLOWED,

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "arena.h"
-#include "error.h"
+#include "base/arena.h"
+#include "base/error.h"
 #include "log.h"
 #include "metrics.h"
 

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "inventory.h"
+#include "policy/config.h"
+#include "alloc/inventory.h"
 #include "tls.h"
 
 typedef struct st_gpa_reload_opts_t {

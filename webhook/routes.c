@@ -5,13 +5,13 @@
 #include <strings.h>
 #include <time.h>
 
-#include "arena.h"
-#include "buf.h"
+#include "base/arena.h"
+#include "base/buf.h"
 #include "conn.h"
 #include "log.h"
 #include "metrics.h"
 #include "reload.h"
-#include "review.h"
+#include "admission/review.h"
 
 static __thread gpa_arena_t arena;
 static __thread gpa_snapshot_t snapshot;

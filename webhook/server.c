@@ -18,7 +18,7 @@
 
 #include <h2o.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "conn.h"
 #include "metrics.h"
 #include "reload.h"

@@ -13,7 +13,7 @@
 
 #include <h2o.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "log.h"
 #include "metrics.h"
 

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "value.h"
+#include "document/value.h"
+#include "document/emit.h"
+#include "document/json.h"
+#include "document/yaml.h"
 
 static void fuzz_fail(const char *what, const gpa_buf_t *text)
 {

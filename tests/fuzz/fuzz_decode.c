@@ -10,9 +10,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "decode.h"
-#include "engine.h"
+#include "kube/decode.h"
+#include "policy/engine.h"
 #include "fuzz_common.h"
+#include "document/docs.h"
+#include "document/emit.h"
+#include "document/json.h"
+#include "document/yaml.h"
 
 static gpa_config_t *config;
 

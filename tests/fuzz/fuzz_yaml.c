@@ -8,6 +8,8 @@
 #include <stdlib.h>
 
 #include "fuzz_common.h"
+#include "document/emit.h"
+#include "document/yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,10 +9,11 @@
 #include <check.h>
 #include <string.h>
 
-#include "config.h"
-#include "decode.h"
-#include "patch.h"
-#include "value.h"
+#include "policy/config.h"
+#include "kube/decode.h"
+#include "document/patch.h"
+#include "document/value.h"
+#include "document/json.h"
 
 static gpa_arena_t arena;
 static gpa_config_t *cfg; /* a test may replace it: teardown releases whatever it holds */

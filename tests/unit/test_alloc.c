@@ -10,15 +10,16 @@
 
 #include <dirent.h>
 
-#include "alloc.h"
-#include "decode.h"
-#include "engine.h"
-#include "inventory.h"
-#include "normalize.h"
+#include "alloc/alloc.h"
+#include "kube/decode.h"
+#include "policy/engine.h"
+#include "alloc/inventory.h"
+#include "alloc/normalize.h"
+#include "document/docs.h"
 
 #define GI ((int64_t)1 << 30)
 
-static gpa_config_t cfg;
+static gpa_alloc_policy_t cfg;
 static gpa_arena_t arena;
 static gpa_container_t containers[8];
 
@@ -582,7 +583,7 @@ static void place_admitted(const gpa_inventory_t *inv, const gpa_config_t *c, gp
     for (size_t k = 0; k < m->npods; k++) {
         gpa_podspec_t pod = m->pods[k];
         gpa_request_t req;
-        ck_assert_msg(gpa_normalize(&arena, c, &pod, &req) == 0, "%s: admitted but not normalizable", path);
+        ck_assert_msg(gpa_normalize(&arena, c->dialects, &pod, &req) == 0, "%s: admitted but not normalizable", path);
         for (size_t g = 0; g < req.ngroups; g++) {
             ck_assert_msg(req.groups[g].core >= 0 && req.groups[g].core <= 100, "%s: core %lld", path,
                           (long long)req.groups[g].core);
@@ -591,7 +592,7 @@ static void place_admitted(const gpa_inventory_t *inv, const gpa_config_t *c, gp
         pod.nnode_selector = 0, pod.nnode_terms = 0; /* the big node carries none of the examples' labels */
         gpa_placement_t p;
         gpa_alloc_opts_t o = {.first_fit = 1};
-        gpa_alloc_place(&arena, inv, c, &pod, &req, &o, &p);
+        gpa_alloc_place(&arena, inv, &c->placement, &pod, &req, &o, &p);
         ck_assert_msg(p.feasible, "%s: admitted but not placeable: %s", path, p.nreasons ? p.reasons[0].reason : "");
         placed_objects++;
     }

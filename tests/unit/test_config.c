@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "resource.h"
-#include "rules.h"
+#include "policy/config.h"
+#include "kube/resource.h"
+#include "policy/rules.h"
 
 static gpa_config_t *parse_ok(const char *text)
 {
@@ -41,19 +41,19 @@ START_TEST(defaults)
 {
     gpa_config_t *cfg = gpa_config_default();
     ck_assert_int_eq(cfg->min_device_memory, 256LL << 20);
-    ck_assert_int_eq(cfg->max_pods_per_device, 16);
+    ck_assert_int_eq(cfg->placement.max_pods_per_device, 16);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_ALL);
     for (size_t i = 0; i < gpa_nrules; i++)
         ck_assert_int_eq(cfg->actions[i], GPA_ACTION_DENY);
     ck_assert(gpa_config_excludes(cfg, "kube-system"));
     ck_assert(!gpa_config_excludes(cfg, "default"));
-    ck_assert_int_eq(cfg->strategy, GPA_STRATEGY_BINPACK);
-    ck_assert_int_eq(cfg->core_weight, 20);
+    ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(cfg->placement.core_weight, 20);
     ck_assert_ptr_null(cfg->source);
     gpa_config_release(cfg);
     /* an empty file is the defaults */
     cfg = parse_ok("");
-    ck_assert_int_eq(cfg->max_pods_per_device, 16);
+    ck_assert_int_eq(cfg->placement.max_pods_per_device, 16);
     ck_assert_str_eq(cfg->source, "cfg.yaml");
     gpa_config_release(cfg);
 }
@@ -74,7 +74,7 @@ START_TEST(every_key_yaml)
                                  "  strategy: spread\n"
                                  "  coreWeight: 50\n");
     ck_assert_int_eq(cfg->min_device_memory, 1LL << 30);
-    ck_assert_int_eq(cfg->max_pods_per_device, 4);
+    ck_assert_int_eq(cfg->placement.max_pods_per_device, 4);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU);
     ck_assert_int_eq(cfg->actions[gpa_rule_index("min-memory")], GPA_ACTION_WARN);
     ck_assert_int_eq(cfg->actions[gpa_rule_index("infeasible")], GPA_ACTION_OFF);
@@ -82,8 +82,8 @@ START_TEST(every_key_yaml)
     ck_assert_int_eq(cfg->actions[gpa_rule_index("vendor-vs-share")], GPA_ACTION_DENY);
     ck_assert(gpa_config_excludes(cfg, "gpu-test"));
     ck_assert_uint_eq(cfg->nexclude_namespaces, 2);
-    ck_assert_int_eq(cfg->strategy, GPA_STRATEGY_SPREAD);
-    ck_assert_int_eq(cfg->core_weight, 50);
+    ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_SPREAD);
+    ck_assert_int_eq(cfg->placement.core_weight, 50);
     gpa_config_release(cfg);
 }
 END_TEST
@@ -135,7 +135,7 @@ START_TEST(refcount)
     gpa_config_t *cfg = parse_ok("maxPodsPerDevice: 8\n");
     ck_assert_ptr_eq(gpa_config_retain(cfg), cfg);
     gpa_config_release(cfg);
-    ck_assert_int_eq(cfg->max_pods_per_device, 8); /* still held once */
+    ck_assert_int_eq(cfg->placement.max_pods_per_device, 8); /* still held once */
     gpa_config_release(cfg);
     gpa_config_release(NULL);
 }

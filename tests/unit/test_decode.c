@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "kube/decode.h"
+#include "document/docs.h"
 
 static gpa_arena_t arena;
 

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "kube/decode.h"
 #include "fixture.h"
-#include "engine.h"
-#include "rules.h"
+#include "policy/engine.h"
+#include "policy/rules.h"
 
 static gpa_verdict_t check_op(gpa_object_t *obj, gpa_operation_t op, gpa_object_t *old, int mutate)
 {

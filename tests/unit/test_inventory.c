@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inventory.h"
+#include "alloc/inventory.h"
 
 #define GI ((int64_t)1 << 30)
 #define MI ((int64_t)1 << 20)

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "value.h"
+#include "document/value.h"
+#include "document/docs.h"
+#include "document/json.h"
 
 static gpa_arena_t arena;
 

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "kube/decode.h"
 #include "fixture.h"
-#include "mutate.h"
-#include "rules.h"
+#include "policy/mutate.h"
+#include "policy/rules.h"
 
 typedef struct st_result_t {
     const char *patch;

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "decode.h"
-#include "normalize.h"
-#include "value.h"
+#include "policy/config.h"
+#include "kube/decode.h"
+#include "alloc/normalize.h"
+#include "document/value.h"
+#include "document/json.h"
 
 static gpa_arena_t A;
 static gpa_config_t *CFG;
@@ -46,7 +47,7 @@ static int norm(const char *ann, const char *containers, const char *init)
     gpa_error_init(&err, "test");
     if (gpa_json_parse(&A, buf, strlen(buf), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
         ck_abort_msg("cannot read test object: %s: %s", err.message, buf);
-    return gpa_normalize(&A, CFG, &obj->pods[0], &R);
+    return gpa_normalize(&A, CFG->dialects, &obj->pods[0], &R);
 }
 
 /* One container with requests == limits == res. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "patch.h"
+#include "document/patch.h"
 
 static gpa_value_t *str(const char *s)
 {

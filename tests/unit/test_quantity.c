@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quantity.h"
+#include "kube/quantity.h"
 
 typedef struct st_qcase_t {
     const char *text;

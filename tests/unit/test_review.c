@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "patch.h"
+#include "document/patch.h"
 #include "fixture.h"
-#include "review.h"
+#include "admission/review.h"
 
 static gpa_review_t review(gpa_webhook_t hook, const char *body)
 {

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "decode.h"
-#include "inventory.h"
-#include "rules.h"
-#include "value.h"
+#include "policy/config.h"
+#include "kube/decode.h"
+#include "alloc/inventory.h"
+#include "policy/rules.h"
+#include "document/value.h"
+#include "document/json.h"
 
 static gpa_arena_t A;
 static gpa_config_t *CFG;

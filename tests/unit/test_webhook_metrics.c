@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "buf.h"
+#include "base/arena.h"
+#include "base/buf.h"
 #include "metrics.h"
-#include "rules.h"
+#include "policy/rules.h"
 
 static char *render(time_t now)
 {

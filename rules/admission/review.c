@@ -1,0 +1,288 @@
+#include "admission/review.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kube/decode.h"
+#include "document/json.h"
+
+#define API_V1 "admission.k8s.io/v1"
+#define API_V1BETA1 "admission.k8s.io/v1beta1"
+
+/* What the request part of an AdmissionReview holds, read and type-checked once. */
+typedef struct st_request_t {
+    const char *api_version;
+    const char *uid;
+    const char *operation;
+    gpa_operation_t op;
+    const char *namespace_; /* request.namespace, "" when absent */
+    const char *name;       /* request.name, "" when absent */
+    const char *kind;       /* request.kind.kind, "" when absent */
+    gpa_value_t *object, *old_object;
+} request_t;
+
+/* ---- answering --------------------------------------------------------------------------------------------------- */
+
+static void answer_400(gpa_arena_t *a, gpa_review_t *out, const char *reason)
+{
+    out->http_status = 400;
+    out->body = gpa_arena_printf(a, "invalid AdmissionReview: %s", reason);
+    out->len = strlen(out->body);
+    out->allowed = 0;
+}
+
+static int bad(gpa_arena_t *a, gpa_review_t *out, const char *path, const char *what)
+{
+    answer_400(a, out, gpa_arena_printf(a, "%s: %s", path, what));
+    return -1;
+}
+
+/* One base64 quantum: 1 to 3 bytes of s in, 4 characters out ('=' for the missing bytes). */
+static void base64_quantum(gpa_buf_t *out, const unsigned char *s, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned v = (unsigned)s[0] << 16 | (n > 1 ? (unsigned)s[1] << 8 : 0) | (n > 2 ? s[2] : 0);
+    char quad[4] = {tab[v >> 18], tab[(v >> 12) & 63], n > 1 ? tab[(v >> 6) & 63] : '=', n > 2 ? tab[v & 63] : '='};
+    gpa_buf_append(out, quad, 4);
+}
+
+/* RFC 4648 base64 (the AdmissionResponse's patch is []byte, which JSON carries as standard base64). */
+static void base64(gpa_buf_t *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 3)
+        base64_quantum(out, (const unsigned char *)s + i, n - i < 3 ? n - i : 3);
+}
+
+static void put_string(gpa_buf_t *b, const char *s)
+{
+    gpa_buf_json_string(b, s, strlen(s));
+}
+
+/* status.message: every deny finding, one "container: rule: message" each, joined with "; ". */
+static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
+{
+    gpa_buf_t msg = GPA_BUF_INIT;
+    for (size_t i = 0; i < v->violations.len; i++) {
+        if (v->violations.items[i].action != GPA_ACTION_DENY)
+            continue;
+        if (msg.len != 0)
+            gpa_buf_append(&msg, "; ", 2);
+        gpa_buf_puts(&msg, gpa_violation_line(a, &v->violations.items[i]));
+    }
+    gpa_buf_puts(b, ",\"status\":{\"code\":403,\"reason\":\"Forbidden\",\"message\":");
+    gpa_buf_json_string(b, msg.base != NULL ? msg.base : "", msg.len);
+    gpa_buf_putc(b, '}');
+    gpa_buf_dispose(&msg);
+}
+
+static void put_warnings(gpa_buf_t *b, const gpa_strings_t *w)
+{
+    if (w->len == 0)
+        return;
+    gpa_buf_puts(b, ",\"warnings\":[");
+    for (size_t i = 0; i < w->len; i++) {
+        if (i != 0)
+            gpa_buf_putc(b, ',');
+        put_string(b, w->items[i]);
+    }
+    gpa_buf_putc(b, ']');
+}
+
+/* patch and patchType together or neither (kube-apiserver rejects anything else). */
+static void put_patch(gpa_buf_t *b, const gpa_patch_t *p)
+{
+    if (p->len == 0)
+        return;
+    gpa_buf_t json = GPA_BUF_INIT;
+    gpa_patch_encode(&json, p);
+    gpa_buf_puts(b, ",\"patchType\":\"JSONPatch\",\"patch\":\"");
+    base64(b, json.base, json.len);
+    gpa_buf_putc(b, '"');
+    gpa_buf_dispose(&json);
+}
+
+static void answer(gpa_arena_t *a, gpa_webhook_t hook, const request_t *req, gpa_review_t *out)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "{\"apiVersion\":");
+    put_string(&b, req->api_version);
+    gpa_buf_puts(&b, ",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":");
+    put_string(&b, req->uid);
+    gpa_buf_puts(&b, out->allowed ? ",\"allowed\":true" : ",\"allowed\":false");
+    if (!out->allowed)
+        put_denial(a, &b, &out->verdict);
+    put_warnings(&b, &out->verdict.warnings);
+    if (hook == GPA_WEBHOOK_MUTATE)
+        put_patch(&b, &out->verdict.patch);
+    gpa_buf_puts(&b, "}}");
+    out->http_status = 200;
+    out->body = gpa_arena_strndup(a, b.base, b.len);
+    out->len = b.len;
+    gpa_buf_dispose(&b);
+}
+
+/* ---- reading ----------------------------------------------------------------------------------------------------- */
+
+/* An optional string member: "" when absent or null; -1 (answered 400) when of another type. */
+static int opt_string(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *obj, const char *key, const char *path,
+                      const char **dst)
+{
+    const gpa_value_t *v = gpa_value_get(obj, key);
+    *dst = "";
+    if (v == NULL || v->type == GPA_VNULL)
+        return 0;
+    if (v->type != GPA_VSTRING)
+        return bad(a, out, path, "must be a string");
+    *dst = v->u.str.ptr;
+    return 0;
+}
+
+static int read_operation(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *request, request_t *req)
+{
+    static const struct {
+        const char *name;
+        gpa_operation_t op;
+    } ops[] = {{"CREATE", GPA_OP_CREATE}, {"UPDATE", GPA_OP_UPDATE}, {"DELETE", GPA_OP_DELETE}, {"CONNECT", GPA_OP_CONNECT}};
+    const char *s = gpa_value_string(gpa_value_get(request, "operation"));
+    if (s == NULL)
+        return bad(a, out, "request.operation", "must be a string: CREATE, UPDATE, DELETE or CONNECT");
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strcmp(s, ops[i].name) == 0) {
+            req->operation = ops[i].name;
+            req->op = ops[i].op;
+            return 0;
+        }
+    return bad(a, out, "request.operation", gpa_arena_printf(a, "\"%.40s\" is not CREATE, UPDATE, DELETE or CONNECT", s));
+}
+
+/* request.object / request.oldObject: an object when `required`, else an object, null or absent. */
+static int read_object(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *request, const char *key, const char *required_for,
+                       gpa_value_t **dst)
+{
+    gpa_value_t *v = gpa_value_get(request, key);
+    *dst = NULL;
+    if (v != NULL && v->type == GPA_VOBJECT) {
+        *dst = v;
+        return 0;
+    }
+    if (required_for == NULL && (v == NULL || v->type == GPA_VNULL))
+        return 0;
+    const char *path = gpa_arena_printf(a, "request.%s", key);
+    if (v == NULL || v->type == GPA_VNULL)
+        return bad(a, out, path, gpa_arena_printf(a, "missing (required for %s)", required_for));
+    return bad(a, out, path, "must be an object");
+}
+
+static int read_envelope(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *root, const gpa_value_t **request, request_t *req)
+{
+    if (root->type != GPA_VOBJECT)
+        return bad(a, out, "(root)", "an AdmissionReview must be a JSON object");
+    const char *api = gpa_value_string(gpa_value_get(root, "apiVersion"));
+    if (api == NULL || (strcmp(api, API_V1) != 0 && strcmp(api, API_V1BETA1) != 0))
+        return bad(a, out, "apiVersion", "must be \"" API_V1 "\" or \"" API_V1BETA1 "\"");
+    req->api_version = strcmp(api, API_V1) == 0 ? API_V1 : API_V1BETA1;
+    out->api_version = req->api_version;
+    const char *kind = gpa_value_string(gpa_value_get(root, "kind"));
+    if (kind == NULL || strcmp(kind, "AdmissionReview") != 0)
+        return bad(a, out, "kind", "must be \"AdmissionReview\"");
+    *request = gpa_value_get(root, "request");
+    if (*request == NULL || (*request)->type != GPA_VOBJECT)
+        return bad(a, out, "request", *request == NULL ? "missing" : "must be an object");
+    return 0;
+}
+
+static int read_request(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *root, request_t *req)
+{
+    const gpa_value_t *request = NULL;
+    if (read_envelope(a, out, root, &request, req) != 0)
+        return -1;
+    req->uid = gpa_value_string(gpa_value_get(request, "uid"));
+    if (req->uid == NULL || req->uid[0] == '\0')
+        return bad(a, out, "request.uid", "must be a non-empty string");
+    out->uid = req->uid;
+    if (read_operation(a, out, request, req) != 0)
+        return -1;
+    out->operation = req->operation;
+    const gpa_value_t *kind = gpa_value_get(request, "kind");
+    req->kind = "";
+    if (opt_string(a, out, request, "namespace", "request.namespace", &req->namespace_) != 0 ||
+        opt_string(a, out, request, "name", "request.name", &req->name) != 0 ||
+        (kind != NULL && kind->type == GPA_VOBJECT && opt_string(a, out, kind, "kind", "request.kind.kind", &req->kind) != 0))
+        return -1;
+    if (req->op != GPA_OP_CREATE && req->op != GPA_OP_UPDATE)
+        return 0; /* DELETE and CONNECT are admitted whatever they carry */
+    const char *update = req->op == GPA_OP_UPDATE ? "UPDATE" : NULL;
+    if (read_object(a, out, request, "object", req->operation, &req->object) != 0 ||
+        read_object(a, out, request, "oldObject", update, &req->old_object) != 0)
+        return -1;
+    return 0;
+}
+
+/* Decodes request.<key>, placed where the request stores it (gpa_object_set_request). */
+static int decode(gpa_arena_t *a, gpa_review_t *out, const request_t *req, gpa_value_t *doc, const char *key, gpa_object_t **obj)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    if (gpa_decode_object(a, doc, obj, &err) != 0) {
+        const char *path = gpa_arena_printf(a, "request.%s%s%s", key, err.path[0] != '\0' ? "." : "", err.path);
+        return bad(a, out, path, err.message);
+    }
+    gpa_object_set_request(*obj, req->namespace_, req->name);
+    return 0;
+}
+
+static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const request_t *req,
+                  gpa_review_t *out)
+{
+    gpa_object_t *obj = NULL, *old = NULL;
+    if (req->object != NULL && decode(a, out, req, req->object, "object", &obj) != 0)
+        return;
+    if (req->old_object != NULL && decode(a, out, req, req->old_object, "oldObject", &old) != 0)
+        return;
+    const gpa_object_t *facts = obj != NULL ? obj : old;
+    if (facts != NULL) {
+        out->kind = facts->kind[0] != '\0' ? facts->kind : req->kind;
+        out->namespace_ = facts->namespace_;
+        out->name = facts->name;
+    }
+    out->allowed = 1;
+    if (req->op == GPA_OP_CREATE || req->op == GPA_OP_UPDATE) {
+        gpa_check_opts_t opts = {.operation = req->op,
+                                 .old_object = old,
+                                 .mutate = hook == GPA_WEBHOOK_MUTATE,
+                                 .validate = hook == GPA_WEBHOOK_VALIDATE,
+                                 .inventory = inv};
+        gpa_error_t err;
+        gpa_error_init(&err, NULL);
+        if (gpa_check(a, cfg, obj, &opts, &out->verdict, &err) != 0) {
+            bad(a, out, "request.object", gpa_arena_printf(a, "cannot be mutated: %s: %s", err.path, err.message));
+            return;
+        }
+        /* The mutating webhook never denies for validation reasons: that is the validating webhook's answer. */
+        out->allowed = hook == GPA_WEBHOOK_MUTATE ? 1 : out->verdict.allowed;
+    }
+    answer(a, hook, req, out);
+}
+
+void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
+                size_t len, gpa_review_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->api_version = out->uid = out->operation = out->kind = out->namespace_ = out->name = "";
+    gpa_value_t *root;
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    if (body == NULL || gpa_json_parse(a, body, len, &root, &err) != 0) {
+        answer_400(
+            a, out,
+            gpa_arena_printf(a, "not JSON: line %u column %u: %s", err.line, err.column, body == NULL ? "no body" : err.message));
+        return;
+    }
+    request_t req = {0};
+    if (read_request(a, out, root, &req) != 0)
+        return;
+    out->kind = req.kind;
+    out->namespace_ = req.namespace_;
+    out->name = req.name;
+    check(a, cfg, inv, hook, &req, out);
+}

@@ -1,0 +1,38 @@
+/*
+ * AdmissionReview in, AdmissionReview out: exactly what the webhook answers and `gpuadmit review` prints.
+ *
+ * Reads admission.k8s.io/v1 and v1beta1 reviews and answers in the version asked (uid echoed). The validating
+ * answer never carries a patch; the mutating one carries patch and patchType together or neither, and never
+ * denies for validation reasons. Denials carry status.code 403 and a message listing every violation;
+ * warnings are one line each, under 120 bytes. DELETE and CONNECT are admitted. Objects are checked with the
+ * request's operation (UPDATE against oldObject).
+ */
+#ifndef GPA_REVIEW_H
+#define GPA_REVIEW_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "policy/config.h"
+#include "policy/engine.h"
+
+typedef enum en_gpa_webhook_t {
+    GPA_WEBHOOK_VALIDATE,
+    GPA_WEBHOOK_MUTATE,
+} gpa_webhook_t;
+
+typedef struct st_gpa_review_t {
+    int http_status; /* 200 with an AdmissionReview body; 400 when the input is not a readable AdmissionReview */
+    char *body;      /* arena-owned, NUL-terminated: the response JSON, or for 400 a one-line reason */
+    size_t len;
+    /* Facts for logs and metrics (arena-owned or static; "" when unknown). */
+    const char *api_version, *uid, *operation, *kind, *namespace_, *name;
+    int allowed;
+    gpa_verdict_t verdict; /* what the engine found (empty for DELETE/CONNECT and 400) */
+} gpa_review_t;
+
+/* Never fails otherwise than through out->http_status; `inv` may be NULL. */
+void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
+                size_t len, gpa_review_t *out);
+
+#endif

@@ -1,0 +1,428 @@
+/*
+ * The inventory: records in, a resolved view out (inventory.h). Records live in `rec_` (an arena that only
+ * grows; a failed load truncates the record vectors back); each commit builds the view in a fresh arena and
+ * swaps it in only when resolution succeeded, so a bad file never leaves a half-built view.
+ */
+#include "alloc/inventory.h"
+#include "base/arena.h"
+#include "alloc/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef GPA_VEC(gpa_node_desc_t) node_vec_t;
+typedef GPA_VEC(gpa_gpu_desc_t) gpu_vec_t;
+typedef GPA_VEC(gpa_usage_desc_t) usage_vec_t;
+
+struct st_gpa_inventory_t {
+    int refcnt;
+    gpa_arena_t rec_;
+    node_vec_t nodes_rec;
+    gpu_vec_t gpus_rec;
+    usage_vec_t usages_rec;
+    size_t committed_nodes, committed_gpus, committed_usages; /* record counts at the last good commit */
+    gpa_arena_t *view_arena;
+    gpa_node_t *nodes;
+    size_t nnodes;
+};
+
+gpa_inventory_t *gpa_inventory_new(void)
+{
+    gpa_inventory_t *inv = gpa_xcalloc(1, sizeof(*inv));
+    inv->refcnt = 1;
+    return inv;
+}
+
+gpa_inventory_t *gpa_inventory_retain(gpa_inventory_t *inv)
+{
+    __atomic_add_fetch(&inv->refcnt, 1, __ATOMIC_RELAXED);
+    return inv;
+}
+
+void gpa_inventory_release(gpa_inventory_t *inv)
+{
+    if (inv == NULL || __atomic_sub_fetch(&inv->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    gpa_arena_dispose(&inv->rec_);
+    if (inv->view_arena != NULL) {
+        gpa_arena_dispose(inv->view_arena);
+        free(inv->view_arena);
+    }
+    free(inv);
+}
+
+/* ---- records ---- */
+
+static const char *dup_str(gpa_inventory_t *inv, const char *s)
+{
+    return s != NULL ? gpa_arena_strdup(&inv->rec_, s) : NULL;
+}
+
+void gpa_inventory_add_node(gpa_inventory_t *inv, const gpa_node_desc_t *d)
+{
+    gpa_node_desc_t *n = gpa_vec_push(&inv->rec_, &inv->nodes_rec);
+    *n = *d;
+    n->name = dup_str(inv, d->name);
+    n->model = dup_str(inv, d->model != NULL ? d->model : "");
+    n->source = dup_str(inv, d->source);
+    gpa_pair_t *labels = gpa_arena_calloc(&inv->rec_, d->nlabels + 1, sizeof(*labels));
+    for (size_t i = 0; i < d->nlabels; i++) {
+        labels[i].key = dup_str(inv, d->labels[i].key);
+        labels[i].value = dup_str(inv, d->labels[i].value);
+        labels[i].line = d->labels[i].line;
+        labels[i].column = d->labels[i].column;
+    }
+    n->labels = labels;
+}
+
+void gpa_inventory_add_gpu(gpa_inventory_t *inv, const gpa_gpu_desc_t *d)
+{
+    gpa_gpu_desc_t *g = gpa_vec_push(&inv->rec_, &inv->gpus_rec);
+    *g = *d;
+    g->node = dup_str(inv, d->node);
+    g->source = dup_str(inv, d->source);
+}
+
+void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d)
+{
+    gpa_usage_desc_t *u = gpa_vec_push(&inv->rec_, &inv->usages_rec);
+    *u = *d;
+    u->node = dup_str(inv, d->node);
+    u->pod = dup_str(inv, d->pod != NULL ? d->pod : "");
+    u->source = dup_str(inv, d->source);
+}
+
+/* ---- the view ---- */
+
+const gpa_node_t *gpa_inventory_nodes(const gpa_inventory_t *inv, size_t *n)
+{
+    *n = inv->nnodes;
+    return inv->nodes;
+}
+
+static gpa_node_t *find_node(gpa_node_t *nodes, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(nodes[mid].name, name);
+        if (c == 0)
+            return &nodes[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+const gpa_node_t *gpa_inventory_find(const gpa_inventory_t *inv, const char *name)
+{
+    return find_node(inv->nodes, inv->nnodes, name);
+}
+
+const char *gpa_node_label(const gpa_node_t *node, const char *key)
+{
+    size_t lo = 0, hi = node->nlabels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(node->labels[mid].key, key);
+        if (c == 0)
+            return node->labels[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static gpa_gpu_t *find_gpu(const gpa_node_t *node, int32_t minor)
+{
+    size_t lo = 0, hi = node->ngpus;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (node->gpus[mid].minor == minor)
+            return &node->gpus[mid];
+        if (node->gpus[mid].minor < minor)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* ---- commit: records → view ---- */
+
+typedef struct st_resolve_t {
+    gpa_inventory_t *inv;
+    gpa_arena_t *a;
+    gpa_error_t *err;
+    gpa_node_t *nodes;
+    size_t nnodes;
+    const gpa_node_desc_t **descs; /* per view node: its Node record, or NULL (Device object only) */
+    const gpa_gpu_desc_t **gdescs; /* every gpu record, sorted by (node, minor, record order) */
+    size_t ngdescs;
+} resolve_t;
+
+static int cmp_str_ptr(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    return strcmp(((const gpa_pair_t *)x)->key, ((const gpa_pair_t *)y)->key);
+}
+
+static int cmp_gpu_desc(const void *x, const void *y)
+{
+    const gpa_gpu_desc_t *a = *(const gpa_gpu_desc_t *const *)x, *b = *(const gpa_gpu_desc_t *const *)y;
+    int c = strcmp(a->node, b->node);
+    if (c != 0)
+        return c;
+    if (a->minor != b->minor)
+        return a->minor < b->minor ? -1 : 1;
+    return a < b ? -1 : a > b; /* record order */
+}
+
+static int cmp_gpu(const void *x, const void *y)
+{
+    const gpa_gpu_t *a = x, *b = y;
+    return a->minor < b->minor ? -1 : a->minor > b->minor;
+}
+
+static int cmp_usage(const void *x, const void *y)
+{
+    const gpa_usage_desc_t *a = *(const gpa_usage_desc_t *const *)x, *b = *(const gpa_usage_desc_t *const *)y;
+    int c = strcmp(a->node, b->node);
+    if (c == 0)
+        c = (a->whole_count > 0) - (b->whole_count > 0); /* named devices first, then "any N whole" */
+    if (c == 0)
+        c = strcmp(a->pod, b->pod);
+    if (c != 0)
+        return c;
+    return a < b ? -1 : a > b;
+}
+
+/* The sorted, de-duplicated names of every node: Node records and Device objects' nodes. */
+static int collect_names(resolve_t *r)
+{
+    gpa_inventory_t *inv = r->inv;
+    size_t cap = inv->nodes_rec.len + inv->gpus_rec.len;
+    const char **names = gpa_arena_calloc(r->a, cap + 1, sizeof(*names));
+    size_t n = 0;
+    for (size_t i = 0; i < inv->nodes_rec.len; i++)
+        names[n++] = inv->nodes_rec.items[i].name;
+    for (size_t i = 0; i < inv->gpus_rec.len; i++)
+        if (inv->gpus_rec.items[i].device_object)
+            names[n++] = inv->gpus_rec.items[i].node;
+    qsort(names, n, sizeof(*names), cmp_str_ptr);
+    r->nodes = gpa_arena_calloc(r->a, n + 1, sizeof(*r->nodes));
+    r->descs = gpa_arena_calloc(r->a, n + 1, sizeof(*r->descs));
+    for (size_t i = 0; i < n; i++)
+        if (r->nnodes == 0 || strcmp(r->nodes[r->nnodes - 1].name, names[i]) != 0)
+            r->nodes[r->nnodes++].name = names[i];
+    for (size_t i = 0; i < inv->nodes_rec.len; i++) {
+        const gpa_node_desc_t *d = &inv->nodes_rec.items[i];
+        gpa_node_t *node = find_node(r->nodes, r->nnodes, d->name);
+        size_t k = (size_t)(node - r->nodes);
+        if (r->descs[k] != NULL) {
+            r->err->source = d->source;
+            return gpa_error_set(r->err, d->line, 0, NULL, "node %s is described twice (first at %s:%u)", d->name,
+                                 r->descs[k]->source != NULL ? r->descs[k]->source : "<input>", r->descs[k]->line);
+        }
+        r->descs[k] = d;
+    }
+    return 0;
+}
+
+static void node_from_desc(gpa_node_t *node, const gpa_node_desc_t *d)
+{
+    node->labels = (gpa_pair_t *)d->labels;
+    node->nlabels = d->nlabels;
+    qsort(node->labels, node->nlabels, sizeof(*node->labels), cmp_pair);
+    node->model = d->model;
+    node->source = d->source;
+    node->line = d->line;
+    node->dialects = d->dialects;
+    node->koordinator = d->koordinator;
+    if (node->dialects == 0)
+        node->dialects = d->mgpu ? GPA_DIALECT_MGPU : GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR;
+}
+
+static gpa_gpu_t gpu_from_desc(const gpa_gpu_desc_t *g, const gpa_gpu_t *base)
+{
+    gpa_gpu_t gpu = base != NULL ? *base : (gpa_gpu_t){.core = 100};
+    gpu.minor = g->minor;
+    gpu.healthy = g->healthy;
+    if (g->core > 0)
+        gpu.core = g->core;
+    if (g->memory >= 0)
+        gpu.memory = g->memory;
+    return gpu;
+}
+
+/* The node's devices: its Device object's, else derived from the Node record and overridden by compact ones. */
+static int build_gpus(resolve_t *r, gpa_node_t *node, const gpa_node_desc_t *d, const gpa_gpu_desc_t **g, size_t ng)
+{
+    int device_object = 0;
+    for (size_t i = 0; i < ng; i++)
+        device_object |= g[i]->device_object;
+    size_t nderived = (!device_object && d != NULL && d->count > 0) ? (size_t)d->count : 0;
+    node->gpus = gpa_arena_calloc(r->a, nderived + ng + 1, sizeof(*node->gpus));
+    for (size_t i = 0; i < nderived; i++)
+        node->gpus[i] = (gpa_gpu_t){.minor = (int32_t)i, .healthy = 1, .core = d->core > 0 ? d->core : 100, .memory = d->memory};
+    node->ngpus = nderived;
+    node->koordinator |= device_object;
+    for (size_t i = 0; i < ng; i++) {
+        if (device_object && !g[i]->device_object)
+            continue; /* the Device object is the truth about this node's devices */
+        gpa_gpu_t *same = i > 0 && g[i - 1]->minor == g[i]->minor ? find_gpu(node, g[i]->minor) : NULL;
+        if (same != NULL && g[i - 1]->device_object == g[i]->device_object) {
+            r->err->source = g[i]->source;
+            return gpa_error_set(r->err, g[i]->line, 0, NULL, "node %s: device minor %d is listed twice", node->name,
+                                 (int)g[i]->minor);
+        }
+        gpa_gpu_t *derived = (size_t)g[i]->minor < nderived && g[i]->minor >= 0 ? &node->gpus[g[i]->minor] : NULL;
+        if (derived != NULL)
+            *derived = gpu_from_desc(g[i], derived);
+        else
+            node->gpus[node->ngpus++] = gpu_from_desc(g[i], NULL);
+    }
+    qsort(node->gpus, node->ngpus, sizeof(*node->gpus), cmp_gpu);
+    return 0;
+}
+
+static int build_nodes(resolve_t *r)
+{
+    size_t gi = 0;
+    for (size_t k = 0; k < r->nnodes; k++) {
+        gpa_node_t *node = &r->nodes[k];
+        const gpa_node_desc_t *d = r->descs[k];
+        if (d != NULL)
+            node_from_desc(node, d);
+        else
+            node->model = "", node->dialects = GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR;
+        while (gi < r->ngdescs && strcmp(r->gdescs[gi]->node, node->name) < 0) {
+            r->err->source = r->gdescs[gi]->source;
+            return gpa_error_set(r->err, r->gdescs[gi]->line, 0, NULL, "device for node %s, which no node describes",
+                                 r->gdescs[gi]->node);
+        }
+        size_t start = gi;
+        while (gi < r->ngdescs && strcmp(r->gdescs[gi]->node, node->name) == 0)
+            gi++;
+        if (build_gpus(r, node, d, r->gdescs + start, gi - start) != 0)
+            return -1;
+        if (node->koordinator)
+            node->dialects |= GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR;
+        if (node->source == NULL && gi > start)
+            node->source = r->gdescs[start]->source, node->line = r->gdescs[start]->line;
+    }
+    if (gi < r->ngdescs) {
+        r->err->source = r->gdescs[gi]->source;
+        return gpa_error_set(r->err, r->gdescs[gi]->line, 0, NULL, "device for node %s, which no node describes",
+                             r->gdescs[gi]->node);
+    }
+    return 0;
+}
+
+static int untouched(const gpa_gpu_t *g)
+{
+    return !g->whole_used && g->pods == 0 && g->core_used == 0 && g->memory_used == 0;
+}
+
+static void apply_share(gpa_gpu_t *g, const gpa_usage_desc_t *u, const char **last_pod)
+{
+    if (u->whole) {
+        g->whole_used = 1;
+        return;
+    }
+    /* Usage beyond capacity (an over-committed report) saturates, never overflows. */
+    int64_t mem = u->memory >= 0 ? u->memory : gpa_fit_mul_ceil_div(u->ratio, g->memory, 100);
+    if (mem < 0)
+        mem = INT64_MAX;
+    g->core_used = gpa_fit_sat_add(g->core_used, u->core);
+    g->memory_used = gpa_fit_sat_add(g->memory_used, mem);
+    if (*last_pod == NULL || strcmp(*last_pod, u->pod) != 0)
+        g->pods++;
+    *last_pod = u->pod;
+}
+
+static void apply_whole_count(gpa_node_t *node, const gpa_usage_desc_t *u)
+{
+    int64_t left = u->whole_count;
+    for (size_t i = 0; i < node->ngpus && left > 0; i++)
+        if (untouched(&node->gpus[i]) && node->gpus[i].healthy)
+            node->gpus[i].whole_used = 1, left--;
+}
+
+static void apply_usages(resolve_t *r)
+{
+    gpa_inventory_t *inv = r->inv;
+    size_t n = inv->usages_rec.len;
+    const gpa_usage_desc_t **us = gpa_arena_calloc(r->a, n + 1, sizeof(*us));
+    for (size_t i = 0; i < n; i++)
+        us[i] = &inv->usages_rec.items[i];
+    qsort(us, n, sizeof(*us), cmp_usage);
+    /* The last Pod seen per device, so that a Pod with several containers on one device counts once. */
+    const char **last = NULL;
+    gpa_node_t *cur = NULL;
+    for (size_t i = 0; i < n; i++) {
+        gpa_node_t *node = find_node(r->nodes, r->nnodes, us[i]->node);
+        if (node == NULL)
+            continue; /* a Pod on a node without GPUs */
+        if (node != cur) {
+            cur = node;
+            last = gpa_arena_calloc(r->a, node->ngpus + 1, sizeof(*last));
+        }
+        if (us[i]->whole_count > 0) {
+            apply_whole_count(node, us[i]);
+            continue;
+        }
+        gpa_gpu_t *g = find_gpu(node, us[i]->minor);
+        if (g != NULL)
+            apply_share(g, us[i], &last[g - node->gpus]);
+    }
+}
+
+void gpa_inventory_rollback_(gpa_inventory_t *inv)
+{
+    inv->nodes_rec.len = inv->committed_nodes;
+    inv->gpus_rec.len = inv->committed_gpus;
+    inv->usages_rec.len = inv->committed_usages;
+}
+
+int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
+{
+    gpa_arena_t *a = gpa_xcalloc(1, sizeof(*a));
+    resolve_t r = {.inv = inv, .a = a, .err = err};
+    r.ngdescs = inv->gpus_rec.len;
+    r.gdescs = gpa_arena_calloc(a, r.ngdescs + 1, sizeof(*r.gdescs));
+    for (size_t i = 0; i < r.ngdescs; i++)
+        r.gdescs[i] = &inv->gpus_rec.items[i];
+    qsort(r.gdescs, r.ngdescs, sizeof(*r.gdescs), cmp_gpu_desc);
+    if (collect_names(&r) != 0 || build_nodes(&r) != 0) {
+        gpa_arena_dispose(a);
+        free(a);
+        gpa_inventory_rollback_(inv);
+        return -1;
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < r.nnodes; k++)
+        if (r.nodes[k].ngpus != 0)
+            r.nodes[kept++] = r.nodes[k];
+    r.nnodes = kept;
+    apply_usages(&r);
+    if (inv->view_arena != NULL) {
+        gpa_arena_dispose(inv->view_arena);
+        free(inv->view_arena);
+    }
+    inv->view_arena = a;
+    inv->nodes = r.nodes;
+    inv->nnodes = r.nnodes;
+    inv->committed_nodes = inv->nodes_rec.len;
+    inv->committed_gpus = inv->gpus_rec.len;
+    inv->committed_usages = inv->usages_rec.len;
+    return 0;
+}

@@ -1,0 +1,136 @@
+/*
+ * The cluster's GPU inventory (SPEC §5): nodes, their labels and devices (health, core, memory), and what
+ * scheduled Pods already use. Loaded from any mix of documents; reference-counted so the webhook can swap a
+ * reloaded inventory in under traffic.
+ *
+ * How it is built: loaders (gpa_inventory_parse) and hand-written code (tests, benchmarks) add *records* —
+ * nodes, explicit devices, usages — with the gpa_inventory_add_* calls, then gpa_inventory_commit() resolves
+ * every record into the read-only view below (nodes sorted by name, devices by minor, usage applied).
+ * Records may arrive in any order and from any number of files: a Pod may be read before its Node.
+ *
+ * Ownership: the inventory copies every string it is given; everything the view returns is owned by the
+ * inventory and valid until the next add/commit or the last release. Once shared (retained by a second
+ * holder) an inventory must no longer be changed: it is read concurrently without locks.
+ */
+#ifndef GPA_INVENTORY_H
+#define GPA_INVENTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "kube/model.h"
+#include "document/value.h"
+
+typedef struct st_gpa_inventory_t gpa_inventory_t;
+
+/* An empty inventory, new (one reference). */
+gpa_inventory_t *gpa_inventory_new(void);
+/*
+ * Adds every node, device and usage a text (JSON or YAML, any number of documents) describes, then commits.
+ * Understood: Kubernetes Node, Device (scheduling.koordinator.sh) and Pod objects, bare or in a List; the
+ * compact `kind: GPUInventory` form (docs/allocator.md). Other kinds are skipped. On error the inventory is
+ * unchanged (nothing half-loaded) and err says file, line and what.
+ */
+int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, const char *source, gpa_error_t *err);
+gpa_inventory_t *gpa_inventory_retain(gpa_inventory_t *inv);
+void gpa_inventory_release(gpa_inventory_t *inv); /* NULL is fine */
+
+/* ---- the resolved view ---- */
+
+/* One GPU. Capacity is per device; the allocator never sums it over a node. */
+typedef struct st_gpa_gpu_t {
+    int32_t minor;
+    int healthy;
+    int64_t core;        /* total compute, percent (100 for a whole device) */
+    int64_t memory;      /* total bytes; 0 = unknown (only whole-device requests can use it) */
+    int64_t core_used;   /* what scheduled Pods hold (used with --now / NOT_NOW) */
+    int64_t memory_used; /* bytes */
+    int64_t pods;        /* share Pods holding part of it (maxPodsPerDevice) */
+    int whole_used;      /* held whole by a vendor Pod or a whole-device allocation */
+} gpa_gpu_t;
+
+typedef struct st_gpa_node_t {
+    const char *name;
+    gpa_pair_t *labels; /* sorted by key */
+    size_t nlabels;
+    unsigned dialects; /* GPA_DIALECT_* bits whose Pods this node's GPUs serve */
+    int koordinator;   /* Koordinator manages it (Device object): the scheduler writes device-allocated */
+    const char *model; /* GPU product, or "" */
+    gpa_gpu_t *gpus;   /* sorted by minor */
+    size_t ngpus;
+    const char *source; /* where the node was first described */
+    unsigned line;
+} gpa_node_t;
+
+/* The committed nodes, sorted by name (borrowed). */
+const gpa_node_t *gpa_inventory_nodes(const gpa_inventory_t *inv, size_t *n);
+/* The node named `name`, or NULL (binary search). */
+const gpa_node_t *gpa_inventory_find(const gpa_inventory_t *inv, const char *name);
+/* The value of a node's label, or NULL. */
+const char *gpa_node_label(const gpa_node_t *node, const char *key);
+
+/* ---- records (what loaders and tests add; nothing is visible until gpa_inventory_commit) ---- */
+
+/*
+ * A node. Devices are derived from count/memory/core (minors 0..count-1, healthy) unless a Device object
+ * record names the node, in which case the Device object's devices are the node's devices.
+ */
+typedef struct st_gpa_node_desc_t {
+    const char *name;
+    const gpa_pair_t *labels; /* copied */
+    size_t nlabels;
+    unsigned dialects; /* 0 = derive: mgpu nodes serve mgpu, every other node vendor and koordinator */
+    int mgpu;          /* labelled vke.node.gpu.schedule=mgpu */
+    int koordinator;   /* Koordinator schedules it (writes device-allocated); a Device object implies it */
+    int64_t count;     /* derived devices */
+    int64_t memory;    /* bytes per derived device; 0 = unknown */
+    int64_t core;      /* percent per derived device; 0 = 100 */
+    const char *model; /* NULL = "" */
+    const char *source;
+    unsigned line;
+} gpa_node_desc_t;
+
+/*
+ * One device. `device_object` = read from a Koordinator Device object: the node's devices are exactly those
+ * so recorded. Otherwise it overrides (or adds) the derived device of that minor (the compact form's
+ * `devices:` entries).
+ */
+typedef struct st_gpa_gpu_desc_t {
+    const char *node;
+    int device_object;
+    int32_t minor;
+    int healthy;
+    int64_t core;   /* 0 = 100 */
+    int64_t memory; /* bytes; -1 = keep the derived value */
+    const char *source;
+    unsigned line;
+} gpa_gpu_desc_t;
+
+/* What one scheduled Pod holds on one node. */
+typedef struct st_gpa_usage_desc_t {
+    const char *node;
+    const char *pod;     /* "namespace/name": a Pod counts once per device toward maxPodsPerDevice */
+    int32_t minor;       /* the device; ignored when whole_count > 0 */
+    int whole;           /* the whole device `minor` */
+    int64_t whole_count; /* > 0: that many whole devices, the lowest untouched minors (vendor Pods) */
+    int64_t core;        /* percent */
+    int64_t memory;      /* bytes, or -1 = from ratio */
+    int64_t ratio;       /* percent of the device's memory, when memory is -1 */
+    const char *source;
+    unsigned line;
+} gpa_usage_desc_t;
+
+void gpa_inventory_add_node(gpa_inventory_t *inv, const gpa_node_desc_t *d);
+void gpa_inventory_add_gpu(gpa_inventory_t *inv, const gpa_gpu_desc_t *d);
+void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d);
+/*
+ * Resolves every record into the view. Errors (with the record's source and line): a node described twice,
+ * a minor listed twice (in one Device object or one node's overrides), a device for a node nothing describes.
+ * Nodes left without any GPU are not in the view (a Pod asking for GPUs can never go there). Usage on a node or device the
+ * inventory does not know is ignored (Pods on nodes without GPUs). On error the records added since the last successful commit are
+ * dropped and the previous view stays.
+ */
+int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err);
+
+#endif

@@ -1,0 +1,595 @@
+/*
+ * Inventory loaders (inventory.h, gpa_inventory_parse): Kubernetes Node, Device and Pod objects as kubectl
+ * prints them, and the compact `kind: GPUInventory` form. Each document is read into records; the inventory
+ * then commits them all at once, or rolls every record of this text back on the first error.
+ */
+#include "base/arena.h"
+#include "kube/decode.h"
+#include "alloc/search.h"
+#include "alloc/inventory.h"
+#include "kube/quantity.h"
+#include "kube/resource.h"
+#include "document/docs.h"
+#include "document/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB ((int64_t)1 << 20)
+#define MAX_DEVICES 1024 /* per node; more is a typo, not a server */
+
+typedef struct st_loader_t {
+    gpa_inventory_t *inv;
+    gpa_arena_t *a;
+    gpa_error_t *err;
+    const char *source;
+} loader_t;
+
+static int fail(loader_t *l, const gpa_value_t *at, const char *path, const char *fmt, const char *what)
+{
+    return gpa_error_set(l->err, at != NULL ? at->line : 0, at != NULL ? at->column : 0, path, fmt, what);
+}
+
+/* A whole non-negative quantity from a string or number node. */
+static int quantity_of(loader_t *l, const gpa_value_t *v, const char *path, int64_t *out)
+{
+    if (v == NULL || (v->type != GPA_VSTRING && v->type != GPA_VNUMBER))
+        return fail(l, v, path, "%s", "must be a quantity (a string or a number)");
+    gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
+    if (q.status != GPA_Q_OK)
+        return gpa_error_set(l->err, v->line, v->column, path, "\"%s\": %s", v->u.str.ptr, gpa_quantity_status_text(q.status));
+    if (q.value < 0)
+        return gpa_error_set(l->err, v->line, v->column, path, "\"%s\" must not be negative", v->u.str.ptr);
+    *out = q.value;
+    return 0;
+}
+
+/* An optional quantity member: *out untouched when absent. */
+static int opt_quantity(loader_t *l, const gpa_value_t *obj, const char *key, const char *path, int64_t *out)
+{
+    const gpa_value_t *v = gpa_value_get(obj, key);
+    if (v == NULL || v->type == GPA_VNULL)
+        return 0;
+    return quantity_of(l, v, gpa_arena_printf(l->a, "%s.%s", path, key), out);
+}
+
+/* The first present quantity among two names (the Koordinator name, then the older kubernetes.io one). */
+static int opt_quantity2(loader_t *l, const gpa_value_t *obj, const char *k1, const char *k2, const char *path, int64_t *out)
+{
+    if (gpa_value_get(obj, k1) != NULL)
+        return opt_quantity(l, obj, k1, path, out);
+    return opt_quantity(l, obj, k2, path, out);
+}
+
+static const char *str_of(const gpa_value_t *obj, const char *key)
+{
+    return gpa_value_string(gpa_value_get(obj, key));
+}
+
+/* A string map (labels) into pairs (arena-owned). Non-string values are skipped: labels are strings. */
+static gpa_pair_t *pairs_of(loader_t *l, const gpa_value_t *obj, size_t *n)
+{
+    *n = 0;
+    if (obj == NULL || obj->type != GPA_VOBJECT)
+        return NULL;
+    gpa_pair_t *p = gpa_arena_calloc(l->a, obj->u.object.len + 1, sizeof(*p));
+    for (size_t i = 0; i < obj->u.object.len; i++) {
+        const gpa_member_t *m = &obj->u.object.members[i];
+        const char *v = gpa_value_string(m->value);
+        if (v != NULL)
+            p[(*n)++] = (gpa_pair_t){.key = m->key, .value = v, .line = m->value->line, .column = m->value->column};
+    }
+    return p;
+}
+
+/* ---- Node ---- */
+
+/* Label as a whole number, 0 when absent; an unreadable label is an error at the Node. */
+static int label_number(loader_t *l, const gpa_value_t *labels, const char *key, const char *path, int64_t *out)
+{
+    *out = 0;
+    const gpa_value_t *v = gpa_value_get(labels, key);
+    if (v == NULL)
+        return 0;
+    return quantity_of(l, v, gpa_arena_printf(l->a, "%s[\"%s\"]", path, key), out);
+}
+
+/* Splits `total` over `count` devices, rounding down (a device never has more than the node reports). */
+static int64_t per_device(int64_t total, int64_t count)
+{
+    return count > 0 ? total / count : 0;
+}
+
+static int load_node_devices(loader_t *l, const gpa_value_t *labels, const gpa_value_t *alloc, gpa_node_desc_t *d)
+{
+    const char *lp = "metadata.labels", *ap = "status.allocatable";
+    int64_t core = 0, memory = 0, n = 0;
+    if (d->mgpu) {
+        /* mGPU: mgpu-core is 100 per card; mgpu-memory counts MiB over all cards, split evenly. */
+        if (opt_quantity(l, alloc, "vke.volcengine.com/mgpu-core", ap, &core) != 0 ||
+            opt_quantity(l, alloc, "vke.volcengine.com/mgpu-memory", ap, &memory) != 0)
+            return -1;
+        d->count = core / 100;
+        d->memory = per_device(memory, d->count) * MIB;
+        return 0;
+    }
+    if (opt_quantity2(l, alloc, "koordinator.sh/gpu-core", "kubernetes.io/gpu-core", ap, &core) != 0 ||
+        opt_quantity2(l, alloc, "koordinator.sh/gpu-memory", "kubernetes.io/gpu-memory", ap, &memory) != 0)
+        return -1;
+    if (core >= 100) {
+        d->count = core / 100;
+        d->memory = per_device(memory, d->count);
+        d->koordinator = 1;
+    }
+    if (label_number(l, labels, "nvidia.com/gpu.count", lp, &n) != 0)
+        return -1;
+    if (n == 0 && (opt_quantity(l, alloc, "nvidia.com/gpu", ap, &n) != 0 || opt_quantity(l, alloc, "amd.com/gpu", ap, &n) != 0 ||
+                   opt_quantity(l, alloc, "dcu.com/gpu", ap, &n) != 0))
+        return -1;
+    if (d->count == 0)
+        d->count = n;
+    if (d->memory == 0) {
+        int64_t mib = 0;
+        if (label_number(l, labels, "nvidia.com/gpu.memory", lp, &mib) != 0)
+            return -1;
+        if (__builtin_mul_overflow(mib, MIB, &d->memory))
+            return fail(l, gpa_value_get(labels, "nvidia.com/gpu.memory"), lp, "%s", "nvidia.com/gpu.memory is too large");
+    }
+    return 0;
+}
+
+static int load_node(loader_t *l, const gpa_value_t *doc)
+{
+    const gpa_value_t *meta = gpa_value_get(doc, "metadata");
+    const gpa_value_t *labels = gpa_value_get(meta, "labels");
+    const gpa_value_t *alloc = gpa_value_get(gpa_value_get(doc, "status"), "allocatable");
+    gpa_node_desc_t d = {.name = str_of(meta, "name"), .source = l->source, .line = doc->line};
+    if (d.name == NULL || d.name[0] == '\0')
+        return fail(l, doc, "metadata.name", "%s", "a Node needs a name");
+    d.labels = pairs_of(l, labels, &d.nlabels);
+    const char *sched = str_of(labels, "vke.node.gpu.schedule");
+    d.mgpu = sched != NULL && strcmp(sched, "mgpu") == 0;
+    d.model = str_of(labels, "nvidia.com/gpu.product");
+    if (d.model == NULL)
+        d.model = str_of(labels, "node.koordinator.sh/gpu-model");
+    if (load_node_devices(l, labels, alloc, &d) != 0)
+        return -1;
+    if (d.count > MAX_DEVICES)
+        return fail(l, doc, d.name, "%s", "more than 1024 GPUs on one node");
+    gpa_inventory_add_node(l->inv, &d);
+    return 0;
+}
+
+/* ---- Device (scheduling.koordinator.sh) ---- */
+
+static int load_device_entry(loader_t *l, const char *node, const gpa_value_t *v, const char *path)
+{
+    const char *type = str_of(v, "type");
+    if (type == NULL || strcmp(type, "gpu") != 0)
+        return 0; /* rdma, fpga, ...: not ours */
+    gpa_gpu_desc_t g = {.node = node, .device_object = 1, .source = l->source, .line = v->line};
+    int64_t minor = -1;
+    if (opt_quantity(l, v, "minor", path, &minor) != 0)
+        return -1;
+    if (minor < 0 || minor > INT32_MAX)
+        return fail(l, v, path, "%s", "a GPU device needs a minor number");
+    g.minor = (int32_t)minor;
+    /* Health is a Go bool with omitempty: absent means false, as Koordinator reads it. */
+    const gpa_value_t *health = gpa_value_get(v, "health");
+    g.healthy = health != NULL && health->type == GPA_VBOOL && health->u.boolean;
+    const gpa_value_t *res = gpa_value_get(v, "resources");
+    const char *rp = gpa_arena_printf(l->a, "%s.resources", path);
+    g.memory = 0;
+    if (opt_quantity2(l, res, "koordinator.sh/gpu-core", "kubernetes.io/gpu-core", rp, &g.core) != 0 ||
+        opt_quantity2(l, res, "koordinator.sh/gpu-memory", "kubernetes.io/gpu-memory", rp, &g.memory) != 0)
+        return -1;
+    gpa_inventory_add_gpu(l->inv, &g);
+    return 0;
+}
+
+static int load_device(loader_t *l, const gpa_value_t *doc)
+{
+    const char *node = str_of(gpa_value_get(doc, "metadata"), "name");
+    if (node == NULL || node[0] == '\0')
+        return fail(l, doc, "metadata.name", "%s", "a Device object is named after its node and needs a name");
+    const gpa_value_t *devs = gpa_value_get(gpa_value_get(doc, "spec"), "devices");
+    if (devs != NULL && devs->type != GPA_VARRAY)
+        return fail(l, devs, "spec.devices", "%s", "must be an array");
+    for (size_t i = 0; devs != NULL && i < devs->u.array.len; i++)
+        if (load_device_entry(l, node, devs->u.array.items[i], gpa_arena_printf(l->a, "spec.devices[%zu]", i)) != 0)
+            return -1;
+    return 0;
+}
+
+/* ---- Pod usage ---- */
+
+typedef struct st_pod_ctx_t {
+    loader_t *l;
+    const gpa_object_t *obj;
+    const gpa_podspec_t *spec;
+    const char *pod; /* namespace/name */
+    const gpa_value_t *at;
+} pod_ctx_t;
+
+static int amount_of(const gpa_container_t *c, gpa_resource_t r, int64_t *out)
+{
+    const gpa_amount_t *am = gpa_container_amount(c, r);
+    *out = 0;
+    if (am == NULL)
+        return 0;
+    if (am->status != GPA_Q_OK || am->value < 0)
+        return -1;
+    *out = am->value;
+    return 0;
+}
+
+/* One allocation of device-allocated: {"minor": 0, "resources": {...}}. */
+static int load_allocation(pod_ctx_t *p, const gpa_value_t *v, const char *path)
+{
+    loader_t *l = p->l;
+    gpa_usage_desc_t u = {.node = p->spec->node_name, .pod = p->pod, .memory = -1, .source = l->source, .line = p->at->line};
+    int64_t minor = -1;
+    const gpa_value_t *res = gpa_value_get(v, "resources");
+    if (opt_quantity(l, v, "minor", path, &minor) != 0 ||
+        opt_quantity2(l, res, "koordinator.sh/gpu-core", "kubernetes.io/gpu-core", path, &u.core) != 0 ||
+        opt_quantity2(l, res, "koordinator.sh/gpu-memory", "kubernetes.io/gpu-memory", path, &u.memory) != 0 ||
+        opt_quantity2(l, res, "koordinator.sh/gpu-memory-ratio", "kubernetes.io/gpu-memory-ratio", path, &u.ratio) != 0)
+        return -1;
+    if (minor < 0 || minor > INT32_MAX)
+        return fail(l, v, path, "%s", "an allocation needs a minor number");
+    u.minor = (int32_t)minor;
+    gpa_inventory_add_usage(l->inv, &u);
+    return 0;
+}
+
+static int load_device_allocated(pod_ctx_t *p, const char *text)
+{
+    loader_t *l = p->l;
+    gpa_value_t *root;
+    gpa_error_t jerr;
+    const char *path = "metadata.annotations[\"" GPA_ANNOTATION_DEVICE_ALLOCATED "\"]";
+    gpa_error_init(&jerr, NULL);
+    if (gpa_json_parse(l->a, text, strlen(text), &root, &jerr) != 0)
+        return gpa_error_set(l->err, p->at->line, p->at->column, path, "Pod %s: not JSON: %s", p->pod, jerr.message);
+    const gpa_value_t *gpus = gpa_value_get(root, "gpu");
+    if (gpus == NULL)
+        return 0;
+    if (gpus->type != GPA_VARRAY)
+        return gpa_error_set(l->err, p->at->line, p->at->column, path, "Pod %s: \"gpu\" must be an array", p->pod);
+    for (size_t i = 0; i < gpus->u.array.len; i++)
+        if (load_allocation(p, gpus->u.array.items[i], gpa_arena_printf(l->a, "%s.gpu[%zu]", path, i)) != 0) {
+            l->err->line = p->at->line; /* the annotation's JSON has its own lines; point at the Pod */
+            return -1;
+        }
+    return 0;
+}
+
+static const gpa_container_t *container_named(const gpa_podspec_t *s, const char *name)
+{
+    for (size_t i = 0; i < s->ncontainers; i++)
+        if (strcmp(s->containers[i].name, name) == 0)
+            return &s->containers[i];
+    return NULL;
+}
+
+/* vke.volcengine.com/gpu-index-container-<name>: "1,0": that container's per-card share on each card. */
+static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
+{
+    loader_t *l = p->l;
+    const char *cname = ann->key + strlen(GPA_ANNOTATION_GPU_INDEX_PREFIX);
+    const char *path = gpa_arena_printf(l->a, "metadata.annotations[\"%s\"]", ann->key);
+    const gpa_container_t *c = container_named(p->spec, cname);
+    int64_t core = 0, mib = 0, cards[MAX_DEVICES], k = 0;
+    if (c == NULL)
+        return 0; /* the container is gone from the spec: nothing to account */
+    if (amount_of(c, GPA_R_MGPU_CORE, &core) != 0 || amount_of(c, GPA_R_MGPU_MEMORY, &mib) != 0)
+        return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: container %s has an unreadable mGPU amount", p->pod,
+                             cname);
+    for (const char *s = ann->value; *s != '\0';) {
+        char *end;
+        while (*s == ' ')
+            s++;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 0 || v > INT32_MAX || k == MAX_DEVICES)
+            return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: \"%s\" is not a list of card indices", p->pod,
+                                 ann->value);
+        cards[k++] = v;
+        for (s = end; *s == ' '; s++)
+            ;
+        if (*s == ',')
+            s++;
+        else if (*s != '\0')
+            return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: \"%s\" is not a list of card indices", p->pod,
+                                 ann->value);
+    }
+    for (int64_t i = 0; i < k; i++) {
+        gpa_usage_desc_t u = {
+            .node = p->spec->node_name, .pod = p->pod, .minor = (int32_t)cards[i], .source = l->source, .line = ann->line};
+        u.core = core / k;
+        u.whole = u.core >= 100;
+        u.memory = gpa_fit_mul_ceil_div(mib, MIB, k);
+        if (u.memory < 0)
+            return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: mgpu-memory is too large", p->pod);
+        gpa_inventory_add_usage(l->inv, &u);
+    }
+    return 0;
+}
+
+/* Whole vendor devices a Pod holds: Kubernetes' PodRequests (max of the app sum and the largest init). */
+static int64_t vendor_devices(const gpa_podspec_t *s)
+{
+    static const gpa_resource_t vendors[] = {GPA_R_NVIDIA_GPU, GPA_R_AMD_GPU, GPA_R_DCU_GPU};
+    int64_t app = 0, init = 0, v;
+    for (size_t r = 0; r < 3; r++) {
+        for (size_t i = 0; i < s->ncontainers; i++)
+            if (amount_of(&s->containers[i], vendors[r], &v) == 0)
+                app = gpa_fit_sat_add(app, v);
+        for (size_t i = 0; i < s->ninit_containers; i++)
+            if (amount_of(&s->init_containers[i], vendors[r], &v) == 0 && v > init)
+                init = v;
+    }
+    return app > init ? app : init;
+}
+
+static int load_pod(loader_t *l, gpa_value_t *doc)
+{
+    gpa_object_t *obj;
+    if (gpa_decode_object(l->a, doc, &obj, l->err) != 0)
+        return -1;
+    if (obj->npods != 1 || obj->pods[0].node_name == NULL || obj->pods[0].node_name[0] == '\0')
+        return 0; /* not scheduled: holds nothing */
+    if (obj->phase != NULL && (strcmp(obj->phase, "Succeeded") == 0 || strcmp(obj->phase, "Failed") == 0))
+        return 0;
+    pod_ctx_t p = {.l = l, .obj = obj, .spec = &obj->pods[0], .at = doc};
+    p.pod = gpa_arena_printf(l->a, "%s/%s", obj->namespace_, obj->name);
+    const char *allocated = gpa_pairs_get(obj->annotations, obj->nannotations, GPA_ANNOTATION_DEVICE_ALLOCATED);
+    if (allocated != NULL)
+        return load_device_allocated(&p, allocated);
+    size_t plen = strlen(GPA_ANNOTATION_GPU_INDEX_PREFIX);
+    for (size_t i = 0; i < obj->nannotations; i++)
+        if (strncmp(obj->annotations[i].key, GPA_ANNOTATION_GPU_INDEX_PREFIX, plen) == 0 &&
+            load_mgpu_index(&p, &obj->annotations[i]) != 0)
+            return -1;
+    int64_t whole = vendor_devices(p.spec);
+    if (whole > 0) {
+        gpa_usage_desc_t u = {
+            .node = p.spec->node_name, .pod = p.pod, .whole_count = whole, .source = l->source, .line = doc->line};
+        gpa_inventory_add_usage(l->inv, &u);
+    }
+    return 0;
+}
+
+/* ---- dispatch ---- */
+
+/* ---- the compact form (docs/allocator.md) ---- */
+
+static int check_keys(loader_t *l, const gpa_value_t *obj, const char *path, const char *const *allowed)
+{
+    if (obj == NULL || obj->type != GPA_VOBJECT)
+        return fail(l, obj, path, "%s", "must be an object");
+    const gpa_member_t *m = gpa_value_unknown_member(obj, allowed);
+    return m != NULL ? gpa_error_set(l->err, m->value->line, m->value->column, path, "unknown key \"%s\"", m->key) : 0;
+}
+
+static const gpa_value_t *array_member(loader_t *l, const gpa_value_t *obj, const char *key, const char *path, int *bad)
+{
+    const gpa_value_t *v = gpa_value_get(obj, key);
+    *bad = 0;
+    if (v == NULL || v->type == GPA_VNULL)
+        return NULL;
+    if (v->type != GPA_VARRAY) {
+        *bad = 1;
+        fail(l, v, gpa_arena_printf(l->a, "%s.%s", path, key), "%s", "must be an array");
+        return NULL;
+    }
+    return v;
+}
+
+static int opt_bool(loader_t *l, const gpa_value_t *obj, const char *key, const char *path, int *out)
+{
+    const gpa_value_t *v = gpa_value_get(obj, key);
+    if (v == NULL || v->type == GPA_VNULL)
+        return 0;
+    if (v->type != GPA_VBOOL)
+        return fail(l, v, gpa_arena_printf(l->a, "%s.%s", path, key), "%s", "must be true or false");
+    *out = v->u.boolean;
+    return 0;
+}
+
+static int opt_minor(loader_t *l, const gpa_value_t *obj, const char *path, int32_t *out)
+{
+    int64_t m = -1;
+    if (opt_quantity(l, obj, "minor", path, &m) != 0)
+        return -1;
+    if (m < 0 || m >= MAX_DEVICES)
+        return fail(l, obj, path, "%s", "needs a minor between 0 and 1023");
+    *out = (int32_t)m;
+    return 0;
+}
+
+static int compact_dialects(loader_t *l, const gpa_value_t *node, const char *path, unsigned *out)
+{
+    int bad;
+    const gpa_value_t *v = array_member(l, node, "dialects", path, &bad);
+    *out = GPA_DIALECT_ALL;
+    if (v == NULL)
+        return -bad;
+    *out = 0;
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        const char *name = gpa_value_string(v->u.array.items[i]);
+        gpa_dialect_t d = name != NULL ? gpa_dialect_parse(name) : 0;
+        if (d == 0)
+            return fail(l, v->u.array.items[i], gpa_arena_printf(l->a, "%s.dialects[%zu]", path, i), "%s",
+                        "must be vendor, koordinator or mgpu");
+        *out |= (unsigned)d;
+    }
+    return 0;
+}
+
+static int compact_gpus(loader_t *l, const gpa_value_t *node, const char *path, gpa_node_desc_t *d)
+{
+    static const char *const keys[] = {"count", "memory", "core", "model", NULL};
+    const gpa_value_t *g = gpa_value_get(node, "gpus");
+    const char *gp = gpa_arena_printf(l->a, "%s.gpus", path);
+    if (g == NULL)
+        return 0;
+    if (check_keys(l, g, gp, keys) != 0 || opt_quantity(l, g, "count", gp, &d->count) != 0 ||
+        opt_quantity(l, g, "memory", gp, &d->memory) != 0 || opt_quantity(l, g, "core", gp, &d->core) != 0)
+        return -1;
+    if (d->count > MAX_DEVICES)
+        return fail(l, gpa_value_get(g, "count"), gp, "%s", "more than 1024 GPUs on one node");
+    d->model = str_of(g, "model");
+    return 0;
+}
+
+static int compact_devices(loader_t *l, const gpa_value_t *node, const char *name, const char *path)
+{
+    static const char *const keys[] = {"minor", "healthy", "memory", "core", NULL};
+    int bad;
+    const gpa_value_t *v = array_member(l, node, "devices", path, &bad);
+    for (size_t i = 0; v != NULL && i < v->u.array.len; i++) {
+        const gpa_value_t *e = v->u.array.items[i];
+        const char *ep = gpa_arena_printf(l->a, "%s.devices[%zu]", path, i);
+        gpa_gpu_desc_t g = {.node = name, .healthy = 1, .memory = -1, .source = l->source, .line = e->line};
+        if (check_keys(l, e, ep, keys) != 0 || opt_minor(l, e, ep, &g.minor) != 0 ||
+            opt_bool(l, e, "healthy", ep, &g.healthy) != 0 || opt_quantity(l, e, "memory", ep, &g.memory) != 0 ||
+            opt_quantity(l, e, "core", ep, &g.core) != 0)
+            return -1;
+        gpa_inventory_add_gpu(l->inv, &g);
+    }
+    return -bad;
+}
+
+static int compact_used(loader_t *l, const gpa_value_t *node, const char *name, const char *path)
+{
+    static const char *const keys[] = {"minor", "core", "memory", "ratio", "whole", "wholeDevices", "pod", NULL};
+    int bad;
+    const gpa_value_t *v = array_member(l, node, "used", path, &bad);
+    for (size_t i = 0; v != NULL && i < v->u.array.len; i++) {
+        const gpa_value_t *e = v->u.array.items[i];
+        const char *ep = gpa_arena_printf(l->a, "%s.used[%zu]", path, i);
+        gpa_usage_desc_t u = {.node = name, .memory = -1, .source = l->source, .line = e->line};
+        if (check_keys(l, e, ep, keys) != 0 || opt_quantity(l, e, "wholeDevices", ep, &u.whole_count) != 0)
+            return -1;
+        u.pod = str_of(e, "pod");
+        if (u.pod == NULL)
+            u.pod = gpa_arena_printf(l->a, "%s#%zu", name, i); /* each anonymous entry is its own Pod */
+        if (u.whole_count == 0 && (opt_minor(l, e, ep, &u.minor) != 0 || opt_quantity(l, e, "core", ep, &u.core) != 0 ||
+                                   opt_quantity(l, e, "memory", ep, &u.memory) != 0 ||
+                                   opt_quantity(l, e, "ratio", ep, &u.ratio) != 0 || opt_bool(l, e, "whole", ep, &u.whole) != 0))
+            return -1;
+        gpa_inventory_add_usage(l->inv, &u);
+    }
+    return -bad;
+}
+
+/* One `nodes[]` entry; `replicas: N` stamps N copies named <name>-<i>, zero-padded so names sort numerically. */
+static int compact_node(loader_t *l, const gpa_value_t *node, const char *path)
+{
+    static const char *const keys[] = {"name", "replicas", "labels", "dialects", "gpus", "devices", "used", NULL};
+    gpa_node_desc_t d = {.source = l->source, .line = node->line};
+    int64_t replicas = 0;
+    if (check_keys(l, node, path, keys) != 0 || opt_quantity(l, node, "replicas", path, &replicas) != 0 ||
+        compact_dialects(l, node, path, &d.dialects) != 0 || compact_gpus(l, node, path, &d) != 0)
+        return -1;
+    const char *name = str_of(node, "name");
+    if (name == NULL || name[0] == '\0')
+        return fail(l, node, gpa_arena_printf(l->a, "%s.name", path), "%s", "every node needs a name");
+    if (replicas > 100000)
+        return fail(l, gpa_value_get(node, "replicas"), path, "%s", "replicas above 100000");
+    const gpa_value_t *labels = gpa_value_get(node, "labels");
+    if (labels != NULL && labels->type != GPA_VOBJECT && labels->type != GPA_VNULL)
+        return fail(l, labels, gpa_arena_printf(l->a, "%s.labels", path), "%s", "must be a map of strings");
+    d.labels = pairs_of(l, labels, &d.nlabels);
+    d.koordinator = (d.dialects & GPA_DIALECT_KOORDINATOR) != 0;
+    int width = snprintf(NULL, 0, "%lld", (long long)(replicas > 0 ? replicas - 1 : 0));
+    for (int64_t r = 0; r < (replicas > 0 ? replicas : 1); r++) {
+        d.name = replicas > 0 ? gpa_arena_printf(l->a, "%s-%0*lld", name, width, (long long)r) : name;
+        gpa_inventory_add_node(l->inv, &d);
+        if (compact_devices(l, node, d.name, path) != 0 || compact_used(l, node, d.name, path) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int load_compact(loader_t *l, const gpa_value_t *doc)
+{
+    static const char *const keys[] = {"apiVersion", "kind", "metadata", "nodes", NULL};
+    int bad;
+    if (check_keys(l, doc, "", keys) != 0)
+        return -1;
+    const gpa_value_t *nodes = array_member(l, doc, "nodes", "", &bad);
+    for (size_t i = 0; nodes != NULL && i < nodes->u.array.len; i++)
+        if (compact_node(l, nodes->u.array.items[i], gpa_arena_printf(l->a, "nodes[%zu]", i)) != 0)
+            return -1;
+    return -bad;
+}
+
+static int load_doc(loader_t *l, gpa_value_t *doc, const char *path);
+
+static int load_list(loader_t *l, gpa_value_t *doc, const char *path)
+{
+    const gpa_value_t *items = gpa_value_get(doc, "items");
+    if (items == NULL || items->type == GPA_VNULL)
+        return 0;
+    if (items->type != GPA_VARRAY)
+        return fail(l, items, path, "%s", "List items must be an array");
+    for (size_t i = 0; i < items->u.array.len; i++)
+        if (load_doc(l, items->u.array.items[i], gpa_arena_printf(l->a, "%sitems[%zu]", path, i)) != 0)
+            return -1;
+    return 0;
+}
+
+/* Prefixes an error's path with where the object sits in its List. */
+static int located(loader_t *l, const char *path, int rc)
+{
+    if (rc != 0 && path[0] != '\0' && strncmp(l->err->path, path, strlen(path)) != 0) {
+        char tmp[sizeof(l->err->path)];
+        snprintf(tmp, sizeof(tmp), "%s%s", path, l->err->path);
+        memcpy(l->err->path, tmp, sizeof(tmp));
+    }
+    return rc;
+}
+
+static int load_doc(loader_t *l, gpa_value_t *doc, const char *path)
+{
+    if (doc == NULL || doc->type != GPA_VOBJECT)
+        return fail(l, doc, path, "%s", "an inventory document must be an object");
+    const char *kind = str_of(doc, "kind");
+    if (kind == NULL)
+        kind = "";
+    if (strcmp(kind, "List") == 0 || (strlen(kind) > 4 && strcmp(kind + strlen(kind) - 4, "List") == 0))
+        return load_list(l, doc, path);
+    const char *p = path[0] != '\0' ? gpa_arena_printf(l->a, "%s.", path) : "";
+    if (strcmp(kind, "Node") == 0)
+        return located(l, p, load_node(l, doc));
+    if (strcmp(kind, "Device") == 0)
+        return located(l, p, load_device(l, doc));
+    if (strcmp(kind, "Pod") == 0)
+        return located(l, p, load_pod(l, doc));
+    if (strcmp(kind, "GPUInventory") == 0)
+        return located(l, p, load_compact(l, doc));
+    return 0; /* any other kind: not inventory */
+}
+
+int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, const char *source, gpa_error_t *err)
+{
+    gpa_arena_t a;
+    gpa_docs_t docs;
+    loader_t l = {.inv = inv, .a = &a, .err = err, .source = source};
+    int rc = -1;
+    gpa_arena_init(&a);
+    gpa_error_init(err, source);
+    if (gpa_docs_parse(&a, text, len, &docs, err) != 0)
+        goto Exit;
+    for (size_t i = 0; i < docs.len; i++)
+        if (load_doc(&l, docs.docs[i], "") != 0) {
+            gpa_inventory_rollback_(inv);
+            goto Exit;
+        }
+    rc = gpa_inventory_commit(inv, err);
+Exit:
+    gpa_arena_dispose(&a);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/*
+ * The canonical request (SPEC §5). It reads amounts with the same helpers and the same arithmetic as the rules
+ * (rules_impl.h: gpa_koord_devices, gpa_cards_for, gpa_over_100), so a container the rules admit normalizes and
+ * the two never disagree about counts or per-device amounts. A spec the rules would deny structurally (whatever
+ * the configured actions) does not normalize: -1, and the rules say why.
+ */
+#include "alloc/normalize.h"
+#include "kube/gpu_request.h"
+
+#include <limits.h>
+#include <string.h>
+
+typedef GPA_VEC(gpa_device_group_t) groups_t;
+
+/* Every amount of dialect d in c parses, is not negative, and its request equals its limit. */
+static int amounts_sound(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d)
+{
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        if (gpa_resource_dialect((gpa_resource_t)r) != d || (dialects & (unsigned)d) == 0)
+            continue;
+        const gpa_amount_t *req = &c->requests[r], *lim = &c->limits[r];
+        if ((req->present && (req->status != GPA_Q_OK || req->value < 0)) ||
+            (lim->present && (lim->status != GPA_Q_OK || lim->value < 0)))
+            return 0;
+        if (req->present && lim->present && req->value != lim->value)
+            return 0;
+    }
+    return 1;
+}
+
+static gpa_device_group_t *push_group(gpa_arena_t *a, groups_t *v, const gpa_container_t *c, gpa_dialect_t d, int64_t count)
+{
+    gpa_device_group_t *g = gpa_vec_push(a, v);
+    memset(g, 0, sizeof(*g));
+    g->container = c;
+    g->dialect = d;
+    g->count = (unsigned)count;
+    return g;
+}
+
+static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, groups_t *v)
+{
+    static const gpa_resource_t rs[] = {GPA_R_NVIDIA_GPU, GPA_R_AMD_GPU, GPA_R_DCU_GPU};
+    for (size_t i = 0; i < 3; i++) {
+        int64_t n;
+        if (!gpa_gpu_value(dialects, c, rs[i], &n))
+            continue;
+        if (n > UINT_MAX)
+            return -1;
+        gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_VENDOR, n);
+        g->whole = 1;
+        g->core = 100;
+        g->memory_kind = GPA_MEMORY_NONE;
+    }
+    return 0;
+}
+
+/* The Koordinator combinations the rules deny outright (memory-ratio-exclusive, core/shared without memory,
+ * deprecated-gpu-mixed, non-positive). */
+static int koord_forms_ok(unsigned dialects, const gpa_container_t *c)
+{
+    int mem = gpa_gpu_declared(dialects, c, GPA_R_GPU_MEMORY), ratio = gpa_gpu_declared(dialects, c, GPA_R_GPU_MEMORY_RATIO);
+    int core = gpa_gpu_declared(dialects, c, GPA_R_GPU_CORE), shared = gpa_gpu_declared(dialects, c, GPA_R_GPU_SHARED);
+    int gpu = gpa_gpu_declared(dialects, c, GPA_R_GPU);
+    if (gpa_gpu_amount(dialects, c, GPA_R_GPU_SHARED) != NULL && !shared)
+        return 0; /* gpu.shared: 0 */
+    if (gpa_gpu_amount(dialects, c, GPA_R_GPU) != NULL && !gpu)
+        return 0; /* gpu: 0 */
+    if (mem && ratio)
+        return 0;
+    if (gpu && (mem || ratio || core || shared))
+        return 0;
+    return gpu || mem || ratio;
+}
+
+static int koord_group(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, groups_t *v)
+{
+    if (!amounts_sound(dialects, c, GPA_DIALECT_KOORDINATOR) || !koord_forms_ok(dialects, c))
+        return -1;
+    int64_t n = gpa_koord_devices(dialects, c), core = gpa_koord_core(dialects, c), ratio = gpa_koord_ratio(dialects, c), mem;
+    int explicit_n = gpa_gpu_declared(dialects, c, GPA_R_GPU_SHARED);
+    gpa_gpu_value(dialects, c, GPA_R_GPU_MEMORY, &mem);
+    if (n <= 0 || n > UINT_MAX)
+        return -1;
+    if (!explicit_n && ((core > 100 && core % 100 != 0) || (ratio > 100 && ratio % 100 != 0)))
+        return -1;
+    if (core % n != 0 || ratio % n != 0 || gpa_over_100(core, n) || gpa_over_100(ratio, n))
+        return -1;
+    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_KOORDINATOR, n);
+    g->core = core / n;
+    if (mem > 0) {
+        g->memory_kind = GPA_MEMORY_BYTES;
+        g->memory_bytes = gpa_ceil_div(mem, n);
+    } else {
+        g->memory_kind = GPA_MEMORY_RATIO;
+        g->memory_ratio = ratio / n;
+    }
+    g->whole = g->core == 100 && g->memory_kind == GPA_MEMORY_RATIO && g->memory_ratio == 100;
+    return 0;
+}
+
+static int mgpu_group(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, groups_t *v)
+{
+    int64_t core, mem;
+    if (!amounts_sound(dialects, c, GPA_DIALECT_MGPU) || !gpa_gpu_value(dialects, c, GPA_R_MGPU_CORE, &core))
+        return -1;
+    const gpa_amount_t *mem_am = gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY);
+    if (mem_am != NULL && mem_am->suffix == GPA_QS_BINARY)
+        return -1; /* ambiguous-unit */
+    gpa_gpu_value(dialects, c, GPA_R_MGPU_MEMORY, &mem);
+    int64_t k = gpa_cards_for(cards, c);
+    if (k == 0 && core > 100) {
+        if (core % 100 != 0)
+            return -1;
+        k = core / 100; /* whole cards */
+    }
+    int64_t cards_n = k > 0 ? k : 1, bytes;
+    if (core % cards_n != 0 || mem % cards_n != 0 || gpa_over_100(core, cards_n))
+        return -1;
+    int whole = core / cards_n == 100;
+    if (whole && mem > 0)
+        return -1; /* full-card-memory */
+    if (gpa_mul_i64(mem / cards_n, GPA_MIB, &bytes) != 0)
+        return -1;
+    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_MGPU, cards_n);
+    g->whole = whole;
+    g->core = core / cards_n;
+    g->memory_kind = whole || bytes == 0 ? GPA_MEMORY_NONE : GPA_MEMORY_BYTES;
+    g->memory_bytes = g->memory_kind == GPA_MEMORY_BYTES ? bytes : 0;
+    return 0;
+}
+
+static int container_groups(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, groups_t *v)
+{
+    if (!amounts_sound(dialects, c, GPA_DIALECT_VENDOR) || vendor_groups(a, dialects, c, v) != 0)
+        return -1;
+    if (gpa_gpu_any(dialects, c, GPA_DIALECT_KOORDINATOR) && koord_group(a, dialects, c, v) != 0)
+        return -1;
+    if (gpa_gpu_is_mgpu(dialects, c) && mgpu_group(a, dialects, cards, c, v) != 0)
+        return -1;
+    return 0;
+}
+
+/* The dialects declared anywhere in the Pod (GPA_DIALECT_* bits). */
+static unsigned pod_dialects(unsigned dialects, const gpa_podspec_t *pod)
+{
+    unsigned d = 0;
+    for (size_t i = 0; i < pod->ncontainers + pod->ninit_containers; i++) {
+        const gpa_container_t *c = i < pod->ncontainers ? &pod->containers[i] : &pod->init_containers[i - pod->ncontainers];
+        for (unsigned bit = GPA_DIALECT_VENDOR; bit <= GPA_DIALECT_MGPU; bit <<= 1)
+            if (gpa_gpu_any(dialects, c, (gpa_dialect_t)bit))
+                d |= bit;
+        if (gpa_gpu_is_mgpu(dialects, c))
+            d |= GPA_DIALECT_MGPU;
+    }
+    return d;
+}
+
+int gpa_normalize(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_request_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    unsigned d = pod_dialects(dialects, pod);
+    /* vendor-vs-share and mixed-share-apis: one Pod, one way of asking. */
+    if ((d & GPA_DIALECT_VENDOR) != 0 && (d & ~(unsigned)GPA_DIALECT_VENDOR) != 0)
+        return -1;
+    if ((d & GPA_DIALECT_KOORDINATOR) != 0 && (d & GPA_DIALECT_MGPU) != 0)
+        return -1;
+    gpa_cards_t cards;
+    gpa_cards_parse(a, dialects, pod, &cards);
+    if (cards.text != NULL && !cards.usable)
+        return -1; /* card-count-mismatch or invalid-card-count */
+    groups_t v = {0};
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        if (container_groups(a, dialects, &cards, &pod->containers[i], &v) != 0)
+            return -1;
+    size_t napp = v.len;
+    for (size_t i = 0; i < pod->ninit_containers; i++)
+        if (container_groups(a, dialects, &cards, &pod->init_containers[i], &v) != 0)
+            return -1;
+    out->groups = v.items;
+    out->ngroups = v.len;
+    out->napp_groups = napp;
+    return 0;
+}

@@ -1,0 +1,571 @@
+/*
+ * JSON (RFC 8259) straight into the arena tree: the webhook's hot path.
+ *
+ * One pass, recursive descent, no tokens in between. Children of the container being parsed are collected on
+ * a scratch stack shared by all levels (a container's children are the top of the stack when it closes) and
+ * copied once into an exact-size arena array, so no per-container growth happens in the arena. Lines are
+ * counted only where newlines may legally appear (whitespace: strings cannot hold a raw newline), and the
+ * column is the byte offset from the line's start, 1-based.
+ */
+#include "document/json.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct st_jparser_t {
+    gpa_arena_t *a;
+    const char *p, *end;
+    const char *line_start;
+    unsigned line;
+    unsigned depth;
+    gpa_error_t *err;
+    /* Decoded strings and number literals of the whole document go to one block sized from the input (a
+     * string's decoded text plus its NUL never exceeds its quoted source), and nodes come from small batches:
+     * the hot path calls the arena a few times per document, not once per node. */
+    char *sbuf;
+    gpa_value_t *nodes;
+    size_t nodes_left;
+    /* Scratch stacks: children of the open arrays and objects. They start in the caller's stack frame and
+     * move to the heap only when a document has more open children than that. */
+    gpa_value_t **items;
+    size_t nitems, capitems;
+    gpa_member_t *members;
+    size_t nmembers, capmembers;
+    int items_heap, members_heap;
+} jparser_t;
+
+static unsigned column_of(const jparser_t *j, const char *at)
+{
+    size_t c = (size_t)(at - j->line_start) + 1;
+    return c > UINT32_MAX ? UINT32_MAX : (unsigned)c;
+}
+
+static int fail_at(jparser_t *j, const char *at, const char *what)
+{
+    if (at >= j->end)
+        return gpa_error_set(j->err, j->line, column_of(j, at), NULL, "%s (at end of input)", what);
+    unsigned char c = (unsigned char)*at;
+    if (c >= 0x21 && c < 0x7f)
+        return gpa_error_set(j->err, j->line, column_of(j, at), NULL, "%s (found '%c')", what, c);
+    return gpa_error_set(j->err, j->line, column_of(j, at), NULL, "%s (found byte 0x%02x)", what, c);
+}
+
+static void skip_ws_slow(jparser_t *j)
+{
+    const char *p = j->p, *end = j->end;
+    while (p < end) {
+        char c = *p;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            p++;
+        } else if (c == '\n') {
+            p++;
+            j->line++;
+            j->line_start = p;
+        } else {
+            break;
+        }
+    }
+    j->p = p;
+}
+
+/* Most whitespace in machine-written JSON is none or one space (", " and ": "): decide that inline. */
+static inline void skip_ws(jparser_t *j)
+{
+    if (j->p < j->end && (unsigned char)*j->p > ' ')
+        return;
+    if (j->end - j->p >= 2 && j->p[0] == ' ' && (unsigned char)j->p[1] > ' ') {
+        j->p++;
+        return;
+    }
+    skip_ws_slow(j);
+}
+
+#define NODE_BATCH 32
+
+static gpa_value_t *new_node(jparser_t *j, gpa_vtype_t type, const char *at)
+{
+    if (j->nodes_left == 0) {
+        j->nodes = gpa_arena_alloc(j->a, NODE_BATCH * sizeof(gpa_value_t));
+        j->nodes_left = NODE_BATCH;
+    }
+    gpa_value_t *v = j->nodes++;
+    j->nodes_left--;
+    v->type = type;
+    v->line = j->line;
+    v->column = column_of(j, at);
+    return v;
+}
+
+/* Length of a valid UTF-8 sequence at p (lead byte >= 0x80), or 0 when invalid (overlong, surrogate, > U+10FFFF,
+ * truncated). */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    size_t n;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0; /* overlong */
+        else if (c == 0xed)
+            hi = 0x9f; /* UTF-16 surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f; /* beyond U+10FFFF */
+    } else {
+        return 0;
+    }
+    if ((size_t)(end - p) < n)
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    }
+    return n;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static size_t put_utf8(char *dst, unsigned cp)
+{
+    if (cp < 0x80) {
+        dst[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        dst[0] = (char)(0xc0 | (cp >> 6));
+        dst[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        dst[0] = (char)(0xe0 | (cp >> 12));
+        dst[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        dst[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    dst[0] = (char)(0xf0 | (cp >> 18));
+    dst[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    dst[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    dst[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* Decodes one escape at *pp (just past the backslash) into dst; advances *pp. Returns bytes written or -1. */
+static int decode_escape(jparser_t *j, const char **pp, char *dst)
+{
+    const char *p = *pp;
+    if (p >= j->end)
+        return fail_at(j, p, "unterminated string");
+    char c = *p++;
+    *pp = p;
+    switch (c) {
+    case '"':
+        *dst = '"';
+        return 1;
+    case '\\':
+        *dst = '\\';
+        return 1;
+    case '/':
+        *dst = '/';
+        return 1;
+    case 'b':
+        *dst = '\b';
+        return 1;
+    case 'f':
+        *dst = '\f';
+        return 1;
+    case 'n':
+        *dst = '\n';
+        return 1;
+    case 'r':
+        *dst = '\r';
+        return 1;
+    case 't':
+        *dst = '\t';
+        return 1;
+    case 'u':
+        break;
+    default:
+        return fail_at(j, p - 1, "invalid escape in string");
+    }
+    unsigned cp, lo;
+    if (j->end - p < 4 || hex4(p, &cp) != 0)
+        return fail_at(j, p - 2, "invalid \\u escape (four hex digits expected)");
+    p += 4;
+    if (cp >= 0xdc00 && cp <= 0xdfff)
+        return fail_at(j, p - 6, "lone low surrogate in \\u escape");
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (j->end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, &lo) != 0 || lo < 0xdc00 || lo > 0xdfff)
+            return fail_at(j, p - 6, "lone high surrogate in \\u escape (a low surrogate must follow)");
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        p += 6;
+    }
+    *pp = p;
+    return (int)put_utf8(dst, cp);
+}
+
+/* High bit set in each byte of v that is '"', '\\', below 0x20 or above 0x7f (the bytes a string scan must stop at).
+ * The classic SWAR zero-byte test: borrows make false positives, but only in bytes above a true one, so the
+ * lowest flagged byte (little-endian: the first in memory) is exact. */
+static inline uint64_t special_mask(uint64_t v)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t quote = v ^ (ones * '"'), bslash = v ^ (ones * '\\');
+    uint64_t t = ((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | (v - ones * 0x20) | v;
+    return t & highs;
+}
+
+/*
+ * Parses a string at j->p (on the opening quote) into the string block in one pass: validates UTF-8 and
+ * control characters, decodes escapes, copies eight plain bytes at a time where it can (the block has slack
+ * for the over-wide stores).
+ */
+static int parse_string(jparser_t *j, const char **out, size_t *outlen)
+{
+    const char *p = j->p + 1, *end = j->end;
+    char *d = j->sbuf, *start = d;
+    for (;;) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        while (end - p >= 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            memcpy(d, &v, 8);
+            uint64_t m = special_mask(v);
+            if (m != 0) {
+                unsigned skip = (unsigned)__builtin_ctzll(m) / 8;
+                p += skip;
+                d += skip;
+                break;
+            }
+            p += 8;
+            d += 8;
+        }
+#endif
+        if (p >= end)
+            return fail_at(j, p, "unterminated string");
+        unsigned char c = (unsigned char)*p;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *d++ = (char)c;
+            p++;
+        } else if (c == '"') {
+            break;
+        } else if (c == '\\') {
+            p++;
+            int w = decode_escape(j, &p, d);
+            if (w < 0)
+                return -1;
+            d += w;
+        } else if (c < 0x20) {
+            return fail_at(j, p, "control character in string (must be escaped)");
+        } else {
+            size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            if (n == 0)
+                return fail_at(j, p, "invalid UTF-8 in string");
+            memcpy(d, p, n);
+            d += n;
+            p += n;
+        }
+    }
+    *d = '\0';
+    j->sbuf = d + 1;
+    j->p = p + 1;
+    *out = start;
+    *outlen = (size_t)(d - start);
+    return 0;
+}
+
+static const char *span_digits(const char *p, const char *end)
+{
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    return p;
+}
+
+/* RFC 8259 number: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? ; the literal is kept as written. */
+static int parse_number(jparser_t *j, gpa_value_t **out)
+{
+    const char *start = j->p, *p = start, *end = j->end, *q;
+    if (p < end && *p == '-')
+        p++;
+    if (p < end && *p == '0') {
+        p++;
+        if (p < end && *p >= '0' && *p <= '9')
+            return fail_at(j, p, "invalid number (leading zero)");
+    } else {
+        q = span_digits(p, end);
+        if (q == p)
+            return fail_at(j, p, "invalid number (digit expected)");
+        p = q;
+    }
+    if (p < end && *p == '.') {
+        q = span_digits(p + 1, end);
+        if (q == p + 1)
+            return fail_at(j, q, "invalid number (digit expected after '.')");
+        p = q;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        q = span_digits(p, end);
+        if (q == p)
+            return fail_at(j, p, "invalid number (digit expected in exponent)");
+        p = q;
+    }
+    gpa_value_t *v = new_node(j, GPA_VNUMBER, start);
+    size_t n = (size_t)(p - start);
+    memcpy(j->sbuf, start, n);
+    j->sbuf[n] = '\0';
+    v->u.str.ptr = j->sbuf;
+    v->u.str.len = n;
+    j->sbuf += n + 1;
+    j->p = p;
+    *out = v;
+    return 0;
+}
+
+static int parse_literal(jparser_t *j, const char *word, size_t n, gpa_vtype_t type, int boolean, gpa_value_t **out)
+{
+    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+        return fail_at(j, j->p, "invalid literal (expected a JSON value)");
+    gpa_value_t *v = new_node(j, type, j->p);
+    v->u.boolean = boolean;
+    j->p += n;
+    *out = v;
+    return 0;
+}
+
+static int parse_value(jparser_t *j, gpa_value_t **out);
+
+static void push_item(jparser_t *j, gpa_value_t *v)
+{
+    if (j->nitems == j->capitems) {
+        gpa_value_t **grown = gpa_xmalloc(2 * j->capitems * sizeof(*j->items));
+        memcpy(grown, j->items, j->nitems * sizeof(*j->items));
+        if (j->items_heap)
+            free(j->items);
+        j->items = grown;
+        j->capitems *= 2;
+        j->items_heap = 1;
+    }
+    j->items[j->nitems++] = v;
+}
+
+static gpa_member_t *push_member(jparser_t *j)
+{
+    if (j->nmembers == j->capmembers) {
+        gpa_member_t *grown = gpa_xmalloc(2 * j->capmembers * sizeof(*j->members));
+        memcpy(grown, j->members, j->nmembers * sizeof(*j->members));
+        if (j->members_heap)
+            free(j->members);
+        j->members = grown;
+        j->capmembers *= 2;
+        j->members_heap = 1;
+    }
+    return &j->members[j->nmembers++];
+}
+
+static int enter(jparser_t *j)
+{
+    if (++j->depth > GPA_MAX_DEPTH)
+        return fail_at(j, j->p, "nesting too deep (more than 256 levels)");
+    j->p++;
+    skip_ws(j);
+    return 0;
+}
+
+static int parse_array(jparser_t *j, gpa_value_t **out)
+{
+    gpa_value_t *v = new_node(j, GPA_VARRAY, j->p);
+    size_t base = j->nitems;
+    if (enter(j) != 0)
+        return -1;
+    if (j->p < j->end && *j->p == ']') {
+        j->p++;
+    } else {
+        for (;;) {
+            gpa_value_t *item;
+            if (parse_value(j, &item) != 0)
+                return -1;
+            push_item(j, item);
+            skip_ws(j);
+            if (j->p < j->end && *j->p == ',') {
+                j->p++;
+                skip_ws(j);
+                continue;
+            }
+            if (j->p < j->end && *j->p == ']') {
+                j->p++;
+                break;
+            }
+            return fail_at(j, j->p, "expected ',' or ']' in array");
+        }
+    }
+    size_t n = j->nitems - base;
+    v->u.array.len = n;
+    v->u.array.items = n ? gpa_arena_alloc(j->a, n * sizeof(gpa_value_t *)) : NULL;
+    if (n)
+        memcpy(v->u.array.items, j->items + base, n * sizeof(gpa_value_t *));
+    j->nitems = base;
+    j->depth--;
+    *out = v;
+    return 0;
+}
+
+static int parse_member(jparser_t *j)
+{
+    if (j->p >= j->end || *j->p != '"')
+        return fail_at(j, j->p, "expected a string key in object");
+    const char *key;
+    size_t keylen;
+    if (parse_string(j, &key, &keylen) != 0)
+        return -1;
+    skip_ws(j);
+    if (j->p >= j->end || *j->p != ':')
+        return fail_at(j, j->p, "expected ':' after object key");
+    j->p++;
+    skip_ws(j);
+    gpa_value_t *value;
+    if (parse_value(j, &value) != 0)
+        return -1;
+    gpa_member_t *m = push_member(j);
+    m->key = key;
+    m->key_len = keylen;
+    m->value = value;
+    return 0;
+}
+
+static int parse_object(jparser_t *j, gpa_value_t **out)
+{
+    gpa_value_t *v = new_node(j, GPA_VOBJECT, j->p);
+    size_t base = j->nmembers;
+    if (enter(j) != 0)
+        return -1;
+    if (j->p < j->end && *j->p == '}') {
+        j->p++;
+    } else {
+        for (;;) {
+            if (parse_member(j) != 0)
+                return -1;
+            skip_ws(j);
+            if (j->p < j->end && *j->p == ',') {
+                j->p++;
+                skip_ws(j);
+                continue;
+            }
+            if (j->p < j->end && *j->p == '}') {
+                j->p++;
+                break;
+            }
+            return fail_at(j, j->p, "expected ',' or '}' in object");
+        }
+    }
+    size_t n = gpa_members_dedupe(j->members + base, j->nmembers - base);
+    v->u.object.len = n;
+    v->u.object.members = n ? gpa_arena_alloc(j->a, n * sizeof(gpa_member_t)) : NULL;
+    if (n)
+        memcpy(v->u.object.members, j->members + base, n * sizeof(gpa_member_t));
+    j->nmembers = base;
+    j->depth--;
+    *out = v;
+    return 0;
+}
+
+static int parse_value(jparser_t *j, gpa_value_t **out)
+{
+    if (j->p >= j->end)
+        return fail_at(j, j->p, "expected a JSON value");
+    switch (*j->p) {
+    case '{':
+        return parse_object(j, out);
+    case '[':
+        return parse_array(j, out);
+    case '"': {
+        gpa_value_t *v = new_node(j, GPA_VSTRING, j->p);
+        if (parse_string(j, &v->u.str.ptr, &v->u.str.len) != 0)
+            return -1;
+        *out = v;
+        return 0;
+    }
+    case 't':
+        return parse_literal(j, "true", 4, GPA_VBOOL, 1, out);
+    case 'f':
+        return parse_literal(j, "false", 5, GPA_VBOOL, 0, out);
+    case 'n':
+        return parse_literal(j, "null", 4, GPA_VNULL, 0, out);
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+        return parse_number(j, out);
+    default:
+        return fail_at(j, j->p, "expected a JSON value");
+    }
+}
+
+int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err)
+{
+    gpa_value_t *stack_items[64];
+    gpa_member_t stack_members[64];
+    if (text == NULL)
+        text = "", len = 0;
+    jparser_t j = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1, .err = err};
+    j.items = stack_items;
+    j.capitems = sizeof(stack_items) / sizeof(stack_items[0]);
+    j.members = stack_members;
+    j.capmembers = sizeof(stack_members) / sizeof(stack_members[0]);
+    int ret = -1;
+    /* +1: a number ending the input has no delimiter to stand in for its NUL; +8: slack for 8-byte stores */
+    j.sbuf = gpa_arena_alloc(a, len + 9);
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) /* RFC 8259 §8.1: a BOM may be ignored */
+        j.p = j.line_start = text + 3;
+    skip_ws(&j);
+    gpa_value_t *v;
+    if (parse_value(&j, &v) != 0)
+        goto Exit;
+    skip_ws(&j);
+    if (j.p != j.end) {
+        fail_at(&j, j.p, "trailing data after the JSON value");
+        goto Exit;
+    }
+    *out = v;
+    ret = 0;
+Exit:
+    if (j.items_heap)
+        free(j.items);
+    if (j.members_heap)
+        free(j.members);
+    return ret;
+}

@@ -1,0 +1,554 @@
+#include "kube/decode.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * Where a node is, in the two forms the engine needs: a human path for messages and a JSON pointer for
+ * patches. Built once per container or template, never per lookup.
+ */
+typedef struct st_where_t {
+    const char *path;
+    const char *pointer;
+} where_t;
+
+typedef struct st_decoder_t {
+    gpa_arena_t *a;
+    gpa_error_t *err;
+} decoder_t;
+
+/* s1 s2 s3 as one arena string: paths are built for every container and amount, so no printf here. */
+static char *concat(gpa_arena_t *a, const char *s1, const char *s2, const char *s3)
+{
+    size_t n1 = strlen(s1), n2 = strlen(s2), n3 = strlen(s3);
+    char *p = gpa_arena_alloc(a, n1 + n2 + n3 + 1);
+    memcpy(p, s1, n1);
+    memcpy(p + n1, s2, n2);
+    memcpy(p + n1 + n2, s3, n3 + 1);
+    return p;
+}
+
+static where_t where_key(decoder_t *d, where_t parent, const char *key)
+{
+    where_t w;
+    w.path = concat(d->a, parent.path, parent.path[0] != '\0' ? "." : "", key);
+    w.pointer = concat(d->a, parent.pointer, "/", key); /* our keys need no escaping */
+    return w;
+}
+
+static where_t where_index(decoder_t *d, where_t parent, size_t i)
+{
+    char digits[24], *p = digits + sizeof(digits) - 2;
+    p[0] = ']';
+    p[1] = '\0';
+    do
+        *--p = (char)('0' + i % 10);
+    while ((i /= 10) != 0);
+    *--p = '[';
+    where_t w;
+    w.path = concat(d->a, parent.path, p, "");
+    p[strlen(p) - 1] = '\0';
+    w.pointer = concat(d->a, parent.pointer, "/", p + 1);
+    return w;
+}
+
+static int wrong_type(decoder_t *d, const gpa_value_t *v, const char *path, const char *want)
+{
+    return gpa_error_set(d->err, v->line, v->column, path, "must be %s, not %s", want, gpa_vtype_name(v->type));
+}
+
+/*
+ * Looks up `key` in obj and checks its type. A missing key and an explicit null both read as absent (what
+ * Kubernetes' decoder does with omitempty fields). Returns 0 with *out (NULL when absent), -1 on a wrong type.
+ */
+static int member(decoder_t *d, const gpa_value_t *obj, const char *key, gpa_vtype_t type, where_t parent, gpa_value_t **out)
+{
+    gpa_value_t *v = gpa_value_get(obj, key);
+    *out = NULL;
+    if (v == NULL || v->type == GPA_VNULL)
+        return 0;
+    if (v->type != type) {
+        const char *path = parent.path[0] != '\0' ? gpa_arena_printf(d->a, "%s.%s", parent.path, key) : key;
+        return wrong_type(d, v, path, gpa_vtype_name(type));
+    }
+    *out = v;
+    return 0;
+}
+
+static int string_member(decoder_t *d, const gpa_value_t *obj, const char *key, where_t parent, const char **out)
+{
+    gpa_value_t *v;
+    if (member(d, obj, key, GPA_VSTRING, parent, &v) != 0)
+        return -1;
+    *out = v != NULL ? v->u.str.ptr : NULL;
+    return 0;
+}
+
+/* A map of strings (labels, annotations, nodeSelector). */
+static int decode_pairs(decoder_t *d, const gpa_value_t *obj, where_t w, gpa_pair_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (obj == NULL)
+        return 0;
+    gpa_pair_t *pairs = gpa_arena_alloc(d->a, obj->u.object.len * sizeof(*pairs));
+    for (size_t i = 0; i < obj->u.object.len; i++) {
+        const gpa_member_t *m = &obj->u.object.members[i];
+        if (m->value->type != GPA_VSTRING)
+            return wrong_type(d, m->value, gpa_arena_printf(d->a, "%s[\"%s\"]", w.path, m->key), "a string");
+        pairs[i] = (gpa_pair_t){m->key, m->value->u.str.ptr, m->value->line, m->value->column};
+    }
+    *out = pairs;
+    *n = obj->u.object.len;
+    return 0;
+}
+
+/* Bytes of the white space (Go's unicode.IsSpace) that starts s[0..n), or 0: ASCII \t \n \v \f \r and space,
+ * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. */
+static size_t space_at(const unsigned char *s, size_t n)
+{
+    if (n >= 1 && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')))
+        return 1;
+    if (n >= 2 && s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0))
+        return 2;
+    if (n < 3)
+        return 0;
+    unsigned cp = ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+    if ((s[0] & 0xf0) != 0xe0 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+        return 0;
+    return cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f ||
+                   cp == 0x3000
+               ? 3
+               : 0;
+}
+
+/* Bytes of white space that end s[0..n) (n > 0): the last character, found by stepping back over up to two
+ * UTF-8 continuation bytes, when it is white space; else 0. */
+static size_t space_before(const unsigned char *s, size_t n)
+{
+    size_t start = n - 1;
+    while (start > 0 && n - start < 3 && (s[start] & 0xc0) == 0x80)
+        start--;
+    return space_at(s + start, n - start) == n - start ? n - start : 0;
+}
+
+/*
+ * A quantity as Kubernetes reads it from JSON (Quantity.UnmarshalJSON): the text with white space trimmed at
+ * both ends (strings.TrimSpace), so "nvidia.com/gpu": " 2" is 2 in the cluster and here.
+ */
+static gpa_quantity_t parse_amount(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t k;
+    while (len > 0 && (k = space_at(s, len)) != 0)
+        s += k, len -= k;
+    while (len > 0 && (k = space_before(s, len)) != 0)
+        len -= k;
+    return gpa_quantity_parse((const char *)s, len);
+}
+
+static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_path, gpa_amount_t *amount)
+{
+    const gpa_value_t *v = m->value;
+    amount->present = 1;
+    amount->line = v->line;
+    amount->column = v->column;
+    amount->path = concat(d->a, map_path, "[\"", m->key);
+    amount->path = concat(d->a, amount->path, "\"]", "");
+    if (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) {
+        gpa_quantity_t q = parse_amount(v->u.str.ptr, v->u.str.len);
+        amount->text = v->u.str.ptr;
+        amount->status = q.status;
+        amount->suffix = q.suffix;
+        amount->value = q.value;
+    } else {
+        amount->text = "";
+        amount->status = GPA_Q_SYNTAX;
+    }
+}
+
+/* The GPU entries of a requests or limits map; other names (cpu, memory, ...) are not ours to read. */
+static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char *key, where_t w, int *has_map,
+                          gpa_amount_t *amounts)
+{
+    gpa_value_t *map;
+    if (member(d, resources, key, GPA_VOBJECT, w, &map) != 0)
+        return -1;
+    *has_map = map != NULL;
+    if (map == NULL)
+        return 0;
+    const char *map_path = concat(d->a, w.path, ".", key);
+    for (size_t i = 0; i < map->u.object.len; i++) {
+        const gpa_member_t *m = &map->u.object.members[i];
+        gpa_resource_t r = gpa_resource_lookup(m->key, m->key_len);
+        if (r != GPA_R_UNKNOWN)
+            decode_amount(d, m, map_path, &amounts[r]);
+    }
+    return 0;
+}
+
+static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int is_init, size_t index, gpa_container_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->is_init = is_init;
+    c->index = index;
+    c->path = w.path;
+    c->pointer = w.pointer;
+    c->line = v->line;
+    c->column = v->column;
+    if (v->type != GPA_VOBJECT)
+        return wrong_type(d, v, w.path, "a mapping");
+    if (string_member(d, v, "name", w, &c->name) != 0)
+        return -1;
+    if (c->name == NULL)
+        c->name = "";
+    gpa_value_t *resources;
+    if (member(d, v, "resources", GPA_VOBJECT, w, &resources) != 0)
+        return -1;
+    c->has_resources = resources != NULL;
+    if (resources == NULL)
+        return 0;
+    where_t rw = where_key(d, w, "resources");
+    if (decode_amounts(d, resources, "requests", rw, &c->has_requests, c->requests) != 0 ||
+        decode_amounts(d, resources, "limits", rw, &c->has_limits, c->limits) != 0)
+        return -1;
+    return 0;
+}
+
+static int decode_containers(decoder_t *d, const gpa_value_t *spec, const char *key, where_t spec_where, int is_init,
+                             gpa_container_t **out, size_t *n)
+{
+    gpa_value_t *list;
+    *out = NULL;
+    *n = 0;
+    if (member(d, spec, key, GPA_VARRAY, spec_where, &list) != 0)
+        return -1;
+    if (list == NULL)
+        return 0;
+    where_t lw = where_key(d, spec_where, key);
+    gpa_container_t *containers = gpa_arena_alloc(d->a, list->u.array.len * sizeof(*containers));
+    for (size_t i = 0; i < list->u.array.len; i++)
+        if (decode_container(d, list->u.array.items[i], where_index(d, lw, i), is_init, i, &containers[i]) != 0)
+            return -1;
+    *out = containers;
+    *n = list->u.array.len;
+    return 0;
+}
+
+static int parse_operator(const char *s, gpa_match_op_t *op)
+{
+    static const struct {
+        const char *name;
+        gpa_match_op_t op;
+    } ops[] = {{"In", GPA_MATCH_IN},         {"NotIn", GPA_MATCH_NOT_IN},
+               {"Exists", GPA_MATCH_EXISTS}, {"DoesNotExist", GPA_MATCH_DOES_NOT_EXIST},
+               {"Gt", GPA_MATCH_GT},         {"Lt", GPA_MATCH_LT}};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strcmp(s, ops[i].name) == 0) {
+            *op = ops[i].op;
+            return 0;
+        }
+    return -1;
+}
+
+static int decode_requirement(decoder_t *d, const gpa_value_t *v, where_t w, gpa_node_requirement_t *req)
+{
+    const char *op = NULL;
+    gpa_value_t *values;
+    memset(req, 0, sizeof(*req));
+    if (v->type != GPA_VOBJECT)
+        return wrong_type(d, v, w.path, "a mapping");
+    if (string_member(d, v, "key", w, &req->key) != 0 || string_member(d, v, "operator", w, &op) != 0 ||
+        member(d, v, "values", GPA_VARRAY, w, &values) != 0)
+        return -1;
+    if (req->key == NULL)
+        return gpa_error_set(d->err, v->line, v->column, w.path, "a node selector requirement needs a key");
+    if (op == NULL || parse_operator(op, &req->op) != 0)
+        return gpa_error_set(d->err, v->line, v->column, w.path,
+                             "operator must be In, NotIn, Exists, DoesNotExist, Gt or Lt, not \"%s\"", op ? op : "");
+    if (values == NULL)
+        return 0;
+    req->values = gpa_arena_alloc(d->a, values->u.array.len * sizeof(*req->values));
+    for (size_t i = 0; i < values->u.array.len; i++) {
+        const gpa_value_t *s = values->u.array.items[i];
+        if (s->type != GPA_VSTRING)
+            return wrong_type(d, s, gpa_arena_printf(d->a, "%s.values[%zu]", w.path, i), "a string");
+        req->values[i] = s->u.str.ptr;
+    }
+    req->nvalues = values->u.array.len;
+    return 0;
+}
+
+static int decode_term(decoder_t *d, const gpa_value_t *v, where_t w, gpa_node_term_t *term)
+{
+    gpa_value_t *exprs;
+    memset(term, 0, sizeof(*term));
+    if (v->type != GPA_VOBJECT)
+        return wrong_type(d, v, w.path, "a mapping");
+    if (member(d, v, "matchExpressions", GPA_VARRAY, w, &exprs) != 0)
+        return -1;
+    if (exprs == NULL)
+        return 0;
+    where_t ew = where_key(d, w, "matchExpressions");
+    term->requirements = gpa_arena_alloc(d->a, exprs->u.array.len * sizeof(*term->requirements));
+    for (size_t i = 0; i < exprs->u.array.len; i++)
+        if (decode_requirement(d, exprs->u.array.items[i], where_index(d, ew, i), &term->requirements[i]) != 0)
+            return -1;
+    term->len = exprs->u.array.len;
+    return 0;
+}
+
+/* spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms */
+static int decode_node_affinity(decoder_t *d, const gpa_value_t *spec, where_t w, gpa_podspec_t *pod)
+{
+    static const char *const steps[] = {"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"};
+    const gpa_value_t *v = spec;
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        gpa_value_t *next;
+        if (member(d, v, steps[i], GPA_VOBJECT, w, &next) != 0)
+            return -1;
+        if (next == NULL)
+            return 0;
+        w = where_key(d, w, steps[i]);
+        v = next;
+    }
+    gpa_value_t *terms;
+    if (member(d, v, "nodeSelectorTerms", GPA_VARRAY, w, &terms) != 0)
+        return -1;
+    if (terms == NULL)
+        return 0;
+    where_t tw = where_key(d, w, "nodeSelectorTerms");
+    pod->node_terms = gpa_arena_alloc(d->a, terms->u.array.len * sizeof(*pod->node_terms));
+    for (size_t i = 0; i < terms->u.array.len; i++)
+        if (decode_term(d, terms->u.array.items[i], where_index(d, tw, i), &pod->node_terms[i]) != 0)
+            return -1;
+    pod->nnode_terms = terms->u.array.len;
+    return 0;
+}
+
+/* A Pod spec and the metadata that goes with it (a Pod's own, or a template's). */
+static int decode_podspec(decoder_t *d, const gpa_value_t *meta, where_t meta_where, const gpa_value_t *spec, where_t spec_where,
+                          gpa_podspec_t *pod)
+{
+    memset(pod, 0, sizeof(*pod));
+    pod->path = spec_where.path;
+    pod->pointer = spec_where.pointer;
+    pod->annotations_path = where_key(d, meta_where, "annotations").path;
+    gpa_value_t *annotations = NULL, *selector;
+    if (meta != NULL && member(d, meta, "annotations", GPA_VOBJECT, meta_where, &annotations) != 0)
+        return -1;
+    if (decode_pairs(d, annotations, where_key(d, meta_where, "annotations"), &pod->annotations, &pod->nannotations) != 0)
+        return -1;
+    if (decode_containers(d, spec, "containers", spec_where, 0, &pod->containers, &pod->ncontainers) != 0 ||
+        decode_containers(d, spec, "initContainers", spec_where, 1, &pod->init_containers, &pod->ninit_containers) != 0)
+        return -1;
+    if (member(d, spec, "nodeSelector", GPA_VOBJECT, spec_where, &selector) != 0 ||
+        decode_pairs(d, selector, where_key(d, spec_where, "nodeSelector"), &pod->node_selector, &pod->nnode_selector) != 0)
+        return -1;
+    if (decode_node_affinity(d, spec, spec_where, pod) != 0)
+        return -1;
+    return string_member(d, spec, "nodeName", spec_where, &pod->node_name);
+}
+
+static void push_pod(decoder_t *d, gpa_object_t *obj, const gpa_podspec_t *pod)
+{
+    obj->pods = gpa_arena_grow(d->a, obj->pods, obj->npods, obj->npods + 1, sizeof(*obj->pods));
+    obj->pods[obj->npods++] = *pod;
+}
+
+/* A PodTemplateSpec at `w` ({metadata, spec}); absent templates contribute nothing. */
+static int decode_template(decoder_t *d, gpa_object_t *obj, const gpa_value_t *tmpl, where_t w)
+{
+    gpa_value_t *meta, *spec;
+    if (tmpl == NULL)
+        return 0;
+    if (member(d, tmpl, "metadata", GPA_VOBJECT, w, &meta) != 0 || member(d, tmpl, "spec", GPA_VOBJECT, w, &spec) != 0)
+        return -1;
+    if (spec == NULL)
+        return 0;
+    gpa_podspec_t pod;
+    if (decode_podspec(d, meta, where_key(d, w, "metadata"), spec, where_key(d, w, "spec"), &pod) != 0)
+        return -1;
+    push_pod(d, obj, &pod);
+    return 0;
+}
+
+/* Follows a chain of object keys from `v`, then decodes the template found there. */
+static int decode_template_at(decoder_t *d, gpa_object_t *obj, const gpa_value_t *v, where_t w, const char *const *keys,
+                              size_t nkeys)
+{
+    for (size_t i = 0; i < nkeys; i++) {
+        gpa_value_t *next;
+        if (member(d, v, keys[i], GPA_VOBJECT, w, &next) != 0)
+            return -1;
+        if (next == NULL)
+            return 0;
+        w = where_key(d, w, keys[i]);
+        v = next;
+    }
+    return decode_template(d, obj, v, w);
+}
+
+/* Each element of the array `key` in `v` holds a template at `.template`. */
+static int decode_template_list(decoder_t *d, gpa_object_t *obj, const gpa_value_t *v, where_t w, const char *key)
+{
+    static const char *const tmpl[] = {"template"};
+    gpa_value_t *list;
+    if (member(d, v, key, GPA_VARRAY, w, &list) != 0)
+        return -1;
+    if (list == NULL)
+        return 0;
+    where_t lw = where_key(d, w, key);
+    for (size_t i = 0; i < list->u.array.len; i++) {
+        const gpa_value_t *item = list->u.array.items[i];
+        where_t iw = where_index(d, lw, i);
+        if (item->type != GPA_VOBJECT)
+            return wrong_type(d, item, iw.path, "a mapping");
+        if (decode_template_at(d, obj, item, iw, tmpl, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* KubeRay's cluster spec: a head group and worker groups, each with a Pod template. */
+static int decode_ray_cluster_spec(decoder_t *d, gpa_object_t *obj, const gpa_value_t *spec, where_t w)
+{
+    static const char *const head[] = {"headGroupSpec", "template"};
+    if (spec == NULL)
+        return 0;
+    if (decode_template_at(d, obj, spec, w, head, 2) != 0)
+        return -1;
+    return decode_template_list(d, obj, spec, w, "workerGroupSpecs");
+}
+
+static int api_group_is(const char *api_version, const char *group)
+{
+    size_t n = strlen(group);
+    return strncmp(api_version, group, n) == 0 && api_version[n] == '/';
+}
+
+static int decode_pods(decoder_t *d, gpa_object_t *obj, const gpa_value_t *root)
+{
+    static const char *const template[] = {"template"};
+    static const char *const cron[] = {"jobTemplate", "spec", "template"};
+    const where_t top = {"", ""};
+    where_t spec_where = where_key(d, top, "spec");
+    gpa_value_t *spec, *meta;
+    if (member(d, root, "spec", GPA_VOBJECT, top, &spec) != 0)
+        return -1;
+    if (spec == NULL)
+        return 0;
+    const char *kind = obj->kind;
+    if (strcmp(kind, "Pod") == 0) {
+        gpa_podspec_t pod;
+        if (member(d, root, "metadata", GPA_VOBJECT, top, &meta) != 0 ||
+            decode_podspec(d, meta, where_key(d, top, "metadata"), spec, spec_where, &pod) != 0)
+            return -1;
+        push_pod(d, obj, &pod);
+        return 0;
+    }
+    if (strcmp(kind, "Job") == 0 && api_group_is(obj->api_version, "batch.volcano.sh"))
+        return decode_template_list(d, obj, spec, spec_where, "tasks");
+    if (strcmp(kind, "Deployment") == 0 || strcmp(kind, "ReplicaSet") == 0 || strcmp(kind, "StatefulSet") == 0 ||
+        strcmp(kind, "DaemonSet") == 0 || strcmp(kind, "Job") == 0)
+        return decode_template_at(d, obj, spec, spec_where, template, 1);
+    if (strcmp(kind, "CronJob") == 0)
+        return decode_template_at(d, obj, spec, spec_where, cron, 3);
+    if (strcmp(kind, "RayCluster") == 0 && api_group_is(obj->api_version, "ray.io"))
+        return decode_ray_cluster_spec(d, obj, spec, spec_where);
+    if (strcmp(kind, "RayJob") == 0 && api_group_is(obj->api_version, "ray.io")) {
+        gpa_value_t *cluster;
+        if (member(d, spec, "rayClusterSpec", GPA_VOBJECT, spec_where, &cluster) != 0)
+            return -1;
+        return decode_ray_cluster_spec(d, obj, cluster, where_key(d, spec_where, "rayClusterSpec"));
+    }
+    return 0;
+}
+
+static int decode_metadata(decoder_t *d, gpa_object_t *obj, const gpa_value_t *root)
+{
+    const where_t top = {"", ""};
+    where_t mw = where_key(d, top, "metadata");
+    gpa_value_t *meta, *labels = NULL, *annotations = NULL, *status;
+    const char *name = NULL, *generate_name = NULL, *ns = NULL;
+    if (member(d, root, "metadata", GPA_VOBJECT, top, &meta) != 0)
+        return -1;
+    if (meta != NULL) {
+        if (string_member(d, meta, "name", mw, &name) != 0 || string_member(d, meta, "generateName", mw, &generate_name) != 0 ||
+            string_member(d, meta, "namespace", mw, &ns) != 0 || member(d, meta, "labels", GPA_VOBJECT, mw, &labels) != 0 ||
+            member(d, meta, "annotations", GPA_VOBJECT, mw, &annotations) != 0)
+            return -1;
+    }
+    obj->name = name != NULL ? name : generate_name != NULL ? generate_name : "";
+    obj->namespace_ = ns != NULL ? ns : "";
+    if (decode_pairs(d, labels, where_key(d, mw, "labels"), &obj->labels, &obj->nlabels) != 0 ||
+        decode_pairs(d, annotations, where_key(d, mw, "annotations"), &obj->annotations, &obj->nannotations) != 0)
+        return -1;
+    if (member(d, root, "status", GPA_VOBJECT, top, &status) != 0)
+        return -1;
+    return status != NULL ? string_member(d, status, "phase", where_key(d, top, "status"), &obj->phase) : 0;
+}
+
+int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)
+{
+    decoder_t d = {a, err};
+    const where_t top = {"", ""};
+    const char *api_version = NULL, *kind = NULL;
+    if (doc->type != GPA_VOBJECT)
+        return gpa_error_set(err, doc->line, doc->column, "", "a Kubernetes object must be a mapping, not %s",
+                             gpa_vtype_name(doc->type));
+    gpa_object_t *obj = gpa_arena_calloc(a, 1, sizeof(*obj));
+    obj->root = doc;
+    obj->line = doc->line;
+    obj->column = doc->column;
+    if (string_member(&d, doc, "apiVersion", top, &api_version) != 0 || string_member(&d, doc, "kind", top, &kind) != 0)
+        return -1;
+    obj->api_version = api_version != NULL ? api_version : "";
+    obj->kind = kind != NULL ? kind : "";
+    if (decode_metadata(&d, obj, doc) != 0 || decode_pods(&d, obj, doc) != 0)
+        return -1;
+    *out = obj;
+    return 0;
+}
+
+static int is_list(const gpa_value_t *doc)
+{
+    const char *kind = gpa_value_string(gpa_value_get(doc, "kind"));
+    size_t n = kind != NULL ? strlen(kind) : 0;
+    /* `kubectl get -o json` prints kind List; typed lists (PodList, DeploymentList) have the same shape. */
+    return n >= 4 && strcmp(kind + n - 4, "List") == 0;
+}
+
+/* An error inside a List item names the item: items[3].spec.containers[0]... */
+static void prefix_path(gpa_error_t *err, size_t i)
+{
+    char prefix[32];
+    int n = snprintf(prefix, sizeof(prefix), "items[%zu]%s", i, err->path[0] != '\0' ? "." : "");
+    size_t len = strlen(err->path);
+    if (n < 0 || (size_t)n + len >= sizeof(err->path))
+        return;
+    memmove(err->path + n, err->path, len + 1);
+    memcpy(err->path, prefix, (size_t)n);
+}
+
+int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
+{
+    if (doc->type == GPA_VOBJECT && is_list(doc)) {
+        gpa_value_t *items = gpa_value_get(doc, "items");
+        if (items == NULL || items->type == GPA_VNULL)
+            return 0;
+        if (items->type != GPA_VARRAY)
+            return gpa_error_set(err, items->line, items->column, "items", "must be an array, not %s", gpa_vtype_name(items->type));
+        for (size_t i = 0; i < items->u.array.len; i++)
+            if (gpa_decode_document(a, items->u.array.items[i], out, err) != 0) {
+                prefix_path(err, i);
+                return -1;
+            }
+        return 0;
+    }
+    gpa_object_t *obj;
+    if (gpa_decode_object(a, doc, &obj, err) != 0)
+        return -1;
+    *gpa_vec_push(a, out) = obj;
+    return 0;
+}

@@ -1,0 +1,207 @@
+/*
+ * What a GPU request means, per dialect (gpu_request.h): reading amounts, the Koordinator arithmetic, the mGPU
+ * cards annotation, and the facts of a Pod spec computed once.
+ */
+#include "kube/gpu_request.h"
+
+#include <string.h>
+
+#include "kube/quantity.h"
+
+#define SHARED GPA_R_GPU_SHARED
+#define RATIO GPA_R_GPU_MEMORY_RATIO
+#define CORE GPA_R_GPU_CORE
+#define GPU GPA_R_GPU
+#define ANN GPA_ANNOTATION_MULTIPLE_GPU
+#define MAX_CARDS 1000000 /* beyond any node; keeps k * 100 and friends far from overflow */
+
+int gpa_gpu_any(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d)
+{
+    for (int r = 0; r < GPA_R__COUNT; r++)
+        if (gpa_resource_dialect((gpa_resource_t)r) == d && gpa_gpu_declared(dialects, c, (gpa_resource_t)r))
+            return 1;
+    return 0;
+}
+
+int gpa_gpu_is_mgpu(unsigned dialects, const gpa_container_t *c)
+{
+    return gpa_gpu_amount(dialects, c, GPA_R_MGPU_CORE) != NULL || gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY) != NULL;
+}
+
+/* PodRequests for one resource: max(sum over app containers, largest init container); -1 on overflow. */
+static int64_t pod_total(unsigned dialects, const gpa_podspec_t *pod, gpa_resource_t r)
+{
+    int64_t sum = 0, init_max = 0, v;
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        if (gpa_gpu_value(dialects, &pod->containers[i], r, &v) && gpa_add_i64(sum, v, &sum) != 0)
+            return -1;
+    for (size_t i = 0; i < pod->ninit_containers; i++)
+        if (gpa_gpu_value(dialects, &pod->init_containers[i], r, &v) && v > init_max)
+            init_max = v;
+    return sum > init_max ? sum : init_max;
+}
+
+/* The enabled dialects whose resources appear in c's requests or limits. */
+static unsigned present_dialects(unsigned dialects, const gpa_container_t *c)
+{
+    unsigned d = 0;
+    for (int r = 0; r < GPA_R__COUNT; r++)
+        if (c->requests[r].present || c->limits[r].present)
+            d |= (unsigned)gpa_resource_dialect((gpa_resource_t)r);
+    return d & dialects;
+}
+
+static unsigned *container_dialects(gpa_arena_t *a, unsigned dialects, const gpa_container_t *cs, size_t n, unsigned *all)
+{
+    unsigned *masks = gpa_arena_alloc(a, (n != 0 ? n : 1) * sizeof(*masks));
+    for (size_t i = 0; i < n; i++)
+        *all |= masks[i] = present_dialects(dialects, &cs[i]);
+    return masks;
+}
+
+void gpa_pod_facts_init(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_pod_facts_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->app_dialects = container_dialects(a, dialects, pod->containers, pod->ncontainers, &out->dialects);
+    out->init_dialects = container_dialects(a, dialects, pod->init_containers, pod->ninit_containers, &out->dialects);
+    gpa_cards_parse(a, dialects, pod, &out->cards);
+    if (out->cards.text != NULL)
+        out->dialects |= GPA_DIALECT_MGPU;
+    if (out->dialects == 0)
+        return; /* no GPU resource: no rule reads anything else */
+    for (int r = 0; r < GPA_R__COUNT; r++)
+        out->total[r] = pod_total(dialects, pod, (gpa_resource_t)r);
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        out->koord_containers += gpa_gpu_any(dialects, &pod->containers[i], GPA_DIALECT_KOORDINATOR);
+    for (size_t i = 0; i < pod->ninit_containers; i++)
+        out->koord_containers += gpa_gpu_any(dialects, &pod->init_containers[i], GPA_DIALECT_KOORDINATOR);
+}
+
+/* ---- Koordinator ---- */
+
+void gpa_koord_view_container(unsigned dialects, const gpa_container_t *c, gpa_koord_view_t *kv)
+{
+    memset(kv, 0, sizeof(*kv));
+    kv->c = c;
+    for (int r = 0; r < GPA_R__COUNT; r++)
+        gpa_gpu_value(dialects, c, (gpa_resource_t)r, &kv->v[r]);
+    kv->shared_unusable = gpa_gpu_amount(dialects, c, SHARED) != NULL && kv->v[SHARED] == 0;
+}
+
+int64_t gpa_koord_view_core(const gpa_koord_view_t *kv)
+{
+    return kv->v[CORE] != 0 ? kv->v[CORE] : kv->v[GPU];
+}
+
+int64_t gpa_koord_view_ratio(const gpa_koord_view_t *kv)
+{
+    return kv->v[RATIO] != 0 ? kv->v[RATIO] : kv->v[GPU];
+}
+
+int64_t gpa_koord_view_devices(const gpa_koord_view_t *kv)
+{
+    if (kv->v[SHARED] > 0)
+        return kv->v[SHARED];
+    if (kv->shared_unusable)
+        return 0;
+    int64_t ratio = gpa_koord_view_ratio(kv), core = gpa_koord_view_core(kv);
+    if (ratio >= 100 && ratio % 100 == 0)
+        return ratio / 100;
+    if (ratio == 0 && core >= 100 && core % 100 == 0)
+        return core / 100;
+    return 1;
+}
+
+int64_t gpa_koord_core(unsigned dialects, const gpa_container_t *c)
+{
+    gpa_koord_view_t kv;
+    gpa_koord_view_container(dialects, c, &kv);
+    return gpa_koord_view_core(&kv);
+}
+
+int64_t gpa_koord_ratio(unsigned dialects, const gpa_container_t *c)
+{
+    gpa_koord_view_t kv;
+    gpa_koord_view_container(dialects, c, &kv);
+    return gpa_koord_view_ratio(&kv);
+}
+
+int64_t gpa_koord_devices(unsigned dialects, const gpa_container_t *c)
+{
+    gpa_koord_view_t kv;
+    gpa_koord_view_container(dialects, c, &kv);
+    return gpa_koord_view_devices(&kv);
+}
+
+/* ---- Volcano mGPU ---- */
+
+static int is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* A whole number >= 0 written in decimal digits, or -1. */
+static int64_t parse_entry(const char *s, size_t n)
+{
+    if (n == 0)
+        return -1;
+    int64_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        k = k * 10 + (s[i] - '0');
+        if (k > MAX_CARDS)
+            return -1;
+    }
+    return k;
+}
+
+static void split_entries(gpa_arena_t *a, const char *text, gpa_cards_t *out)
+{
+    size_t n = 1;
+    for (const char *p = text; *p != '\0'; p++)
+        n += *p == ',';
+    out->entries = gpa_arena_alloc(a, n * sizeof(*out->entries));
+    out->k = gpa_arena_alloc(a, n * sizeof(*out->k));
+    const char *p = text;
+    for (size_t i = 0; i < n; i++) {
+        const char *end = strchr(p, ',');
+        if (end == NULL)
+            end = p + strlen(p);
+        const char *b = p, *e = end;
+        while (b < e && is_blank(*b))
+            b++;
+        while (e > b && is_blank(e[-1]))
+            e--;
+        out->entries[i] = gpa_arena_strndup(a, b, (size_t)(e - b));
+        out->k[i] = parse_entry(b, (size_t)(e - b));
+        p = *end == ',' ? end + 1 : end;
+    }
+    out->len = n;
+}
+
+void gpa_cards_parse(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_cards_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if ((dialects & GPA_DIALECT_MGPU) == 0)
+        return;
+    out->text = gpa_pairs_get(pod->annotations, pod->nannotations, ANN);
+    if (out->text == NULL)
+        return;
+    split_entries(a, out->text, out);
+    out->count_ok = out->len == pod->ncontainers;
+    out->entries_ok = 1;
+    for (size_t i = 0; i < out->len; i++) {
+        int zero_for_mgpu = out->k[i] == 0 && i < pod->ncontainers && gpa_gpu_is_mgpu(dialects, &pod->containers[i]);
+        if (out->k[i] < 0 || zero_for_mgpu)
+            out->entries_ok = 0;
+    }
+    out->usable = out->count_ok && out->entries_ok;
+}
+
+int64_t gpa_cards_for(const gpa_cards_t *cards, const gpa_container_t *c)
+{
+    if (!cards->usable || c->is_init || c->index >= cards->len || cards->k[c->index] <= 0)
+        return 0;
+    return cards->k[c->index];
+}

@@ -1,0 +1,134 @@
+/*
+ * What a GPU request means, per dialect: the one reading of a container's GPU amounts that the rules, the
+ * mutations and the allocator's normalization all share (docs/rules.md, "Reading amounts" and "Dialects").
+ *
+ * Reading amounts (one convention for every reader):
+ *   - an amount is the request, else the limit (gpa_container_amount, model.h);
+ *   - resources of dialects that are not enabled (`dialects`, GPA_DIALECT_* bits) are not seen at all;
+ *   - "declared" means present and not an exact 0: a resource declared as 0 counts as not declared (only the
+ *     non-positive rule looks at raw amounts itself);
+ *   - arithmetic only ever uses values that parsed (GPA_Q_OK) and are > 0; malformed-quantity and non-positive
+ *     report the others, so the arithmetic skips them instead of reporting them twice.
+ *
+ * Ownership: everything returned lives in the arena passed in, or borrows from the model.
+ */
+#ifndef GPA_GPU_REQUEST_H
+#define GPA_GPU_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "kube/model.h"
+#include "kube/resource.h"
+
+#define GPA_MIB ((int64_t)1 << 20)
+#define GPA_GIB ((int64_t)1 << 30)
+
+/* ---- reading amounts ---- */
+
+/* The amount (request, else limit) of r in c, or NULL when absent or r's dialect is not enabled. */
+static inline const gpa_amount_t *gpa_gpu_amount(unsigned dialects, const gpa_container_t *c, gpa_resource_t r)
+{
+    if ((dialects & (unsigned)gpa_resource_dialect(r)) == 0)
+        return NULL;
+    return gpa_container_amount(c, r);
+}
+
+/* Declared: present, and not an exact 0. */
+static inline int gpa_gpu_declared(unsigned dialects, const gpa_container_t *c, gpa_resource_t r)
+{
+    const gpa_amount_t *am = gpa_gpu_amount(dialects, c, r);
+    return am != NULL && !(am->status == GPA_Q_OK && am->value == 0);
+}
+
+/* The value of a declared amount that parsed and is positive (1, *v set), else 0 (*v = 0). */
+static inline int gpa_gpu_value(unsigned dialects, const gpa_container_t *c, gpa_resource_t r, int64_t *v)
+{
+    const gpa_amount_t *am = gpa_gpu_amount(dialects, c, r);
+    *v = 0;
+    if (am == NULL || am->status != GPA_Q_OK || am->value <= 0)
+        return 0;
+    *v = am->value;
+    return 1;
+}
+
+/* Any resource of dialect d declared in c. */
+int gpa_gpu_any(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d);
+/* mGPU container: mgpu-core or mgpu-memory appears in its requests or limits (even as 0), dialect enabled. */
+int gpa_gpu_is_mgpu(unsigned dialects, const gpa_container_t *c);
+
+/* ---- Koordinator ---- */
+
+/*
+ * One Koordinator request as the arithmetic sees it: one container's values, or a Pod's totals (the scheduler
+ * sums a Pod's containers, Kubernetes' PodRequests rule).
+ */
+typedef struct st_gpa_koord_view_t {
+    int64_t v[GPA_R__COUNT];  /* declared, parsed, positive values; 0 otherwise */
+    int shared_unusable;      /* gpu.shared declared but negative, 0 or malformed: non-positive says so */
+    const gpa_container_t *c; /* NULL: a Pod's totals */
+} gpa_koord_view_t;
+
+void gpa_koord_view_container(unsigned dialects, const gpa_container_t *c, gpa_koord_view_t *out);
+/* Compute percent (gpu-core, else the deprecated gpu) and memory ratio (gpu-memory-ratio, else gpu). */
+int64_t gpa_koord_view_core(const gpa_koord_view_t *kv);
+int64_t gpa_koord_view_ratio(const gpa_koord_view_t *kv);
+/*
+ * Devices a Koordinator request spreads over: gpu.shared when declared (0 when declared but unusable: negative
+ * or malformed), else the derivation inject-gpu-shared writes: ratio/100 when ratio is a multiple of 100
+ * (>= 100); else, with no ratio, core/100 when core is a multiple of 100 (>= 100); else 1.
+ */
+int64_t gpa_koord_view_devices(const gpa_koord_view_t *kv);
+
+/* The same, read from one container. */
+int64_t gpa_koord_core(unsigned dialects, const gpa_container_t *c);
+int64_t gpa_koord_ratio(unsigned dialects, const gpa_container_t *c);
+int64_t gpa_koord_devices(unsigned dialects, const gpa_container_t *c);
+
+/* Per-device share above 100 percent: x / n > 100, exactly. */
+static inline int gpa_over_100(int64_t x, int64_t n)
+{
+    return x / n > 100 || (x / n == 100 && x % n != 0);
+}
+
+/* ---- Volcano mGPU ---- */
+
+/*
+ * The mGPU annotation vke.volcengine.com/container-multiple-gpu, parsed once per Pod spec. Entries follow the
+ * app containers in order; init containers are always one-card requests.
+ */
+typedef struct st_gpa_cards_t {
+    const char *text;     /* the annotation's value; NULL when absent or the mgpu dialect is not enabled */
+    size_t len;           /* entries ("2, 1,3" has 3) */
+    const char **entries; /* each entry as written, spaces trimmed (arena-owned) */
+    int64_t *k;           /* each entry's value, -1 when it is not a whole number >= 0 */
+    int count_ok;         /* len equals the number of app containers */
+    int entries_ok;       /* every entry is a whole number, and none is 0 for a container that requests mGPU */
+    int usable;           /* present, count_ok and entries_ok: only then do entries count */
+} gpa_cards_t;
+
+/* Parses the annotation of `pod` (arena-owned results). Never fails: what is wrong shows in the flags. */
+void gpa_cards_parse(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_cards_t *out);
+/* Cards the annotation gives container c: k > 0 when the annotation is usable and c is an app container with a
+ * positive entry, else 0 (a one-card request). */
+int64_t gpa_cards_for(const gpa_cards_t *cards, const gpa_container_t *c);
+
+/* ---- a Pod spec's GPU facts ---- */
+
+/* Facts about one Pod spec that several readers need, computed once per spec. */
+typedef struct st_gpa_pod_facts_t {
+    gpa_cards_t cards;
+    /* Kubernetes PodRequests totals of declared, parsed, positive values: per resource, the larger of the sum
+     * over app containers and the largest init container; -1 when a sum overflows. */
+    int64_t total[GPA_R__COUNT];
+    size_t koord_containers; /* containers (app and init) declaring any Koordinator resource */
+    /* Enabled dialects whose resources appear (even as 0 or malformed) in the Pod, the annotation counting as
+     * mGPU; per container likewise. A rule skips Pods and containers none of its dialects appear in. */
+    unsigned dialects;
+    unsigned *app_dialects, *init_dialects;
+} gpa_pod_facts_t;
+
+void gpa_pod_facts_init(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_pod_facts_t *out);
+
+#endif

@@ -1,0 +1,30 @@
+#include "kube/model.h"
+
+#include <string.h>
+
+const char *gpa_pairs_get(const gpa_pair_t *pairs, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(pairs[i].key, key) == 0)
+            return pairs[i].value;
+    return NULL;
+}
+
+const gpa_amount_t *gpa_container_amount(const gpa_container_t *c, gpa_resource_t r)
+{
+    if (r >= GPA_R__COUNT)
+        return NULL;
+    if (c->requests[r].present)
+        return &c->requests[r];
+    if (c->limits[r].present)
+        return &c->limits[r];
+    return NULL;
+}
+
+void gpa_object_set_request(gpa_object_t *obj, const char *namespace_, const char *name)
+{
+    if (namespace_ != NULL && namespace_[0] != '\0')
+        obj->namespace_ = namespace_;
+    if (obj->name[0] == '\0' && name != NULL)
+        obj->name = name;
+}

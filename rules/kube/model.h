@@ -1,0 +1,123 @@
+/*
+ * The typed model the rules read: objects, their Pod specs (a Pod's own, or the templates of workloads),
+ * containers and their GPU amounts, each carrying where it was found.
+ *
+ * Ownership: a model is built by gpa_decode_*() into an arena and borrows strings from the document tree in
+ * the same arena. Nothing here is freed on its own.
+ *
+ * Paths: `path` fields are human paths for messages ("spec.template.spec.containers[1]"); `pointer` fields are
+ * RFC 6901 JSON pointers to the same node ("/spec/template/spec/containers/1"), the base of patch paths.
+ */
+#ifndef GPA_MODEL_H
+#define GPA_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/quantity.h"
+#include "kube/resource.h"
+#include "document/value.h"
+
+/* One GPU amount, as a request or a limit. */
+typedef struct st_gpa_amount_t {
+    int present;          /* the name appears in the map */
+    gpa_qstatus_t status; /* GPA_Q_OK, or why `value` is unusable (a value that is not a string or number: SYNTAX) */
+    gpa_qsuffix_t suffix;
+    int64_t value;    /* exact whole value when status == GPA_Q_OK */
+    const char *text; /* the value as written ("20Gi", "4"); "" when not a string or number */
+    const char *path; /* "spec.containers[0].resources.limits[\"koordinator.sh/gpu-core\"]" */
+    unsigned line, column;
+} gpa_amount_t;
+
+typedef struct st_gpa_container_t {
+    const char *name;
+    int is_init;
+    size_t index;        /* position in containers or initContainers */
+    const char *path;    /* "spec.containers[1]" */
+    const char *pointer; /* "/spec/containers/1" */
+    int has_resources;   /* "resources" map present */
+    int has_requests;    /* "resources.requests" map present (patches add a missing map whole) */
+    int has_limits;
+    gpa_amount_t requests[GPA_R__COUNT];
+    gpa_amount_t limits[GPA_R__COUNT];
+    unsigned line, column;
+} gpa_container_t;
+
+/* A key/value pair of a string map (labels, annotations, nodeSelector). */
+typedef struct st_gpa_pair_t {
+    const char *key;
+    const char *value;
+    unsigned line, column;
+} gpa_pair_t;
+
+typedef enum en_gpa_match_op_t {
+    GPA_MATCH_IN,
+    GPA_MATCH_NOT_IN,
+    GPA_MATCH_EXISTS,
+    GPA_MATCH_DOES_NOT_EXIST,
+    GPA_MATCH_GT,
+    GPA_MATCH_LT,
+} gpa_match_op_t;
+
+typedef struct st_gpa_node_requirement_t {
+    const char *key;
+    gpa_match_op_t op;
+    const char **values;
+    size_t nvalues;
+} gpa_node_requirement_t;
+
+/* A nodeSelectorTerm: its matchExpressions (on labels), ANDed. */
+typedef struct st_gpa_node_term_t {
+    gpa_node_requirement_t *requirements;
+    size_t len;
+} gpa_node_term_t;
+
+typedef struct st_gpa_podspec_t {
+    const char *path;    /* "spec.template.spec" ("spec" for a Pod) */
+    const char *pointer; /* "/spec/template/spec" */
+    gpa_container_t *containers;
+    size_t ncontainers;
+    gpa_container_t *init_containers;
+    size_t ninit_containers;
+    /* The Pod's annotations (a template's metadata.annotations; a Pod's own metadata.annotations). */
+    gpa_pair_t *annotations;
+    size_t nannotations;
+    const char *annotations_path; /* "spec.template.metadata.annotations" */
+    gpa_pair_t *node_selector;
+    size_t nnode_selector;
+    /* requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, ORed; none = any node. */
+    gpa_node_term_t *node_terms;
+    size_t nnode_terms;
+    const char *node_name; /* spec.nodeName, or NULL */
+} gpa_podspec_t;
+
+typedef struct st_gpa_object_t {
+    const char *api_version; /* "" when absent */
+    const char *kind;        /* "" when absent */
+    const char *namespace_;  /* metadata.namespace, "" when absent */
+    const char *name;        /* metadata.name, else metadata.generateName, else "" */
+    const char *phase;       /* status.phase, or NULL */
+    gpa_pair_t *labels;
+    size_t nlabels;
+    gpa_pair_t *annotations; /* the object's own metadata.annotations */
+    size_t nannotations;
+    /* Pod specs read from this object: one for a Pod, one per template for workloads, none for other kinds. */
+    gpa_podspec_t *pods;
+    size_t npods;
+    gpa_value_t *root; /* the document this object was decoded from */
+    unsigned line, column;
+} gpa_object_t;
+
+/*
+ * Places an object where an admission request stores it: the request's namespace (where the object is stored)
+ * wins over the object's own metadata.namespace, so an object cannot claim an excluded namespace; an object
+ * without a name takes the request's (generateName). NULL or "" leaves a field as decoded.
+ */
+void gpa_object_set_request(gpa_object_t *obj, const char *namespace_, const char *name);
+/* The value of annotation `key` among pairs, or NULL. */
+const char *gpa_pairs_get(const gpa_pair_t *pairs, size_t n, const char *key);
+/* The amount the engine reads for resource r: the request, or the limit where no request is given.
+ * NULL when neither is present. */
+const gpa_amount_t *gpa_container_amount(const gpa_container_t *c, gpa_resource_t r);
+
+#endif

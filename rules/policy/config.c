@@ -1,0 +1,280 @@
+/*
+ * Configuration (SPEC §7): a strict reader. Every key is known, every value has the type and range SPEC §7
+ * gives it, and the first fault is an error at its node (line:column from the parser), so a bad config is
+ * never half-applied. Strings the configuration keeps live in its own arena.
+ */
+#include "policy/config.h"
+#include "kube/quantity.h"
+#include "kube/resource.h"
+#include "policy/rules.h"
+#include "document/docs.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MIN_DEVICE_MEMORY ((int64_t)256 << 20)
+#define MAX_PODS_PER_DEVICE_LIMIT 1000000
+
+static gpa_config_t *config_new(void)
+{
+    gpa_config_t *cfg = gpa_xcalloc(1, sizeof(*cfg));
+    gpa_arena_init(&cfg->arena_);
+    cfg->refcnt_ = 1;
+    cfg->min_device_memory = DEFAULT_MIN_DEVICE_MEMORY;
+    cfg->placement.max_pods_per_device = 16;
+    cfg->dialects = GPA_DIALECT_ALL;
+    for (size_t i = 0; i < gpa_nrules; i++)
+        cfg->actions[i] = gpa_rules[i].action;
+    cfg->exclude_namespaces = gpa_arena_alloc(&cfg->arena_, sizeof(*cfg->exclude_namespaces));
+    cfg->exclude_namespaces[0] = gpa_arena_strdup(&cfg->arena_, "kube-system");
+    cfg->nexclude_namespaces = 1;
+    cfg->placement.strategy = GPA_STRATEGY_BINPACK;
+    cfg->placement.core_weight = 20;
+    return cfg;
+}
+
+gpa_config_t *gpa_config_default(void)
+{
+    return config_new();
+}
+
+gpa_config_t *gpa_config_retain(gpa_config_t *cfg)
+{
+    __atomic_add_fetch(&cfg->refcnt_, 1, __ATOMIC_RELAXED);
+    return cfg;
+}
+
+void gpa_config_release(gpa_config_t *cfg)
+{
+    if (cfg == NULL || __atomic_sub_fetch(&cfg->refcnt_, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    gpa_arena_dispose(&cfg->arena_);
+    free(cfg);
+}
+
+int gpa_config_excludes(const gpa_config_t *cfg, const char *namespace_)
+{
+    if (namespace_ == NULL)
+        return 0;
+    for (size_t i = 0; i < cfg->nexclude_namespaces; i++)
+        if (strcmp(cfg->exclude_namespaces[i], namespace_) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- reading ---- */
+
+/* Fills err at node v (path as given) and returns -1. */
+static int fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return gpa_error_set(err, v != NULL ? v->line : 0, v != NULL ? v->column : 0, path, "%s", msg);
+}
+
+static int want_type(gpa_error_t *err, const gpa_value_t *v, gpa_vtype_t type, const char *path, const char *what)
+{
+    if (v->type == type)
+        return 0;
+    return fail(err, v, path, "expected %s, got %s", what, gpa_vtype_name(v->type));
+}
+
+/* A quantity given as a string or a number (YAML reads `1e9` as a number). */
+static int read_quantity(gpa_error_t *err, const gpa_value_t *v, const char *path, int64_t min, int64_t max, int64_t *out)
+{
+    if (v->type != GPA_VSTRING && v->type != GPA_VNUMBER)
+        return fail(err, v, path, "expected a quantity such as 256Mi, got %s", gpa_vtype_name(v->type));
+    gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
+    if (q.status != GPA_Q_OK)
+        return fail(err, v, path, "\"%s\" is %s", v->u.str.ptr, gpa_quantity_status_text(q.status));
+    if (q.value < min || q.value > max)
+        return fail(err, v, path, "%s is out of range (%lld to %lld)", v->u.str.ptr, (long long)min, (long long)max);
+    *out = q.value;
+    return 0;
+}
+
+/* A whole number written as a number, with no unit. */
+static int read_integer(gpa_error_t *err, const gpa_value_t *v, const char *path, int64_t min, int64_t max, int64_t *out)
+{
+    if (v->type != GPA_VNUMBER)
+        return fail(err, v, path, "expected a whole number (%lld to %lld), got %s", (long long)min, (long long)max,
+                    gpa_vtype_name(v->type));
+    return read_quantity(err, v, path, min, max, out);
+}
+
+static int read_dialects(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (want_type(err, v, GPA_VARRAY, "dialects", "a list of dialects (vendor, koordinator, mgpu)") != 0)
+        return -1;
+    unsigned d = 0;
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        const gpa_value_t *item = v->u.array.items[i];
+        char path[64];
+        snprintf(path, sizeof(path), "dialects[%zu]", i);
+        if (want_type(err, item, GPA_VSTRING, path, "a dialect name") != 0)
+            return -1;
+        gpa_dialect_t one = gpa_dialect_parse(item->u.str.ptr);
+        if (one == 0)
+            return fail(err, item, path, "unknown dialect \"%s\" (vendor, koordinator, mgpu)", item->u.str.ptr);
+        d |= (unsigned)one;
+    }
+    cfg->dialects = d;
+    return 0;
+}
+
+/* deny | warn | off. YAML 1.1 readers turn a bare `off` into false, so false is accepted as off. */
+static int read_action(const gpa_value_t *v, const char *path, gpa_action_t *out, gpa_error_t *err)
+{
+    if (v->type == GPA_VBOOL && !v->u.boolean) {
+        *out = GPA_ACTION_OFF;
+        return 0;
+    }
+    if (want_type(err, v, GPA_VSTRING, path, "an action (deny, warn, off)") != 0)
+        return -1;
+    const char *s = v->u.str.ptr;
+    if (strcmp(s, "deny") == 0)
+        *out = GPA_ACTION_DENY;
+    else if (strcmp(s, "warn") == 0)
+        *out = GPA_ACTION_WARN;
+    else if (strcmp(s, "off") == 0)
+        *out = GPA_ACTION_OFF;
+    else
+        return fail(err, v, path, "unknown action \"%s\" (deny, warn, off)", s);
+    return 0;
+}
+
+static int read_rules(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (want_type(err, v, GPA_VOBJECT, "rules", "a map of rule id to action") != 0)
+        return -1;
+    for (size_t i = 0; i < v->u.object.len; i++) {
+        const gpa_member_t *m = &v->u.object.members[i];
+        char path[160];
+        snprintf(path, sizeof(path), "rules.%s", m->key);
+        int idx = gpa_rule_index(m->key);
+        if (idx < 0 || strlen(m->key) != m->key_len)
+            return fail(err, m->value, path, "unknown rule \"%s\"", m->key);
+        if (read_action(m->value, path, &cfg->actions[idx], err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int read_namespaces(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (want_type(err, v, GPA_VOBJECT, "namespaces", "a map with key exclude") != 0)
+        return -1;
+    for (size_t i = 0; i < v->u.object.len; i++) {
+        const gpa_member_t *m = &v->u.object.members[i];
+        if (strcmp(m->key, "exclude") != 0)
+            return fail(err, m->value, "namespaces", "unknown key \"%s\" (known: exclude)", m->key);
+        const gpa_value_t *list = m->value;
+        if (want_type(err, list, GPA_VARRAY, "namespaces.exclude", "a list of namespace names") != 0)
+            return -1;
+        const char **names = gpa_arena_calloc(&cfg->arena_, list->u.array.len + 1, sizeof(*names));
+        for (size_t j = 0; j < list->u.array.len; j++) {
+            char path[64];
+            snprintf(path, sizeof(path), "namespaces.exclude[%zu]", j);
+            if (want_type(err, list->u.array.items[j], GPA_VSTRING, path, "a namespace name") != 0)
+                return -1;
+            names[j] = gpa_arena_strdup(&cfg->arena_, list->u.array.items[j]->u.str.ptr);
+        }
+        cfg->exclude_namespaces = names;
+        cfg->nexclude_namespaces = list->u.array.len;
+    }
+    return 0;
+}
+
+static int read_strategy(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    const char *path = "placement.strategy";
+    if (want_type(err, v, GPA_VSTRING, path, "binpack or spread") != 0)
+        return -1;
+    if (strcmp(v->u.str.ptr, "binpack") == 0)
+        cfg->placement.strategy = GPA_STRATEGY_BINPACK;
+    else if (strcmp(v->u.str.ptr, "spread") == 0)
+        cfg->placement.strategy = GPA_STRATEGY_SPREAD;
+    else
+        return fail(err, v, path, "unknown strategy \"%s\" (binpack, spread)", v->u.str.ptr);
+    return 0;
+}
+
+static int read_placement(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (want_type(err, v, GPA_VOBJECT, "placement", "a map with keys strategy, coreWeight") != 0)
+        return -1;
+    for (size_t i = 0; i < v->u.object.len; i++) {
+        const gpa_member_t *m = &v->u.object.members[i];
+        int rc;
+        if (strcmp(m->key, "strategy") == 0)
+            rc = read_strategy(cfg, m->value, err);
+        else if (strcmp(m->key, "coreWeight") == 0)
+            rc = read_integer(err, m->value, "placement.coreWeight", 0, 100, &cfg->placement.core_weight);
+        else
+            rc = fail(err, m->value, "placement", "unknown key \"%s\" (known: strategy, coreWeight)", m->key);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
+{
+    const gpa_value_t *v = m->value;
+    if (strcmp(m->key, "minDeviceMemory") == 0)
+        return read_quantity(err, v, "minDeviceMemory", 0, INT64_MAX, &cfg->min_device_memory);
+    if (strcmp(m->key, "maxPodsPerDevice") == 0)
+        return read_integer(err, v, "maxPodsPerDevice", 1, MAX_PODS_PER_DEVICE_LIMIT, &cfg->placement.max_pods_per_device);
+    if (strcmp(m->key, "dialects") == 0)
+        return read_dialects(cfg, v, err);
+    if (strcmp(m->key, "rules") == 0)
+        return read_rules(cfg, v, err);
+    if (strcmp(m->key, "namespaces") == 0)
+        return read_namespaces(cfg, v, err);
+    if (strcmp(m->key, "placement") == 0)
+        return read_placement(cfg, v, err);
+    return fail(err, v, "", "unknown key \"%s\" (known: minDeviceMemory, maxPodsPerDevice, dialects, rules, namespaces, placement)",
+                m->key);
+}
+
+int gpa_config_load(const gpa_value_t *doc, const char *source, gpa_config_t **out, gpa_error_t *err)
+{
+    gpa_config_t *cfg = config_new();
+    if (source != NULL)
+        cfg->source = gpa_arena_strdup(&cfg->arena_, source);
+    if (doc != NULL && doc->type != GPA_VNULL) {
+        if (want_type(err, doc, GPA_VOBJECT, "", "a map of settings") != 0)
+            goto Error;
+        for (size_t i = 0; i < doc->u.object.len; i++)
+            if (read_top(cfg, &doc->u.object.members[i], err) != 0)
+                goto Error;
+    }
+    *out = cfg;
+    return 0;
+Error:
+    gpa_config_release(cfg);
+    return -1;
+}
+
+int gpa_config_parse(const char *text, size_t len, const char *source, gpa_config_t **out, gpa_error_t *err)
+{
+    if (err != NULL && !err->set_ && err->source == NULL)
+        err->source = source;
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    gpa_docs_t docs = {0};
+    int rc = gpa_docs_parse(&a, text, len, &docs, err);
+    if (rc == 0 && docs.len > 1)
+        rc = fail(err, docs.docs[1], "", "a configuration is one document; this file holds %zu", docs.len);
+    if (rc == 0)
+        rc = gpa_config_load(docs.len == 1 ? docs.docs[0] : NULL, source, out, err);
+    gpa_arena_dispose(&a);
+    return rc;
+}

@@ -1,0 +1,52 @@
+/*
+ * Configuration (SPEC §7): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement.
+ *
+ * Ownership: a configuration is immutable once loaded and reference-counted, so the webhook can swap in a
+ * reloaded one while requests in flight still hold the old one. gpa_config_load() returns a new configuration
+ * with one reference; gpa_config_release() drops one and frees on the last.
+ */
+#ifndef GPA_CONFIG_H
+#define GPA_CONFIG_H
+
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "alloc/alloc.h"
+#include "document/value.h"
+
+#define GPA_RULE_MAX 32
+
+typedef enum en_gpa_action_t {
+    GPA_ACTION_DENY,
+    GPA_ACTION_WARN,
+    GPA_ACTION_OFF,
+} gpa_action_t;
+
+typedef struct st_gpa_config_t {
+    int64_t min_device_memory;          /* bytes; default 256Mi */
+    unsigned dialects;                  /* GPA_DIALECT_* bits; default all */
+    gpa_action_t actions[GPA_RULE_MAX]; /* indexed like the rule table (rules.h); default from the table */
+    const char **exclude_namespaces;    /* default {"kube-system"} */
+    size_t nexclude_namespaces;
+    gpa_alloc_policy_t placement; /* strategy, coreWeight, maxPodsPerDevice */
+    const char *source;           /* file it was read from, or NULL for the defaults */
+    int refcnt_;
+    gpa_arena_t arena_;
+} gpa_config_t;
+
+/* The defaults, new (one reference). */
+gpa_config_t *gpa_config_default(void);
+/*
+ * Reads a configuration document. Unknown keys, unknown rule ids, bad actions, bad quantities and wrong types
+ * are errors with the node's line and column: a bad config is never half-applied. `source` is copied.
+ */
+int gpa_config_load(const gpa_value_t *doc, const char *source, gpa_config_t **out, gpa_error_t *err);
+/* Parses text (YAML or JSON) and loads it: the one call the front ends use after reading a file. */
+int gpa_config_parse(const char *text, size_t len, const char *source, gpa_config_t **out, gpa_error_t *err);
+gpa_config_t *gpa_config_retain(gpa_config_t *cfg);
+void gpa_config_release(gpa_config_t *cfg); /* NULL is fine */
+/* Whether objects of this namespace are never checked or mutated. */
+int gpa_config_excludes(const gpa_config_t *cfg, const char *namespace_);
+
+#endif

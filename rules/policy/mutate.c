@@ -1,0 +1,308 @@
+#include "policy/mutate.h"
+
+#include <string.h>
+
+#include "kube/quantity.h"
+#include "policy/rules.h"
+#include "policy/rule_ctx.h"
+
+/* What one resource of one map (requests or limits) will hold once the patch is applied. */
+typedef struct st_planned_t {
+    int present;
+    int usable; /* a whole number the mutations may compute with (status OK in the document, or ours) */
+    int64_t value;
+    int binary;  /* written with a binary suffix: keep that family when the value is copied */
+    int changed; /* differs from, or is absent in, the document: the diff writes `text` */
+    const char *text;
+} planned_t;
+
+struct st_gpa_mutate_ctx_t {
+    gpa_arena_t *a;
+    const gpa_config_t *cfg;
+    const gpa_container_t *c;
+    planned_t req[GPA_R__COUNT];
+    planned_t lim[GPA_R__COUNT];
+    gpa_strings_t *warnings;
+};
+
+/* ---- the plan ---------------------------------------------------------------------------------------------------- */
+
+static void plan_from(const gpa_amount_t *amount, planned_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->present = amount->present;
+    p->usable = amount->present && amount->status == GPA_Q_OK;
+    p->value = amount->value;
+    p->binary = amount->suffix == GPA_QS_BINARY;
+    p->text = amount->text;
+}
+
+/* The planned amount the engine reads for r (the request, else the limit), or NULL. */
+static const planned_t *effective(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
+{
+    if (ctx->req[r].present)
+        return &ctx->req[r];
+    return ctx->lim[r].present ? &ctx->lim[r] : NULL;
+}
+
+/* Whether r is declared with a usable value > 0 (a 0 counts as not declared, SPEC §3 non-positive). */
+static int positive(const gpa_mutate_ctx_t *ctx, gpa_resource_t r, int64_t *value)
+{
+    const planned_t *p = effective(ctx, r);
+    if (p == NULL || !p->usable || p->value <= 0)
+        return 0;
+    if (value != NULL)
+        *value = p->value;
+    return 1;
+}
+
+static int declared(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
+{
+    return effective(ctx, r) != NULL;
+}
+
+/* Declared and not an exact 0: what the rules call declared (rules_impl.h), so "alone" means the same to both. */
+static int declared_nonzero(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
+{
+    const planned_t *p = effective(ctx, r);
+    return p != NULL && !(p->usable && p->value == 0);
+}
+
+static void plan_set(gpa_mutate_ctx_t *ctx, planned_t *p, int64_t value, int binary)
+{
+    if (p->present && p->usable && p->value == value)
+        return; /* already equal: the document's own spelling stays */
+    char text[32];
+    gpa_quantity_format(value, binary, text);
+    *p = (planned_t){1, 1, value, binary, 1, gpa_arena_strdup(ctx->a, text)};
+}
+
+static void plan_set_both(gpa_mutate_ctx_t *ctx, gpa_resource_t r, int64_t value)
+{
+    plan_set(ctx, &ctx->req[r], value, 0);
+    plan_set(ctx, &ctx->lim[r], value, 0);
+}
+
+static void plan_drop(gpa_mutate_ctx_t *ctx, gpa_resource_t r)
+{
+    ctx->req[r] = (planned_t){0};
+    ctx->lim[r] = (planned_t){0};
+}
+
+static int dialect_on(const gpa_mutate_ctx_t *ctx, gpa_dialect_t d)
+{
+    return (ctx->cfg->dialects & (unsigned)d) != 0;
+}
+
+static void warn(gpa_mutate_ctx_t *ctx, const char *line)
+{
+    *gpa_vec_push(ctx->a, ctx->warnings) = line;
+}
+
+/* ---- the mutations ----------------------------------------------------------------------------------------------- */
+
+/* koordinator.sh/gpu: N alone → gpu-core: N and gpu-memory-ratio: N (seed 004). With any other Koordinator
+ * share resource beside it the container breaks deprecated-gpu-mixed, and we never guess which one wins. */
+static int expand_gpu(gpa_mutate_ctx_t *ctx)
+{
+    int64_t n;
+    if (!dialect_on(ctx, GPA_DIALECT_KOORDINATOR) || !positive(ctx, GPA_R_GPU, &n))
+        return 0;
+    if (declared_nonzero(ctx, GPA_R_GPU_CORE) || declared_nonzero(ctx, GPA_R_GPU_MEMORY) ||
+        declared_nonzero(ctx, GPA_R_GPU_MEMORY_RATIO) || declared(ctx, GPA_R_GPU_SHARED))
+        return 0; /* a share resource declared as 0 counts as not declared; gpu.shared: 0 is non-positive's */
+    plan_set_both(ctx, GPA_R_GPU_CORE, n);
+    plan_set_both(ctx, GPA_R_GPU_MEMORY_RATIO, n);
+    plan_drop(ctx, GPA_R_GPU);
+    const char *text = ctx->req[GPA_R_GPU_CORE].text;
+    warn(ctx, gpa_arena_printf(ctx->a, "%s: koordinator.sh/gpu is deprecated; rewritten as gpu-core: %s, gpu-memory-ratio: %s",
+                               ctx->c->name, text, text));
+    return 1;
+}
+
+/* The number of devices a memory request without gpu.shared means (seed 004): whole devices when the ratio
+ * (or, without a ratio, the core) is a multiple of 100, else one shared device. */
+static int64_t derive_shared(const gpa_mutate_ctx_t *ctx)
+{
+    int64_t ratio, core;
+    if (positive(ctx, GPA_R_GPU_MEMORY_RATIO, &ratio))
+        return ratio >= 100 && ratio % 100 == 0 ? ratio / 100 : 1;
+    if (positive(ctx, GPA_R_GPU_CORE, &core) && core >= 100 && core % 100 == 0)
+        return core / 100;
+    return 1;
+}
+
+static int inject_gpu_shared(gpa_mutate_ctx_t *ctx)
+{
+    if (!dialect_on(ctx, GPA_DIALECT_KOORDINATOR) || declared(ctx, GPA_R_GPU_SHARED))
+        return 0; /* a user's own gpu.shared is never changed */
+    if (!positive(ctx, GPA_R_GPU_MEMORY, NULL) && !positive(ctx, GPA_R_GPU_MEMORY_RATIO, NULL))
+        return 0;
+    plan_set_both(ctx, GPA_R_GPU_SHARED, derive_shared(ctx));
+    return 1;
+}
+
+/* A request with no limit fails the API server's validation of extended resources; give it the same limit. */
+static int mirror_limits(gpa_mutate_ctx_t *ctx)
+{
+    int changed = 0;
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        const planned_t *req = &ctx->req[r];
+        if (!dialect_on(ctx, gpa_resource_dialect((gpa_resource_t)r)) || !req->usable || ctx->lim[r].present)
+            continue;
+        plan_set(ctx, &ctx->lim[r], req->value, req->binary);
+        changed = 1;
+    }
+    return changed;
+}
+
+const gpa_mutation_t gpa_mutations[] = {
+    {"expand-gpu", "koordinator.sh/gpu: N alone becomes gpu-core: N and gpu-memory-ratio: N (deprecated name)", expand_gpu},
+    {"inject-gpu-shared", "a Koordinator memory request without gpu.shared gets the gpu.shared it implies", inject_gpu_shared},
+    {"mirror-limits", "a GPU request without a limit gets the same limit (extended resources need both)", mirror_limits},
+};
+const size_t gpa_nmutations = sizeof(gpa_mutations) / sizeof(gpa_mutations[0]);
+
+int gpa_mutation_index(const char *id)
+{
+    for (size_t i = 0; i < gpa_nmutations; i++)
+        if (strcmp(gpa_mutations[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* ---- from plan to patch ------------------------------------------------------------------------------------------ */
+
+static gpa_value_t *string_value(gpa_arena_t *a, const char *s)
+{
+    gpa_value_t *v = gpa_arena_calloc(a, 1, sizeof(*v));
+    v->type = GPA_VSTRING;
+    v->u.str.ptr = s;
+    v->u.str.len = strlen(s);
+    return v;
+}
+
+static gpa_value_t *object_value(gpa_arena_t *a, size_t cap)
+{
+    gpa_value_t *v = gpa_arena_calloc(a, 1, sizeof(*v));
+    v->type = GPA_VOBJECT;
+    v->u.object.members = gpa_arena_calloc(a, cap, sizeof(gpa_member_t));
+    return v;
+}
+
+static void object_add(gpa_value_t *obj, const char *key, gpa_value_t *value)
+{
+    obj->u.object.members[obj->u.object.len++] = (gpa_member_t){key, strlen(key), value};
+}
+
+/* A whole requests or limits map for a document that has none: every planned entry is ours. NULL when empty. */
+static gpa_value_t *whole_map(gpa_arena_t *a, const planned_t *plan)
+{
+    gpa_value_t *map = object_value(a, GPA_R__COUNT);
+    for (int r = 0; r < GPA_R__COUNT; r++)
+        if (plan[r].present)
+            object_add(map, gpa_resource_name((gpa_resource_t)r), string_value(a, plan[r].text));
+    return map->u.object.len != 0 ? map : NULL;
+}
+
+static int plan_changed(const planned_t *plan, const gpa_amount_t *doc)
+{
+    for (int r = 0; r < GPA_R__COUNT; r++)
+        if (plan[r].changed || plan[r].present != doc[r].present)
+            return 1;
+    return 0;
+}
+
+/* Edits of one existing map, key by key: only the entries the plan changed. */
+static void diff_map(gpa_arena_t *a, gpa_patch_t *patch, const char *map_pointer, const planned_t *plan, const gpa_amount_t *doc)
+{
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        const char *path = NULL;
+        if (doc[r].present != plan[r].present || plan[r].changed)
+            path = gpa_arena_printf(a, "%s/%s", map_pointer, gpa_resource_pointer_name((gpa_resource_t)r));
+        if (doc[r].present && !plan[r].present)
+            gpa_patch_push(a, patch, GPA_PATCH_REMOVE, path, NULL);
+        else if (!doc[r].present && plan[r].present)
+            gpa_patch_push(a, patch, GPA_PATCH_ADD, path, string_value(a, plan[r].text));
+        else if (plan[r].present && plan[r].changed)
+            gpa_patch_push(a, patch, GPA_PATCH_REPLACE, path, string_value(a, plan[r].text));
+    }
+}
+
+static void emit_map(gpa_arena_t *a, gpa_patch_t *patch, const char *resources, const char *key, int has_map, const planned_t *plan,
+                     const gpa_amount_t *doc)
+{
+    if (!plan_changed(plan, doc))
+        return;
+    const char *pointer = gpa_arena_printf(a, "%s/%s", resources, key);
+    if (has_map) {
+        diff_map(a, patch, pointer, plan, doc);
+        return;
+    }
+    gpa_value_t *map = whole_map(a, plan);
+    if (map != NULL)
+        gpa_patch_push(a, patch, GPA_PATCH_ADD, pointer, map);
+}
+
+static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
+{
+    const gpa_container_t *c = ctx->c;
+    const char *resources = gpa_arena_printf(ctx->a, "%s/resources", c->pointer);
+    if (c->has_resources) {
+        emit_map(ctx->a, patch, resources, "requests", c->has_requests, ctx->req, c->requests);
+        emit_map(ctx->a, patch, resources, "limits", c->has_limits, ctx->lim, c->limits);
+        return;
+    }
+    /* No resources map at all: add it whole (a container with no resources has nothing to mutate today, but
+     * the diff must stay correct for any plan). */
+    gpa_value_t *req = whole_map(ctx->a, ctx->req), *lim = whole_map(ctx->a, ctx->lim);
+    if (req == NULL && lim == NULL)
+        return;
+    gpa_value_t *res = object_value(ctx->a, 2);
+    if (req != NULL)
+        object_add(res, "requests", req);
+    if (lim != NULL)
+        object_add(res, "limits", lim);
+    gpa_patch_push(ctx->a, patch, GPA_PATCH_ADD, resources, res);
+}
+
+static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
+                             const gpa_container_t *c, gpa_patch_t *patch, gpa_strings_t *warnings, unsigned *applied)
+{
+    gpa_strings_t planned_warnings = {0};
+    gpa_mutate_ctx_t ctx = {.a = a, .cfg = cfg, .c = c, .warnings = &planned_warnings};
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        plan_from(&c->requests[r], &ctx.req[r]);
+        plan_from(&c->limits[r], &ctx.lim[r]);
+    }
+    unsigned planned = 0;
+    for (size_t i = 0; i < gpa_nmutations; i++)
+        if (gpa_mutations[i].apply(&ctx))
+            planned |= 1u << i;
+    /* Plan first, ask the rules only when there is something to change: most containers need no mutation, and
+     * the container's validation is the expensive half. */
+    if (planned == 0 || gpa_validate_container_facts(a, cfg, pod, facts, c, NULL) != 0)
+        return; /* nothing to do, or left as written: validation says why */
+    *applied |= planned;
+    for (size_t i = 0; i < planned_warnings.len; i++)
+        *gpa_vec_push(a, warnings) = planned_warnings.items[i];
+    emit_container(&ctx, patch);
+}
+
+void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_strings_t *warnings,
+                gpa_strings_t *applied)
+{
+    unsigned mask = 0;
+    for (size_t p = 0; p < obj->npods; p++) {
+        const gpa_podspec_t *pod = &obj->pods[p];
+        gpa_pod_facts_t facts;
+        gpa_pod_facts_init(a, cfg->dialects, pod, &facts);
+        for (size_t i = 0; i < pod->ncontainers; i++)
+            mutate_container(a, cfg, pod, &facts, &pod->containers[i], patch, warnings, &mask);
+        for (size_t i = 0; i < pod->ninit_containers; i++)
+            mutate_container(a, cfg, pod, &facts, &pod->init_containers[i], patch, warnings, &mask);
+    }
+    for (size_t i = 0; i < gpa_nmutations; i++)
+        if (mask & (1u << i))
+            *gpa_vec_push(a, applied) = gpa_mutations[i].id;
+}
