@@ -4,17 +4,10 @@
 
 #include "kube/decode.h"
 #include "policy/mutate.h"
-#include "policy/rules.h"
+#include "policy/validate.h"
 
 /* kube-apiserver's limits for an AdmissionResponse warning (reference/formats.md). */
 #define WARNING_MAX 119 /* bytes, so every warning is < 120 */
-
-const char *gpa_violation_line(gpa_arena_t *a, const gpa_violation_t *v)
-{
-    if (v->container != NULL && v->container[0] != '\0')
-        return gpa_arena_printf(a, "%s: %s: %s", v->container, v->rule, v->message);
-    return gpa_arena_printf(a, "%s: %s", v->rule, v->message);
-}
 
 /* Length of the longest prefix of s[0..n) that is at most max bytes and does not cut a UTF-8 sequence. */
 static size_t utf8_prefix(const char *s, size_t n, size_t max)

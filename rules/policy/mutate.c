@@ -3,8 +3,7 @@
 #include <string.h>
 
 #include "kube/quantity.h"
-#include "policy/rules.h"
-#include "policy/rule_ctx.h"
+#include "policy/validate.h"
 
 /* What one resource of one map (requests or limits) will hold once the patch is applied. */
 typedef struct st_planned_t {
@@ -61,7 +60,7 @@ static int declared(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
     return effective(ctx, r) != NULL;
 }
 
-/* Declared and not an exact 0: what the rules call declared (rules_impl.h), so "alone" means the same to both. */
+/* Declared and not an exact 0: what the rules call declared (gpu_request.h), so "alone" means the same to both. */
 static int declared_nonzero(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
 {
     const planned_t *p = effective(ctx, r);

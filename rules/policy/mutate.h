@@ -10,7 +10,7 @@
  *   apply  edits ctx's plan for one container; returns 1 when it changed something, 0 otherwise
  *
  * Which containers: app and init containers of every Pod spec of the object, and only those for which
- * gpa_validate_container() (rules.h) finds nothing: a container that breaks a rule is left as written so that
+ * gpa_validate_container() (validate.h) finds nothing: a container that breaks a rule is left as written so that
  * validation can say why. A user's own gpu.shared is never changed. Mutation is for CREATE only; the caller
  * (gpa_check) decides that. Idempotent: mutating the patched object again yields an empty patch, and after the
  * patch every GPU resource the plan touches has request == limit.
@@ -22,7 +22,7 @@
 
 #include "base/arena.h"
 #include "policy/config.h"
-#include "policy/engine.h"
+#include "policy/verdict.h"
 #include "kube/model.h"
 #include "document/patch.h"
 

@@ -7,6 +7,7 @@
 #include "fixture.h"
 #include "policy/mutate.h"
 #include "policy/rules.h"
+#include "policy/validate.h"
 
 typedef struct st_result_t {
     const char *patch;
