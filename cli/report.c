@@ -63,16 +63,6 @@ const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj)
     return gpa_arena_printf(a, "%s/%s/%s", kind, obj->namespace_, obj->name);
 }
 
-/* Whether an admission warning only repeats a warn finding already printed (the engine words warn findings as
- * warnings too); those mention the rule id. */
-static int repeats_finding(const gpa_verdict_t *v, const char *warning)
-{
-    for (size_t i = 0; i < v->violations.len; i++)
-        if (v->violations.items[i].action == GPA_ACTION_WARN && strstr(warning, v->violations.items[i].rule) != NULL)
-            return 1;
-    return 0;
-}
-
 static void print_status(FILE *out, const char *source, const char *name, const gpa_verdict_t *v)
 {
     fprintf(out, "%s %s: %s", source, name, v->allowed ? "allowed" : "denied");
@@ -88,9 +78,10 @@ void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_ob
         const gpa_violation_t *f = &v->violations.items[i];
         fprintf(out, "%s %s %s%s\n", source, name, gpa_violation_line(a, f), f->action == GPA_ACTION_WARN ? " [warn]" : "");
     }
+    /* Warnings of findings were printed as findings above; the others (mutations) are printed here. */
     for (size_t i = 0; i < v->warnings.len; i++)
-        if (!repeats_finding(v, v->warnings.items[i]))
-            fprintf(out, "%s %s: warning: %s\n", source, name, v->warnings.items[i]);
+        if (!gpa_warning_is_finding(&v->warnings.items[i]))
+            fprintf(out, "%s %s: warning: %s\n", source, name, v->warnings.items[i].text);
     print_status(out, source, name, v);
 }
 
@@ -98,6 +89,15 @@ void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_ob
 static const char *safe(const char *s)
 {
     return s != NULL ? s : "";
+}
+
+/* Every admission warning, whatever its origin: the JSON report says what the API server would show. */
+static json_t *warnings_json(const gpa_warnings_t *w)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < w->len; i++)
+        json_array_append_new(arr, json_string(safe(w->items[i].text)));
+    return arr;
 }
 
 static json_t *strings_json(const gpa_strings_t *s)
@@ -124,5 +124,5 @@ json_t *gpa_report_json(const char *source, const gpa_object_t *obj, const gpa_v
         json_array_append_new(violations, violation_json(&v->violations.items[i]));
     return json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o}", "source", safe(source), "kind", safe(obj->kind), "namespace",
                      safe(obj->namespace_), "name", safe(obj->name), "allowed", v->allowed, "violations", violations, "warnings",
-                     strings_json(&v->warnings), "mutations", strings_json(&v->mutations));
+                     warnings_json(&v->warnings), "mutations", strings_json(&v->mutations));
 }

@@ -27,7 +27,7 @@ const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj);
 /*
  * The text report of one object (README, "validate -o text"):
  *   SOURCE KIND/NS/NAME CONTAINER: RULE: MESSAGE          one line per finding ("[warn]" appended for warn)
- *   SOURCE KIND/NS/NAME: warning: TEXT                    admission warnings not already printed as findings
+ *   SOURCE KIND/NS/NAME: warning: TEXT                    admission warnings that are not findings (by origin)
  *   SOURCE KIND/NS/NAME: allowed|denied [(mutated: ids)]  one status line per object
  */
 void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj, const gpa_verdict_t *v);

@@ -101,7 +101,10 @@ static void collect(gpa_arena_t *a, const gpa_verdict_t *v, gpa_suite_result_t *
                              f->path != NULL && f->path[0] ? gpa_arena_printf(a, " [at %s]", f->path) : "");
     }
     sort_unique(&r->rules);
-    r->warnings = strs_copy(a, v->warnings.items, v->warnings.len);
+    /* Every admission warning, whatever its origin: what the cluster would show for this request. */
+    r->warnings = (gpa_suite_strs_t){gpa_arena_calloc(a, v->warnings.len + 1, sizeof(char *)), v->warnings.len};
+    for (size_t i = 0; i < v->warnings.len; i++)
+        r->warnings.items[i] = v->warnings.items[i].text;
     r->mutations = strs_copy(a, v->mutations.items, v->mutations.len);
     sort_unique(&r->mutations);
 }

@@ -75,7 +75,8 @@ static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
     gpa_buf_dispose(&msg);
 }
 
-static void put_warnings(gpa_buf_t *b, const gpa_strings_t *w)
+/* Every warning, whatever its origin (mutation, warn finding, no room now). */
+static void put_warnings(gpa_buf_t *b, const gpa_warnings_t *w)
 {
     if (w->len == 0)
         return;
@@ -83,7 +84,7 @@ static void put_warnings(gpa_buf_t *b, const gpa_strings_t *w)
     for (size_t i = 0; i < w->len; i++) {
         if (i != 0)
             gpa_buf_putc(b, ',');
-        put_string(b, w->items[i]);
+        put_string(b, w->items[i].text);
     }
     gpa_buf_putc(b, ']');
 }

@@ -21,7 +21,8 @@ struct st_gpa_mutate_ctx_t {
     const gpa_container_t *c;
     planned_t req[GPA_R__COUNT];
     planned_t lim[GPA_R__COUNT];
-    gpa_strings_t *warnings;
+    const char *mutation;     /* id of the mutation being planned */
+    gpa_warnings_t *warnings; /* planned: raw lines, kept only when the container is mutated */
 };
 
 /* ---- the plan ---------------------------------------------------------------------------------------------------- */
@@ -95,7 +96,7 @@ static int dialect_on(const gpa_mutate_ctx_t *ctx, gpa_dialect_t d)
 
 static void warn(gpa_mutate_ctx_t *ctx, const char *line)
 {
-    *gpa_vec_push(ctx->a, ctx->warnings) = line;
+    *gpa_vec_push(ctx->a, ctx->warnings) = (gpa_warning_t){GPA_WARNING_MUTATION, line, ctx->mutation, 0};
 }
 
 /* ---- the mutations ----------------------------------------------------------------------------------------------- */
@@ -266,29 +267,31 @@ static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
 }
 
 static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
-                             const gpa_container_t *c, gpa_patch_t *patch, gpa_strings_t *warnings, unsigned *applied)
+                             const gpa_container_t *c, gpa_patch_t *patch, gpa_warnings_t *warnings, unsigned *applied)
 {
-    gpa_strings_t planned_warnings = {0};
+    gpa_warnings_t planned_warnings = {0};
     gpa_mutate_ctx_t ctx = {.a = a, .cfg = cfg, .c = c, .warnings = &planned_warnings};
     for (int r = 0; r < GPA_R__COUNT; r++) {
         plan_from(&c->requests[r], &ctx.req[r]);
         plan_from(&c->limits[r], &ctx.lim[r]);
     }
     unsigned planned = 0;
-    for (size_t i = 0; i < gpa_nmutations; i++)
+    for (size_t i = 0; i < gpa_nmutations; i++) {
+        ctx.mutation = gpa_mutations[i].id;
         if (gpa_mutations[i].apply(&ctx))
             planned |= 1u << i;
+    }
     /* Plan first, ask the rules only when there is something to change: most containers need no mutation, and
      * the container's validation is the expensive half. */
     if (planned == 0 || gpa_validate_container_facts(a, cfg, pod, facts, c, NULL) != 0)
         return; /* nothing to do, or left as written: validation says why */
     *applied |= planned;
     for (size_t i = 0; i < planned_warnings.len; i++)
-        *gpa_vec_push(a, warnings) = planned_warnings.items[i];
+        gpa_warnings_add(a, warnings, GPA_WARNING_MUTATION, planned_warnings.items[i].text, planned_warnings.items[i].mutation, 0);
     emit_container(&ctx, patch);
 }
 
-void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_strings_t *warnings,
+void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_warnings_t *warnings,
                 gpa_strings_t *applied)
 {
     unsigned mask = 0;

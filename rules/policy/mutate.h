@@ -41,12 +41,12 @@ extern const size_t gpa_nmutations;
 int gpa_mutation_index(const char *id);
 
 /*
- * Mutates every eligible container of obj. Appends the patch operations to `patch`, one line per container and
- * mutation to `warnings` where the mutation warns (expand-gpu), and the ids applied (each once, in table order)
- * to `applied`. Never fails: values the plan cannot read are left alone. Everything appended is arena-owned;
- * obj and its tree are only read.
+ * Mutates every eligible container of obj. Appends the patch operations to `patch`, one warning per container and
+ * mutation to `warnings` where the mutation warns (expand-gpu; origin GPA_WARNING_MUTATION with the mutation's id,
+ * through gpa_warnings_add), and the ids applied (each once, in table order) to `applied`. Never fails: values the plan cannot read
+ * are left alone. Everything appended is arena-owned; obj and its tree are only read.
  */
-void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_strings_t *warnings,
+void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_warnings_t *warnings,
                 gpa_strings_t *applied);
 
 #endif

@@ -157,7 +157,10 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
         /* Room may free up: a warning whatever the configured action (off never gets here). */
         gpa_action_t configured = ctx->action;
         ctx->action = GPA_ACTION_WARN;
-        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now%s: %s", considered, reason);
+        gpa_violation_t *v = gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now%s: %s",
+                                                 considered, reason);
+        if (v != NULL)
+            v->not_now = 1;
         ctx->action = configured;
     }
 }
