@@ -34,13 +34,19 @@ static int view_pod(gpa_rule_ctx_t *ctx, gpa_koord_view_t *kv)
     return 1;
 }
 
+/* The view of the container a check is on. */
+static void view_container(const gpa_rule_ctx_t *ctx, gpa_koord_view_t *kv)
+{
+    gpa_koord_view_container(ctx->cfg->dialects, ctx->c, kv);
+}
+
 static int view_of(gpa_rule_ctx_t *ctx, gpa_koord_view_t *kv)
 {
     if (ctx->c == NULL)
         return view_pod(ctx, kv);
     if (!gpa_gpu_any(ctx->cfg->dialects, ctx->c, GPA_DIALECT_KOORDINATOR))
         return 0;
-    gpa_koord_view_container(ctx->cfg->dialects, ctx->c, kv);
+    view_container(ctx, kv);
     return 1;
 }
 
@@ -70,7 +76,8 @@ void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx)
 {
     gpa_koord_view_t kv;
     if (ctx->c != NULL) {
-        if (gpa_gpu_declared(ctx->cfg->dialects, ctx->c, MEM) && gpa_gpu_declared(ctx->cfg->dialects, ctx->c, RATIO))
+        view_container(ctx, &kv);
+        if (gpa_koord_view_faults(&kv) & GPA_KOORD_MEMORY_AND_RATIO)
             gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(MEM),
                                 gpa_resource_name(RATIO), "%s and %s together; keep one memory form", gpa_resource_name(MEM),
                                 gpa_resource_name(RATIO));
@@ -81,59 +88,54 @@ void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx)
                             "Pod mixes gpu-memory and gpu-memory-ratio across containers; use one memory form");
 }
 
-static int has_memory(const gpa_config_t *cfg, const gpa_container_t *c)
+/* A resource r given with no memory form beside it (fault, from gpa_koord_view_faults). */
+static void without_memory(gpa_rule_ctx_t *ctx, gpa_resource_t r, unsigned fault)
 {
-    return gpa_gpu_declared(cfg->dialects, c, MEM) || gpa_gpu_declared(cfg->dialects, c, RATIO);
+    gpa_koord_view_t kv;
+    view_container(ctx, &kv);
+    if ((gpa_koord_view_faults(&kv) & fault) == 0)
+        return;
+    const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, r);
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(r), NULL,
+                        "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(r));
 }
 
 void gpa_rule_core_without_memory(gpa_rule_ctx_t *ctx)
 {
-    const gpa_config_t *cfg = ctx->cfg;
-    if (!gpa_gpu_declared(cfg->dialects, ctx->c, CORE) || has_memory(cfg, ctx->c))
-        return;
-    const gpa_amount_t *am = gpa_gpu_amount(cfg->dialects, ctx->c, CORE);
-    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(CORE), NULL,
-                        "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(CORE));
+    without_memory(ctx, CORE, GPA_KOORD_CORE_WITHOUT_MEMORY);
 }
 
 void gpa_rule_shared_without_memory(gpa_rule_ctx_t *ctx)
 {
-    const gpa_config_t *cfg = ctx->cfg;
-    if (!gpa_gpu_declared(cfg->dialects, ctx->c, SHARED) || has_memory(cfg, ctx->c))
-        return;
-    const gpa_amount_t *am = gpa_gpu_amount(cfg->dialects, ctx->c, SHARED);
-    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(SHARED), NULL,
-                        "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(SHARED));
+    without_memory(ctx, SHARED, GPA_KOORD_SHARED_WITHOUT_MEMORY);
 }
 
 void gpa_rule_shared_required(gpa_rule_ctx_t *ctx)
 {
     const gpa_config_t *cfg = ctx->cfg;
-    if (!has_memory(cfg, ctx->c) || gpa_gpu_amount(cfg->dialects, ctx->c, SHARED) != NULL)
+    gpa_koord_view_t kv;
+    view_container(ctx, &kv);
+    if (!gpa_koord_view_has_memory(&kv) || gpa_koord_view_present(&kv, SHARED))
         return;
     /* The same predicate mutation uses: only a container that is otherwise valid is told to add gpu.shared. */
     if (gpa_validate_container_facts(ctx->a, cfg, ctx->pod, ctx->facts, ctx->c, NULL) != 0)
         return;
     gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(SHARED), NULL,
                         "%s missing; add koordinator.sh/gpu.shared: \"%lld\" (devices to spread over)", gpa_resource_name(SHARED),
-                        (long long)gpa_koord_devices(cfg->dialects, ctx->c));
+                        (long long)gpa_koord_view_devices(&kv));
 }
 
 void gpa_rule_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx)
 {
-    static const gpa_resource_t others[] = {MEM, RATIO, CORE, SHARED};
-    const gpa_config_t *cfg = ctx->cfg;
-    if (!gpa_gpu_declared(cfg->dialects, ctx->c, GPU))
+    gpa_koord_view_t kv;
+    view_container(ctx, &kv);
+    gpa_resource_t other = gpa_koord_view_mixed_with(&kv);
+    if (other == GPA_R_UNKNOWN)
         return;
-    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-        if (!gpa_gpu_declared(cfg->dialects, ctx->c, others[i]))
-            continue;
-        const gpa_amount_t *am = gpa_gpu_amount(cfg->dialects, ctx->c, GPU);
-        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(others[i]),
-                            "%s (deprecated) with %s; use gpu-core + gpu-memory-ratio", gpa_resource_name(GPU),
-                            gpa_resource_name(others[i]));
-        return;
-    }
+    const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, GPU);
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(other),
+                        "%s (deprecated) with %s; use gpu-core + gpu-memory-ratio", gpa_resource_name(GPU),
+                        gpa_resource_name(other));
 }
 
 /* With gpu.shared = n: core and ratio must be multiples of n. */
