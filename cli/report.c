@@ -1,59 +1,9 @@
 /*
- * Shared by validate and mutate (report.h): document → objects, and verdict → text or JSON.
+ * Shared by validate and fit (report.h): verdict → text or JSON.
  */
 #include "report.h"
 
 #include <string.h>
-
-static int is_admission_review(const gpa_value_t *doc)
-{
-    const char *kind = gpa_value_string(gpa_value_get(doc, "kind"));
-    return kind != NULL && strcmp(kind, "AdmissionReview") == 0;
-}
-
-/*
- * The object an AdmissionReview asks about: 1 with *request and *doc (request.object) set, 0 for a DELETE or
- * CONNECT review without an object (nothing to judge), -1 with err set when the review has no request, or a
- * CREATE or UPDATE review carries no object (the webhook answers both with HTTP 400).
- */
-static int review_object(gpa_value_t **doc, const gpa_value_t **request, gpa_error_t *err)
-{
-    const gpa_value_t *req = gpa_value_get(*doc, "request");
-    if (req == NULL || req->type != GPA_VOBJECT)
-        return gpa_error_set(err, (*doc)->line, (*doc)->column, "request", "an AdmissionReview needs a request (a mapping)");
-    gpa_value_t *obj = gpa_value_get(req, "object");
-    if (obj != NULL && obj->type == GPA_VOBJECT) {
-        *doc = obj;
-        *request = req;
-        return 1;
-    }
-    const char *op = gpa_value_string(gpa_value_get(req, "operation"));
-    if (op != NULL && (strcmp(op, "DELETE") == 0 || strcmp(op, "CONNECT") == 0))
-        return 0;
-    return gpa_error_set(err, req->line, req->column, "request.object",
-                         "missing or not a mapping: a %s review carries the object to judge", op != NULL ? op : "CREATE or UPDATE");
-}
-
-int gpa_cli_decode(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out)
-{
-    gpa_error_t err;
-    gpa_error_init(&err, file);
-    const gpa_value_t *request = NULL;
-    int judge = is_admission_review(doc) ? review_object(&doc, &request, &err) : 1;
-    if (judge == 0)
-        return 0;
-    size_t first = out->len;
-    if (judge > 0 && gpa_decode_document(a, doc, out, &err) == 0) {
-        for (size_t i = first; request != NULL && i < out->len; i++)
-            gpa_object_set_request(out->items[i], gpa_value_string(gpa_value_get(request, "namespace")),
-                                   gpa_value_string(gpa_value_get(request, "name")));
-        return 0;
-    }
-    char line[1024];
-    gpa_error_format(&err, line, sizeof(line));
-    fprintf(stderr, "%s\n", line);
-    return -1;
-}
 
 const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj)
 {
