@@ -202,6 +202,28 @@ START_TEST(no_room_now_is_a_warning_from_the_allocator)
 }
 END_TEST
 
+/* inject-gpu-shared writes the devices shared-required asks for: one derivation (gpu_request.h), even where the
+ * deprecated koordinator.sh/gpu sits beside a memory form (deprecated-gpu-mixed at warn lets it be mutated). */
+START_TEST(inject_writes_what_shared_required_asks)
+{
+    static const char conf[] = "rules:\n  deprecated-gpu-mixed: warn\n";
+    static const char pod[] =
+        POD(C("mixed", "{\"limits\":{\"koordinator.sh/gpu\":\"200\",\"koordinator.sh/gpu-memory\":\"16Gi\"}}"));
+    gpa_error_t err;
+    gpa_error_init(&err, "conf");
+    gpa_config_release(cfg);
+    ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);
+    gpa_verdict_t as_written = check_op(object(pod), GPA_OP_CREATE, NULL, 0);
+    ck_assert(has_rule(&as_written, "shared-required", "mixed"));
+    int asked = 0;
+    for (size_t i = 0; i < as_written.violations.len; i++)
+        asked |= strstr(as_written.violations.items[i].message, "gpu.shared: \"2\"") != NULL;
+    ck_assert(asked);
+    gpa_verdict_t mutated = check_op(object(pod), GPA_OP_CREATE, NULL, 1);
+    ck_assert_ptr_nonnull(strstr(patch_text(&mutated.patch), "gpu.shared\",\"value\":\"2\""));
+}
+END_TEST
+
 /* A rule rolled out as warn changes nothing but the warnings: the container is still made canonical (gpu.shared,
  * mirrored limits), where denying would have left it alone. */
 START_TEST(warn_rule_does_not_stop_mutation)
@@ -257,6 +279,7 @@ int main(void)
     tcase_add_test(tc, warn_action_gives_a_warning);
     tcase_add_test(tc, no_room_now_is_a_warning_from_the_allocator);
     tcase_add_test(tc, warn_rule_does_not_stop_mutation);
+    tcase_add_test(tc, inject_writes_what_shared_required_asks);
     tcase_add_test(tc, violation_line);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
