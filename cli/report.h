@@ -1,6 +1,6 @@
 /*
- * What validate and mutate share: turning one parsed document into the objects to check, and printing a
- * verdict as text or as the JSON element of SPEC §6.
+ * Printing a verdict as text or as the JSON element of SPEC §6 (validate; fit names objects the same way).
+ * Turning a document into objects is objects.h's.
  */
 #ifndef GPA_CLI_REPORT_H
 #define GPA_CLI_REPORT_H
@@ -13,21 +13,13 @@
 #include "policy/engine.h"
 #include "document/value.h"
 
-/*
- * The objects one document holds (List items flattened); an AdmissionReview stands for its request.object,
- * checked like any object (none for a DELETE or CONNECT review without one; an error when a CREATE or UPDATE
- * review has none, or the review has no request). Returns 0, or -1 after printing "file:line:column: path: reason" on stderr.
- * `file` names the input in messages; everything lives in `a`.
- */
-int gpa_cli_decode(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out);
-
 /* "Kind/namespace/name", or "Kind/name" when the object has no namespace; arena-owned. */
 const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj);
 
 /*
  * The text report of one object (README, "validate -o text"):
  *   SOURCE KIND/NS/NAME CONTAINER: RULE: MESSAGE          one line per finding ("[warn]" appended for warn)
- *   SOURCE KIND/NS/NAME: warning: TEXT                    admission warnings not already printed as findings
+ *   SOURCE KIND/NS/NAME: warning: TEXT                    admission warnings that are not findings (by origin)
  *   SOURCE KIND/NS/NAME: allowed|denied [(mutated: ids)]  one status line per object
  */
 void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj, const gpa_verdict_t *v);

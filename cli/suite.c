@@ -15,6 +15,7 @@
 
 #include "input.h"
 #include "policy/mutate.h"
+#include "admission/envelope.h"
 #include "policy/rules.h"
 #include "document/docs.h"
 
@@ -282,31 +283,27 @@ static int parse_operation(loader_t *l, const gpa_value_t *v, const char *path, 
     return fail(l, v, path, "operation must be CREATE, UPDATE, DELETE or CONNECT");
 }
 
-/* An AdmissionReview brings its own operation, object, oldObject and namespace. */
+/*
+ * An AdmissionReview case is answered by the webhook's own gpa_review: the case keeps the review, and what its
+ * envelope says (operation, object, oldObject, namespace) when it reads. One that does not read stays a case: the
+ * webhook answers it HTTP 400, and so does the case.
+ */
 static int unwrap_review(loader_t *l, gpa_suite_case_t *tc, const gpa_value_t *at, const char *path, int op_given,
                          const objref_t *ref)
 {
-    const gpa_value_t *req = gpa_value_get(ref->doc, "request");
-    if (req == NULL || req->type != GPA_VOBJECT)
-        return fail(l, at, path, "AdmissionReview in %s has no request", ref->desc);
-    gpa_operation_t op;
-    const gpa_value_t *opv = gpa_value_get(req, "operation");
-    if (opv == NULL || parse_operation(l, opv, path, &op) != 0)
-        return fail(l, at, path, "AdmissionReview in %s has no valid request.operation", ref->desc);
-    if (op_given && op != tc->operation)
+    gpa_envelope_t env;
+    gpa_error_t err;
+    gpa_error_init(&err, ref->file);
+    tc->review = ref->doc;
+    tc->object = NULL;
+    if (gpa_envelope_read(ref->doc, &env, &err) != 0)
+        return 0;
+    if (op_given && env.op != tc->operation)
         return fail(l, at, path, "operation differs from the AdmissionReview's request.operation");
-    gpa_value_t *obj = gpa_value_get(req, "object"), *old = gpa_value_get(req, "oldObject");
-    tc->operation = op;
-    tc->object = obj != NULL && obj->type == GPA_VOBJECT ? obj : NULL;
-    tc->old_object = old != NULL && old->type == GPA_VOBJECT ? old : NULL;
-    tc->namespace_ = gpa_value_string(gpa_value_get(req, "namespace"));
-    if (tc->object == NULL && tc->old_object == NULL)
-        return fail(l, at, path, "AdmissionReview in %s has neither request.object nor request.oldObject", ref->desc);
-    if (tc->object == NULL && (op == GPA_OP_CREATE || op == GPA_OP_UPDATE))
-        return fail(l, at, path, "AdmissionReview in %s: %s needs request.object", ref->desc,
-                    op == GPA_OP_CREATE ? "CREATE" : "UPDATE");
-    if (tc->old_object == NULL && op == GPA_OP_UPDATE)
-        return fail(l, at, path, "AdmissionReview in %s: UPDATE needs request.oldObject", ref->desc);
+    tc->operation = env.op;
+    tc->object = env.object;
+    tc->old_object = env.old_object;
+    tc->namespace_ = env.namespace_;
     return 0;
 }
 
@@ -398,9 +395,25 @@ static int load_expect(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v,
     return patched != NULL ? load_patched(l, e, patched, gpa_arena_printf(l->a, "%s.patched", path)) : 0;
 }
 
+/* `webhook: validate | mutate`: an AdmissionReview case answered by that webhook alone. */
+static int load_webhook(loader_t *l, gpa_suite_case_t *tc, const gpa_value_t *v, const char *path)
+{
+    const char *s = gpa_value_string(v);
+    if (tc->review == NULL)
+        return fail(l, v, path, "webhook is for AdmissionReview cases");
+    if (s != NULL && strcmp(s, "validate") == 0)
+        tc->hooks = GPA_SUITE_HOOK_VALIDATE;
+    else if (s != NULL && strcmp(s, "mutate") == 0)
+        tc->hooks = GPA_SUITE_HOOK_MUTATE;
+    else
+        return fail(l, v, path, "webhook must be validate or mutate");
+    return 0;
+}
+
 static int load_case(loader_t *l, gpa_suite_case_t *tc, gpa_value_t *c, const char *path)
 {
-    static const char *const fields[] = {"name", "object", "file", "inline", "oldObject", "operation", "mutate", "expect", NULL};
+    static const char *const fields[] = {"name",      "object", "file",   "inline",  "oldObject",
+                                         "operation", "mutate", "expect", "webhook", NULL};
     if (want_type(l, c, GPA_VOBJECT, path) != 0 || check_fields(l, c, path, fields) != 0)
         return -1;
     tc->line = c->line;
@@ -418,6 +431,12 @@ static int load_case(loader_t *l, gpa_suite_case_t *tc, gpa_value_t *c, const ch
         tc->mutate = mutate->u.boolean;
     }
     if (load_case_objects(l, tc, c, path, op != NULL) != 0)
+        return -1;
+    /* AdmissionReview cases: mutating then validating webhook, as the cluster calls them (validating alone without
+     * mutation), unless `webhook` names one. */
+    tc->hooks = tc->mutate ? GPA_SUITE_HOOK_MUTATE | GPA_SUITE_HOOK_VALIDATE : GPA_SUITE_HOOK_VALIDATE;
+    const gpa_value_t *hook = gpa_value_get(c, "webhook");
+    if (hook != NULL && load_webhook(l, tc, hook, gpa_arena_printf(l->a, "%s.webhook", path)) != 0)
         return -1;
     if (expect == NULL)
         return fail(l, c, path, "missing required field \"expect\"");

@@ -2,7 +2,8 @@
  * Test suites (`gpuadmit test`, SPEC §6, issue 5): files named gpuadmit-test.yaml that pair objects with the
  * verdict the cluster must give them. This module reads a suite (every reference resolved, every file read and
  * parsed up front, so a broken suite fails before anything runs), runs its cases through the engine exactly as
- * the cluster would (gpa_decode_object + gpa_check), and compares what the engine said with what was expected.
+ * the cluster would (gpa_decode_object + gpa_check; an AdmissionReview case through the webhook's own
+ * gpa_review, HTTP 400s included), and compares what the engine said with what was expected.
  * Printing (table, JSON, JUnit) is cli/test.c's job.
  *
  * Format (docs/testing.md is the manual):
@@ -19,6 +20,8 @@
  *     operation: CREATE              # CREATE (default) | UPDATE (needs oldObject, given the same ways) |
  *                                    # DELETE | CONNECT; an AdmissionReview file brings its own
  *     mutate: true                   # default true: mutation first (CREATE), as the cluster runs it
+ *     webhook: validate              # AdmissionReview cases only: answered by this webhook alone (default:
+ *                                    # mutating then validating, as the cluster calls them)
  *     expect:
  *       allowed: false               # required
  *       rules: [memory-ratio-exclusive]  # optional: exactly this set of rule ids (deny and warn findings)
@@ -48,6 +51,9 @@
 #define GPA_SUITE_KIND "Test"
 #define GPA_SUITE_FILE_NAME "gpuadmit-test.yaml"
 
+#define GPA_SUITE_HOOK_MUTATE 1u
+#define GPA_SUITE_HOOK_VALIDATE 2u
+
 /* A list of strings from the suite (arena-owned). */
 typedef struct st_gpa_suite_strs_t {
     const char **items;
@@ -69,13 +75,15 @@ typedef struct st_gpa_suite_case_t {
     const char *name;
     unsigned line;           /* of the case in the suite file */
     const char *object_desc; /* "Pod/default/trainer", "file pod.yaml", "inline" (for messages) */
-    gpa_value_t *object;     /* the object (never NULL, except for DELETE from an AdmissionReview) */
+    gpa_value_t *object;     /* the object (NULL only for an AdmissionReview without one, or one that does not read) */
     const char *object_file; /* the file it was read from (the suite file for inline objects) */
     gpa_value_t *old_object; /* UPDATE/DELETE: the old object, else NULL */
     const char *old_file;
     const char *namespace_; /* an AdmissionReview's request.namespace, else NULL (the object's own) */
     gpa_operation_t operation;
     int mutate;
+    gpa_value_t *review; /* an AdmissionReview case: the review, answered by gpa_review (review.h); else NULL */
+    unsigned hooks;      /* AdmissionReview cases: GPA_SUITE_HOOK_* bits, the webhooks that answer, mutating first */
     gpa_suite_expect_t expect;
 } gpa_suite_case_t;
 
@@ -104,6 +112,7 @@ typedef struct st_gpa_suite_result_t {
     const gpa_suite_case_t *tc; /* borrowed */
     int passed;
     int error;                    /* the engine could not decode or check the object (see differences) */
+    int http_status;              /* AdmissionReview cases: 400 when a webhook refused the review (then not allowed) */
     int allowed;                  /* the verdict (when !error) */
     gpa_suite_strs_t rules;       /* rule ids found (deny and warn), sorted, each once */
     gpa_suite_strs_t warnings;    /* the verdict's warnings, in order */
@@ -115,7 +124,10 @@ typedef struct st_gpa_suite_result_t {
 } gpa_suite_result_t;
 
 /*
- * Runs one case through the engine with the suite's configuration and inventory and compares. Everything in
+ * Runs one case through the engine with the suite's configuration and inventory and compares. An AdmissionReview
+ * case is answered by gpa_review, the webhook's own function: by the mutating webhook, then the validating one on
+ * the patched object (or the one `webhook` names). Its verdict is the last answer's allowed and findings, the
+ * warnings of both, the mutating answer's mutations and object; an HTTP 400 counts as not allowed, no findings. Everything in
  * *out is allocated from `a` (the caller's, one per run), which must outlive the result; the case's documents
  * are copied into `a` before decoding, so the suite is never modified.
  */

@@ -1,6 +1,7 @@
 /*
  * Test suites: running one case of a loaded suite through the engine (gpa_decode_object + gpa_check, as the
- * cluster runs them) and matching what it said against the case's expectations. See suite.h for the contracts;
+ * cluster runs them; an AdmissionReview case through gpa_review, as the webhook answers it) and matching what it
+ * said against the case's expectations. See suite.h for the contracts;
  * loading a suite is suite.c's job.
  */
 #include "suite.h"
@@ -8,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admission/review.h"
 #include "base/buf.h"
+#include "document/emit.h"
 #include "kube/decode.h"
 
 static int cmp_str(const void *x, const void *y)
@@ -69,6 +72,70 @@ static int check_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case
     return gpa_check(a, s->config, obj != NULL ? obj : old, &opts, v, err);
 }
 
+/* The webhook's answer to a review, through the function the webhook calls (the review as JSON on the wire). */
+static void answer(gpa_arena_t *a, const gpa_suite_t *s, gpa_webhook_t hook, const gpa_value_t *review, gpa_review_t *r)
+{
+    gpa_buf_t body = GPA_BUF_INIT;
+    gpa_value_emit_json(&body, review, 0);
+    gpa_review(a, s->config, s->inventory, hook, body.base, body.len, r);
+    gpa_buf_dispose(&body);
+}
+
+/* request.object of a review tree, replaced by `object` (the mutating answer's result, for the validating webhook). */
+static void set_request_object(gpa_value_t *review, gpa_value_t *object)
+{
+    gpa_value_t *req = gpa_value_get(review, "request");
+    for (size_t i = 0; req != NULL && req->type == GPA_VOBJECT && i < req->u.object.len; i++)
+        if (strcmp(req->u.object.members[i].key, "object") == 0)
+            req->u.object.members[i].value = object;
+}
+
+static void add_warnings(gpa_arena_t *a, gpa_warnings_t *to, const gpa_warnings_t *from)
+{
+    for (size_t i = 0; i < from->len; i++)
+        *gpa_vec_push(a, to) = from->items[i];
+}
+
+/*
+ * An AdmissionReview case, answered as the cluster calls the webhooks: mutating, then validating on the patched
+ * object (suite.h). Returns the HTTP status: 200, or 400 with *reason set (then *v is not allowed, no findings).
+ */
+static int review_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, gpa_verdict_t *v, const char **reason)
+{
+    gpa_value_t *review = clone(a, tc->review);
+    gpa_value_t *req = gpa_value_get(review, "request");
+    memset(v, 0, sizeof(*v));
+    v->allowed = 1;
+    v->mutated = req != NULL ? gpa_value_get(req, "object") : NULL;
+    gpa_review_t r;
+    if (tc->hooks & GPA_SUITE_HOOK_MUTATE) {
+        answer(a, s, GPA_WEBHOOK_MUTATE, review, &r);
+        if (r.http_status != 200)
+            goto Refused;
+        v->allowed = r.allowed;
+        v->mutations = r.verdict.mutations;
+        v->patch = r.verdict.patch;
+        add_warnings(a, &v->warnings, &r.verdict.warnings);
+        if (r.verdict.patch.len != 0) {
+            v->mutated = r.verdict.mutated;
+            set_request_object(review, r.verdict.mutated);
+        }
+    }
+    if (tc->hooks & GPA_SUITE_HOOK_VALIDATE) {
+        answer(a, s, GPA_WEBHOOK_VALIDATE, review, &r);
+        if (r.http_status != 200)
+            goto Refused;
+        v->allowed = r.allowed;
+        v->violations = r.verdict.violations;
+        add_warnings(a, &v->warnings, &r.verdict.warnings);
+    }
+    return 200;
+Refused:
+    memset(v, 0, sizeof(*v));
+    *reason = r.body != NULL ? r.body : "";
+    return r.http_status;
+}
+
 static void sort_unique(gpa_suite_strs_t *x)
 {
     if (x->len > 1)
@@ -101,7 +168,10 @@ static void collect(gpa_arena_t *a, const gpa_verdict_t *v, gpa_suite_result_t *
                              f->path != NULL && f->path[0] ? gpa_arena_printf(a, " [at %s]", f->path) : "");
     }
     sort_unique(&r->rules);
-    r->warnings = strs_copy(a, v->warnings.items, v->warnings.len);
+    /* Every admission warning, whatever its origin: what the cluster would show for this request. */
+    r->warnings = (gpa_suite_strs_t){gpa_arena_calloc(a, v->warnings.len + 1, sizeof(char *)), v->warnings.len};
+    for (size_t i = 0; i < v->warnings.len; i++)
+        r->warnings.items[i] = v->warnings.items[i].text;
     r->mutations = strs_copy(a, v->mutations.items, v->mutations.len);
     sort_unique(&r->mutations);
 }
@@ -237,7 +307,9 @@ static void compare(gpa_arena_t *a, const gpa_suite_case_t *tc, const gpa_verdic
     }
     if (e->has_mutations && (s = set_diff(a, &e->mutations, &r->mutations)) != NULL)
         *gpa_vec_push(a, d) = gpa_arena_printf(a, "mutations: %s", s);
-    if (e->patched != NULL && (s = first_diff(a, e->patched, v->mutated, "")) != NULL)
+    if (e->patched != NULL && v->mutated == NULL)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "patched: expected %s, got no object", e->patched_file);
+    else if (e->patched != NULL && (s = first_diff(a, e->patched, v->mutated, "")) != NULL)
         *gpa_vec_push(a, d) = gpa_arena_printf(a, "patched: the mutated object differs from %s at %s", e->patched_file, s);
 }
 
@@ -259,7 +331,13 @@ void gpa_suite_run_case(gpa_arena_t *a, const gpa_suite_t *suite, const gpa_suit
     strvec_t diffs = {0};
     gpa_verdict_t v;
     gpa_error_t err;
-    if (check_case(a, suite, tc, &v, &err) != 0) {
+    const char *reason = NULL;
+    if (tc->review != NULL && (out->http_status = review_case(a, suite, tc, &v, &reason)) != 200) {
+        collect(a, &v, out);
+        out->findings = strs_copy(a, (const char *[]){gpa_arena_printf(a, "HTTP %d: %s", out->http_status, reason)}, 1);
+        out->got = gpa_arena_printf(a, "HTTP %d", out->http_status);
+        compare(a, tc, &v, out, &diffs);
+    } else if (tc->review == NULL && check_case(a, suite, tc, &v, &err) != 0) {
         char msg[1024];
         gpa_error_format(&err, msg, sizeof(msg));
         out->error = 1;

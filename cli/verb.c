@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "kube/decode.h"
 #include "input.h"
-#include "report.h"
+#include "objects.h"
 
 int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o)
 {
@@ -74,7 +74,7 @@ static int on_document(void *ctx, const char *file, const char *source, gpa_aren
 {
     gpa_verb_t *vb = ctx;
     gpa_objects_t objs = {0};
-    if (gpa_cli_decode(a, file, doc, &objs) != 0) {
+    if (gpa_cli_objects(a, file, doc, &objs) != 0) {
         vb->unreadable++;
         return 0; /* reported; the next document is still read */
     }

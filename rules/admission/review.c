@@ -3,23 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "admission/envelope.h"
 #include "kube/decode.h"
 #include "document/json.h"
-
-#define API_V1 "admission.k8s.io/v1"
-#define API_V1BETA1 "admission.k8s.io/v1beta1"
-
-/* What the request part of an AdmissionReview holds, read and type-checked once. */
-typedef struct st_request_t {
-    const char *api_version;
-    const char *uid;
-    const char *operation;
-    gpa_operation_t op;
-    const char *namespace_; /* request.namespace, "" when absent */
-    const char *name;       /* request.name, "" when absent */
-    const char *kind;       /* request.kind.kind, "" when absent */
-    gpa_value_t *object, *old_object;
-} request_t;
 
 /* ---- answering --------------------------------------------------------------------------------------------------- */
 
@@ -75,7 +61,8 @@ static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
     gpa_buf_dispose(&msg);
 }
 
-static void put_warnings(gpa_buf_t *b, const gpa_strings_t *w)
+/* Every warning, whatever its origin (mutation, warn finding, no room now). */
+static void put_warnings(gpa_buf_t *b, const gpa_warnings_t *w)
 {
     if (w->len == 0)
         return;
@@ -83,7 +70,7 @@ static void put_warnings(gpa_buf_t *b, const gpa_strings_t *w)
     for (size_t i = 0; i < w->len; i++) {
         if (i != 0)
             gpa_buf_putc(b, ',');
-        put_string(b, w->items[i]);
+        put_string(b, w->items[i].text);
     }
     gpa_buf_putc(b, ']');
 }
@@ -101,7 +88,7 @@ static void put_patch(gpa_buf_t *b, const gpa_patch_t *p)
     gpa_buf_dispose(&json);
 }
 
-static void answer(gpa_arena_t *a, gpa_webhook_t hook, const request_t *req, gpa_review_t *out)
+static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req, gpa_review_t *out)
 {
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_buf_puts(&b, "{\"apiVersion\":");
@@ -121,105 +108,9 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const request_t *req, gpa
     gpa_buf_dispose(&b);
 }
 
-/* ---- reading ----------------------------------------------------------------------------------------------------- */
-
-/* An optional string member: "" when absent or null; -1 (answered 400) when of another type. */
-static int opt_string(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *obj, const char *key, const char *path,
-                      const char **dst)
-{
-    const gpa_value_t *v = gpa_value_get(obj, key);
-    *dst = "";
-    if (v == NULL || v->type == GPA_VNULL)
-        return 0;
-    if (v->type != GPA_VSTRING)
-        return bad(a, out, path, "must be a string");
-    *dst = v->u.str.ptr;
-    return 0;
-}
-
-static int read_operation(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *request, request_t *req)
-{
-    static const struct {
-        const char *name;
-        gpa_operation_t op;
-    } ops[] = {{"CREATE", GPA_OP_CREATE}, {"UPDATE", GPA_OP_UPDATE}, {"DELETE", GPA_OP_DELETE}, {"CONNECT", GPA_OP_CONNECT}};
-    const char *s = gpa_value_string(gpa_value_get(request, "operation"));
-    if (s == NULL)
-        return bad(a, out, "request.operation", "must be a string: CREATE, UPDATE, DELETE or CONNECT");
-    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-        if (strcmp(s, ops[i].name) == 0) {
-            req->operation = ops[i].name;
-            req->op = ops[i].op;
-            return 0;
-        }
-    return bad(a, out, "request.operation", gpa_arena_printf(a, "\"%.40s\" is not CREATE, UPDATE, DELETE or CONNECT", s));
-}
-
-/* request.object / request.oldObject: an object when `required`, else an object, null or absent. */
-static int read_object(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *request, const char *key, const char *required_for,
-                       gpa_value_t **dst)
-{
-    gpa_value_t *v = gpa_value_get(request, key);
-    *dst = NULL;
-    if (v != NULL && v->type == GPA_VOBJECT) {
-        *dst = v;
-        return 0;
-    }
-    if (required_for == NULL && (v == NULL || v->type == GPA_VNULL))
-        return 0;
-    const char *path = gpa_arena_printf(a, "request.%s", key);
-    if (v == NULL || v->type == GPA_VNULL)
-        return bad(a, out, path, gpa_arena_printf(a, "missing (required for %s)", required_for));
-    return bad(a, out, path, "must be an object");
-}
-
-static int read_envelope(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *root, const gpa_value_t **request, request_t *req)
-{
-    if (root->type != GPA_VOBJECT)
-        return bad(a, out, "(root)", "an AdmissionReview must be a JSON object");
-    const char *api = gpa_value_string(gpa_value_get(root, "apiVersion"));
-    if (api == NULL || (strcmp(api, API_V1) != 0 && strcmp(api, API_V1BETA1) != 0))
-        return bad(a, out, "apiVersion", "must be \"" API_V1 "\" or \"" API_V1BETA1 "\"");
-    req->api_version = strcmp(api, API_V1) == 0 ? API_V1 : API_V1BETA1;
-    out->api_version = req->api_version;
-    const char *kind = gpa_value_string(gpa_value_get(root, "kind"));
-    if (kind == NULL || strcmp(kind, "AdmissionReview") != 0)
-        return bad(a, out, "kind", "must be \"AdmissionReview\"");
-    *request = gpa_value_get(root, "request");
-    if (*request == NULL || (*request)->type != GPA_VOBJECT)
-        return bad(a, out, "request", *request == NULL ? "missing" : "must be an object");
-    return 0;
-}
-
-static int read_request(gpa_arena_t *a, gpa_review_t *out, const gpa_value_t *root, request_t *req)
-{
-    const gpa_value_t *request = NULL;
-    if (read_envelope(a, out, root, &request, req) != 0)
-        return -1;
-    req->uid = gpa_value_string(gpa_value_get(request, "uid"));
-    if (req->uid == NULL || req->uid[0] == '\0')
-        return bad(a, out, "request.uid", "must be a non-empty string");
-    out->uid = req->uid;
-    if (read_operation(a, out, request, req) != 0)
-        return -1;
-    out->operation = req->operation;
-    const gpa_value_t *kind = gpa_value_get(request, "kind");
-    req->kind = "";
-    if (opt_string(a, out, request, "namespace", "request.namespace", &req->namespace_) != 0 ||
-        opt_string(a, out, request, "name", "request.name", &req->name) != 0 ||
-        (kind != NULL && kind->type == GPA_VOBJECT && opt_string(a, out, kind, "kind", "request.kind.kind", &req->kind) != 0))
-        return -1;
-    if (req->op != GPA_OP_CREATE && req->op != GPA_OP_UPDATE)
-        return 0; /* DELETE and CONNECT are admitted whatever they carry */
-    const char *update = req->op == GPA_OP_UPDATE ? "UPDATE" : NULL;
-    if (read_object(a, out, request, "object", req->operation, &req->object) != 0 ||
-        read_object(a, out, request, "oldObject", update, &req->old_object) != 0)
-        return -1;
-    return 0;
-}
-
 /* Decodes request.<key>, placed where the request stores it (gpa_object_set_request). */
-static int decode(gpa_arena_t *a, gpa_review_t *out, const request_t *req, gpa_value_t *doc, const char *key, gpa_object_t **obj)
+static int decode(gpa_arena_t *a, gpa_review_t *out, const gpa_envelope_t *req, gpa_value_t *doc, const char *key,
+                  gpa_object_t **obj)
 {
     gpa_error_t err;
     gpa_error_init(&err, NULL);
@@ -231,13 +122,14 @@ static int decode(gpa_arena_t *a, gpa_review_t *out, const request_t *req, gpa_v
     return 0;
 }
 
-static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const request_t *req,
-                  gpa_review_t *out)
+static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook,
+                  const gpa_envelope_t *req, gpa_review_t *out)
 {
     gpa_object_t *obj = NULL, *old = NULL;
-    if (req->object != NULL && decode(a, out, req, req->object, "object", &obj) != 0)
+    int judged = req->op == GPA_OP_CREATE || req->op == GPA_OP_UPDATE; /* DELETE and CONNECT: admitted as they are */
+    if (judged && req->object != NULL && decode(a, out, req, req->object, "object", &obj) != 0)
         return;
-    if (req->old_object != NULL && decode(a, out, req, req->old_object, "oldObject", &old) != 0)
+    if (judged && req->old_object != NULL && decode(a, out, req, req->old_object, "oldObject", &old) != 0)
         return;
     const gpa_object_t *facts = obj != NULL ? obj : old;
     if (facts != NULL) {
@@ -246,7 +138,7 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
         out->name = facts->name;
     }
     out->allowed = 1;
-    if (req->op == GPA_OP_CREATE || req->op == GPA_OP_UPDATE) {
+    if (judged) {
         gpa_check_opts_t opts = {.operation = req->op,
                                  .old_object = old,
                                  .mutate = hook == GPA_WEBHOOK_MUTATE,
@@ -278,9 +170,15 @@ void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *
             gpa_arena_printf(a, "not JSON: line %u column %u: %s", err.line, err.column, body == NULL ? "no body" : err.message));
         return;
     }
-    request_t req = {0};
-    if (read_request(a, out, root, &req) != 0)
+    gpa_envelope_t req;
+    int rc = gpa_envelope_read(root, &req, &err);
+    out->api_version = req.api_version;
+    out->uid = req.uid;
+    out->operation = req.operation;
+    if (rc != 0) {
+        bad(a, out, err.path, err.message);
         return;
+    }
     out->kind = req.kind;
     out->namespace_ = req.namespace_;
     out->name = req.name;

@@ -1,8 +1,8 @@
 /*
- * The canonical request (SPEC §5). It reads amounts with the same helpers and the same arithmetic as the rules
- * (rules_impl.h: gpa_koord_devices, gpa_cards_for, gpa_over_100), so a container the rules admit normalizes and
- * the two never disagree about counts or per-device amounts. A spec the rules would deny structurally (whatever
- * the configured actions) does not normalize: -1, and the rules say why.
+ * The canonical request (SPEC §5). What a request means is kube/gpu_request.h's, which the rules and the
+ * mutations read too (amounts, Koordinator forms, devices and per-device shares, mGPU cards), so a container
+ * the rules admit normalizes and the two never disagree about counts or per-device amounts. A spec the rules would deny
+ * structurally (whatever the configured actions) does not normalize: -1, and the rules say why.
  */
 #include "alloc/normalize.h"
 #include "kube/gpu_request.h"
@@ -11,22 +11,6 @@
 #include <string.h>
 
 typedef GPA_VEC(gpa_device_group_t) groups_t;
-
-/* Every amount of dialect d in c parses, is not negative, and its request equals its limit. */
-static int amounts_sound(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d)
-{
-    for (int r = 0; r < GPA_R__COUNT; r++) {
-        if (gpa_resource_dialect((gpa_resource_t)r) != d || (dialects & (unsigned)d) == 0)
-            continue;
-        const gpa_amount_t *req = &c->requests[r], *lim = &c->limits[r];
-        if ((req->present && (req->status != GPA_Q_OK || req->value < 0)) ||
-            (lim->present && (lim->status != GPA_Q_OK || lim->value < 0)))
-            return 0;
-        if (req->present && lim->present && req->value != lim->value)
-            return 0;
-    }
-    return 1;
-}
 
 static gpa_device_group_t *push_group(gpa_arena_t *a, groups_t *v, const gpa_container_t *c, gpa_dialect_t d, int64_t count)
 {
@@ -55,45 +39,23 @@ static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_container_
     return 0;
 }
 
-/* The Koordinator combinations the rules deny outright (memory-ratio-exclusive, core/shared without memory,
- * deprecated-gpu-mixed, non-positive). */
-static int koord_forms_ok(unsigned dialects, const gpa_container_t *c)
-{
-    int mem = gpa_gpu_declared(dialects, c, GPA_R_GPU_MEMORY), ratio = gpa_gpu_declared(dialects, c, GPA_R_GPU_MEMORY_RATIO);
-    int core = gpa_gpu_declared(dialects, c, GPA_R_GPU_CORE), shared = gpa_gpu_declared(dialects, c, GPA_R_GPU_SHARED);
-    int gpu = gpa_gpu_declared(dialects, c, GPA_R_GPU);
-    if (gpa_gpu_amount(dialects, c, GPA_R_GPU_SHARED) != NULL && !shared)
-        return 0; /* gpu.shared: 0 */
-    if (gpa_gpu_amount(dialects, c, GPA_R_GPU) != NULL && !gpu)
-        return 0; /* gpu: 0 */
-    if (mem && ratio)
-        return 0;
-    if (gpu && (mem || ratio || core || shared))
-        return 0;
-    return gpu || mem || ratio;
-}
-
 static int koord_group(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, groups_t *v)
 {
-    if (!amounts_sound(dialects, c, GPA_DIALECT_KOORDINATOR) || !koord_forms_ok(dialects, c))
+    gpa_koord_view_t kv;
+    gpa_koord_share_t share;
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_KOORDINATOR))
         return -1;
-    int64_t n = gpa_koord_devices(dialects, c), core = gpa_koord_core(dialects, c), ratio = gpa_koord_ratio(dialects, c), mem;
-    int explicit_n = gpa_gpu_declared(dialects, c, GPA_R_GPU_SHARED);
-    gpa_gpu_value(dialects, c, GPA_R_GPU_MEMORY, &mem);
-    if (n <= 0 || n > UINT_MAX)
+    gpa_koord_view_container(dialects, c, &kv);
+    if (!gpa_koord_view_well_formed(&kv) || gpa_koord_view_share(&kv, &share) != 0 || share.devices > UINT_MAX)
         return -1;
-    if (!explicit_n && ((core > 100 && core % 100 != 0) || (ratio > 100 && ratio % 100 != 0)))
-        return -1;
-    if (core % n != 0 || ratio % n != 0 || gpa_over_100(core, n) || gpa_over_100(ratio, n))
-        return -1;
-    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_KOORDINATOR, n);
-    g->core = core / n;
-    if (mem > 0) {
+    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_KOORDINATOR, share.devices);
+    g->core = share.core;
+    if (share.memory > 0) {
         g->memory_kind = GPA_MEMORY_BYTES;
-        g->memory_bytes = gpa_ceil_div(mem, n);
+        g->memory_bytes = share.memory;
     } else {
         g->memory_kind = GPA_MEMORY_RATIO;
-        g->memory_ratio = ratio / n;
+        g->memory_ratio = share.ratio;
     }
     g->whole = g->core == 100 && g->memory_kind == GPA_MEMORY_RATIO && g->memory_ratio == 100;
     return 0;
@@ -102,7 +64,7 @@ static int koord_group(gpa_arena_t *a, unsigned dialects, const gpa_container_t 
 static int mgpu_group(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, groups_t *v)
 {
     int64_t core, mem;
-    if (!amounts_sound(dialects, c, GPA_DIALECT_MGPU) || !gpa_gpu_value(dialects, c, GPA_R_MGPU_CORE, &core))
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_MGPU) || !gpa_gpu_value(dialects, c, GPA_R_MGPU_CORE, &core))
         return -1;
     const gpa_amount_t *mem_am = gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY);
     if (mem_am != NULL && mem_am->suffix == GPA_QS_BINARY)
@@ -132,7 +94,7 @@ static int mgpu_group(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *card
 
 static int container_groups(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, groups_t *v)
 {
-    if (!amounts_sound(dialects, c, GPA_DIALECT_VENDOR) || vendor_groups(a, dialects, c, v) != 0)
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_VENDOR) || vendor_groups(a, dialects, c, v) != 0)
         return -1;
     if (gpa_gpu_any(dialects, c, GPA_DIALECT_KOORDINATOR) && koord_group(a, dialects, c, v) != 0)
         return -1;

@@ -28,6 +28,21 @@ int gpa_gpu_is_mgpu(unsigned dialects, const gpa_container_t *c)
     return gpa_gpu_amount(dialects, c, GPA_R_MGPU_CORE) != NULL || gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY) != NULL;
 }
 
+int gpa_gpu_sound(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d)
+{
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        if (gpa_resource_dialect((gpa_resource_t)r) != d || (dialects & (unsigned)d) == 0)
+            continue;
+        const gpa_amount_t *req = &c->requests[r], *lim = &c->limits[r];
+        if ((req->present && (req->status != GPA_Q_OK || req->value < 0)) ||
+            (lim->present && (lim->status != GPA_Q_OK || lim->value < 0)))
+            return 0;
+        if (req->present && lim->present && req->value != lim->value)
+            return 0;
+    }
+    return 1;
+}
+
 /* PodRequests for one resource: max(sum over app containers, largest init container); -1 on overflow. */
 static int64_t pod_total(unsigned dialects, const gpa_podspec_t *pod, gpa_resource_t r)
 {
@@ -79,13 +94,80 @@ void gpa_pod_facts_init(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *
 
 /* ---- Koordinator ---- */
 
-void gpa_koord_view_container(unsigned dialects, const gpa_container_t *c, gpa_koord_view_t *kv)
+#define MEM GPA_R_GPU_MEMORY
+#define BIT(r) (1u << (r))
+
+_Static_assert(GPA_R__COUNT <= 32, "a view keeps one bit per resource");
+
+void gpa_koord_view_values(unsigned dialects, const gpa_gpu_value_t values[GPA_R__COUNT], gpa_koord_view_t *kv)
 {
     memset(kv, 0, sizeof(*kv));
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        const gpa_gpu_value_t *x = &values[r];
+        if (!x->present || (dialects & (unsigned)gpa_resource_dialect((gpa_resource_t)r)) == 0)
+            continue;
+        kv->present |= BIT(r);
+        if (!(x->ok && x->value == 0))
+            kv->declared |= BIT(r);
+        if (x->ok && x->value > 0)
+            kv->v[r] = x->value;
+    }
+    kv->shared_unusable = (kv->present & BIT(SHARED)) != 0 && kv->v[SHARED] == 0;
+}
+
+void gpa_koord_view_container(unsigned dialects, const gpa_container_t *c, gpa_koord_view_t *kv)
+{
+    gpa_gpu_value_t values[GPA_R__COUNT];
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        const gpa_amount_t *am = gpa_container_amount(c, (gpa_resource_t)r);
+        values[r] = (gpa_gpu_value_t){am != NULL, am != NULL && am->status == GPA_Q_OK, am != NULL ? am->value : 0};
+    }
+    gpa_koord_view_values(dialects, values, kv);
     kv->c = c;
-    for (int r = 0; r < GPA_R__COUNT; r++)
-        gpa_gpu_value(dialects, c, (gpa_resource_t)r, &kv->v[r]);
-    kv->shared_unusable = gpa_gpu_amount(dialects, c, SHARED) != NULL && kv->v[SHARED] == 0;
+}
+
+gpa_resource_t gpa_koord_view_mixed_with(const gpa_koord_view_t *kv)
+{
+    static const gpa_resource_t others[] = {MEM, RATIO, CORE, SHARED};
+    if (!gpa_koord_view_declared(kv, GPU))
+        return GPA_R_UNKNOWN;
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        if (gpa_koord_view_declared(kv, others[i]))
+            return others[i];
+    return GPA_R_UNKNOWN;
+}
+
+unsigned gpa_koord_view_faults(const gpa_koord_view_t *kv)
+{
+    unsigned f = 0;
+    int memory = gpa_koord_view_has_memory(kv);
+    if (gpa_koord_view_declared(kv, MEM) && gpa_koord_view_declared(kv, RATIO))
+        f |= GPA_KOORD_MEMORY_AND_RATIO;
+    if (gpa_koord_view_declared(kv, CORE) && !memory)
+        f |= GPA_KOORD_CORE_WITHOUT_MEMORY;
+    if (gpa_koord_view_declared(kv, SHARED) && !memory)
+        f |= GPA_KOORD_SHARED_WITHOUT_MEMORY;
+    if (gpa_koord_view_mixed_with(kv) != GPA_R_UNKNOWN)
+        f |= GPA_KOORD_DEPRECATED_MIXED;
+    if ((gpa_koord_view_present(kv, SHARED) && !gpa_koord_view_declared(kv, SHARED)) ||
+        (gpa_koord_view_present(kv, GPU) && !gpa_koord_view_declared(kv, GPU)))
+        f |= GPA_KOORD_ZERO_COUNT;
+    return f;
+}
+
+int gpa_koord_view_well_formed(const gpa_koord_view_t *kv)
+{
+    return gpa_koord_view_faults(kv) == 0 && (gpa_koord_view_declared(kv, GPU) || gpa_koord_view_has_memory(kv));
+}
+
+int gpa_koord_view_deprecated_alone(const gpa_koord_view_t *kv)
+{
+    return kv->v[GPU] > 0 && gpa_koord_view_mixed_with(kv) == GPA_R_UNKNOWN && !gpa_koord_view_present(kv, SHARED);
+}
+
+int gpa_koord_view_needs_shared(const gpa_koord_view_t *kv)
+{
+    return (kv->v[MEM] > 0 || kv->v[RATIO] > 0) && !gpa_koord_view_present(kv, SHARED);
 }
 
 int64_t gpa_koord_view_core(const gpa_koord_view_t *kv)
@@ -112,25 +194,23 @@ int64_t gpa_koord_view_devices(const gpa_koord_view_t *kv)
     return 1;
 }
 
-int64_t gpa_koord_core(unsigned dialects, const gpa_container_t *c)
+int gpa_koord_view_share(const gpa_koord_view_t *kv, gpa_koord_share_t *out)
 {
-    gpa_koord_view_t kv;
-    gpa_koord_view_container(dialects, c, &kv);
-    return gpa_koord_view_core(&kv);
-}
-
-int64_t gpa_koord_ratio(unsigned dialects, const gpa_container_t *c)
-{
-    gpa_koord_view_t kv;
-    gpa_koord_view_container(dialects, c, &kv);
-    return gpa_koord_view_ratio(&kv);
-}
-
-int64_t gpa_koord_devices(unsigned dialects, const gpa_container_t *c)
-{
-    gpa_koord_view_t kv;
-    gpa_koord_view_container(dialects, c, &kv);
-    return gpa_koord_view_devices(&kv);
+    int64_t n = gpa_koord_view_devices(kv), core = gpa_koord_view_core(kv), ratio = gpa_koord_view_ratio(kv), mem = kv->v[MEM];
+    memset(out, 0, sizeof(*out));
+    if (n <= 0)
+        return -1;
+    if (kv->v[SHARED] == 0 && ((core > 100 && core % 100 != 0) || (ratio > 100 && ratio % 100 != 0)))
+        return -1; /* without gpu.shared, above one device only whole devices */
+    if (core % n != 0 || ratio % n != 0 || gpa_over_100(core, n) || gpa_over_100(ratio, n))
+        return -1;
+    out->devices = n;
+    out->core = core / n;
+    if (mem > 0)
+        out->memory = gpa_ceil_div(mem, n);
+    else
+        out->ratio = ratio / n;
+    return 0;
 }
 
 /* ---- Volcano mGPU ---- */

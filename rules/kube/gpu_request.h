@@ -57,20 +57,78 @@ static inline int gpa_gpu_value(unsigned dialects, const gpa_container_t *c, gpa
 int gpa_gpu_any(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d);
 /* mGPU container: mgpu-core or mgpu-memory appears in its requests or limits (even as 0), dialect enabled. */
 int gpa_gpu_is_mgpu(unsigned dialects, const gpa_container_t *c);
+/* Every amount of dialect d in c parses, is not negative, and where request and limit are both given they are
+ * equal: what malformed-quantity, non-positive (negatives) and request-limit-mismatch ask. 1 when d is off. */
+int gpa_gpu_sound(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d);
 
 /* ---- Koordinator ---- */
 
 /*
- * One Koordinator request as the arithmetic sees it: one container's values, or a Pod's totals (the scheduler
- * sums a Pod's containers, Kubernetes' PodRequests rule).
+ * One resource's amount as a view reads it, whatever it was read from: a container's request (else limit), or
+ * a mutation's plan of what the container will hold once patched.
+ */
+typedef struct st_gpa_gpu_value_t {
+    int present;   /* given (request or limit), even as 0 or unparsable */
+    int ok;        /* parsed to a whole number: `value` counts */
+    int64_t value; /* when ok */
+} gpa_gpu_value_t;
+
+/*
+ * One Koordinator request as every reader sees it: one container's values (or a plan's), or a Pod's totals (the
+ * scheduler sums a Pod's containers, Kubernetes' PodRequests rule). Build it with gpa_koord_view_container or
+ * gpa_koord_view_values (never by hand, except a Pod's totals: v only).
  */
 typedef struct st_gpa_koord_view_t {
     int64_t v[GPA_R__COUNT];  /* declared, parsed, positive values; 0 otherwise */
+    unsigned present;         /* bit 1u << r: r is given at all (even as 0 or malformed) */
+    unsigned declared;        /* bit 1u << r: given and not an exact 0 ("declared", above) */
     int shared_unusable;      /* gpu.shared declared but negative, 0 or malformed: non-positive says so */
-    const gpa_container_t *c; /* NULL: a Pod's totals */
+    const gpa_container_t *c; /* the container read; NULL for a Pod's totals or a plan */
 } gpa_koord_view_t;
 
 void gpa_koord_view_container(unsigned dialects, const gpa_container_t *c, gpa_koord_view_t *out);
+/* The view of values indexed by resource (a mutation's plan); resources of dialects not enabled are not seen. */
+void gpa_koord_view_values(unsigned dialects, const gpa_gpu_value_t values[GPA_R__COUNT], gpa_koord_view_t *out);
+
+static inline int gpa_koord_view_declared(const gpa_koord_view_t *kv, gpa_resource_t r)
+{
+    return (kv->declared & (1u << r)) != 0;
+}
+static inline int gpa_koord_view_present(const gpa_koord_view_t *kv, gpa_resource_t r)
+{
+    return (kv->present & (1u << r)) != 0;
+}
+/* A memory form (gpu-memory or gpu-memory-ratio) is declared. */
+static inline int gpa_koord_view_has_memory(const gpa_koord_view_t *kv)
+{
+    return gpa_koord_view_declared(kv, GPA_R_GPU_MEMORY) || gpa_koord_view_declared(kv, GPA_R_GPU_MEMORY_RATIO);
+}
+
+/*
+ * The forms: which combinations of Koordinator resources one container may declare. Each fault is a rule's
+ * (SPEC §3); a container with none of them and something to ask for (gpa_koord_view_well_formed) has a meaning.
+ */
+enum {
+    GPA_KOORD_MEMORY_AND_RATIO = 1 << 0,      /* gpu-memory and gpu-memory-ratio (memory-ratio-exclusive) */
+    GPA_KOORD_CORE_WITHOUT_MEMORY = 1 << 1,   /* gpu-core and no memory form (core-without-memory) */
+    GPA_KOORD_SHARED_WITHOUT_MEMORY = 1 << 2, /* gpu.shared and no memory form (shared-without-memory) */
+    GPA_KOORD_DEPRECATED_MIXED = 1 << 3,      /* koordinator.sh/gpu with another share resource (deprecated-gpu-mixed) */
+    GPA_KOORD_ZERO_COUNT = 1 << 4,            /* gpu.shared or koordinator.sh/gpu given as 0 (non-positive) */
+};
+/* The GPA_KOORD_* faults of a container's (or a plan's) view; 0 when its form is sound. */
+unsigned gpa_koord_view_faults(const gpa_koord_view_t *kv);
+/* The other share resource koordinator.sh/gpu is declared beside (GPA_KOORD_DEPRECATED_MIXED), first of gpu-memory,
+ * gpu-memory-ratio, gpu-core, gpu.shared; GPA_R_UNKNOWN when none. */
+gpa_resource_t gpa_koord_view_mixed_with(const gpa_koord_view_t *kv);
+/* No fault, and something to ask for: koordinator.sh/gpu, or a memory form. */
+int gpa_koord_view_well_formed(const gpa_koord_view_t *kv);
+/* koordinator.sh/gpu: N (N > 0) with no other share resource declared and no gpu.shared given at all: the form
+ * expand-gpu rewrites (a share resource declared as 0 counts as not declared; gpu.shared: 0 is non-positive's). */
+int gpa_koord_view_deprecated_alone(const gpa_koord_view_t *kv);
+/* A memory form with a positive value and no gpu.shared given: the form inject-gpu-shared completes with
+ * gpa_koord_view_devices (and shared-required asks the user to). */
+int gpa_koord_view_needs_shared(const gpa_koord_view_t *kv);
+
 /* Compute percent (gpu-core, else the deprecated gpu) and memory ratio (gpu-memory-ratio, else gpu). */
 int64_t gpa_koord_view_core(const gpa_koord_view_t *kv);
 int64_t gpa_koord_view_ratio(const gpa_koord_view_t *kv);
@@ -81,16 +139,27 @@ int64_t gpa_koord_view_ratio(const gpa_koord_view_t *kv);
  */
 int64_t gpa_koord_view_devices(const gpa_koord_view_t *kv);
 
-/* The same, read from one container. */
-int64_t gpa_koord_core(unsigned dialects, const gpa_container_t *c);
-int64_t gpa_koord_ratio(unsigned dialects, const gpa_container_t *c);
-int64_t gpa_koord_devices(unsigned dialects, const gpa_container_t *c);
-
 /* Per-device share above 100 percent: x / n > 100, exactly. */
 static inline int gpa_over_100(int64_t x, int64_t n)
 {
     return x / n > 100 || (x / n == 100 && x % n != 0);
 }
+
+/* What each device of a Koordinator request gets. */
+typedef struct st_gpa_koord_share_t {
+    int64_t devices; /* n: gpu.shared, or its derivation */
+    int64_t core;    /* percent of one device's compute: core / n */
+    int64_t ratio;   /* percent of one device's memory: ratio / n (0 when memory is asked in bytes) */
+    int64_t memory;  /* bytes: ceil(gpu-memory / n), never less than asked (0 when asked as a ratio) */
+} gpa_koord_share_t;
+
+/*
+ * The per-device share of a view: 0 with *out set when the request splits evenly over its devices
+ * (multi-card-divisibility: with gpu.shared, core and ratio are multiples of n; without it, values above 100
+ * are whole devices) and no device gets more than 100 (per-device-over-100); -1 otherwise (the rules say why).
+ * Forms are not checked here: see gpa_koord_view_well_formed.
+ */
+int gpa_koord_view_share(const gpa_koord_view_t *kv, gpa_koord_share_t *out);
 
 /* ---- Volcano mGPU ---- */
 

@@ -14,14 +14,8 @@
 #include "base/error.h"
 #include "alloc/alloc.h"
 #include "document/value.h"
-
-#define GPA_RULE_MAX 32
-
-typedef enum en_gpa_action_t {
-    GPA_ACTION_DENY,
-    GPA_ACTION_WARN,
-    GPA_ACTION_OFF,
-} gpa_action_t;
+#include "policy/rules.h"
+#include "policy/verdict.h"
 
 typedef struct st_gpa_config_t {
     int64_t min_device_memory;          /* bytes; default 256Mi */

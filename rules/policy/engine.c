@@ -4,75 +4,7 @@
 
 #include "kube/decode.h"
 #include "policy/mutate.h"
-#include "policy/rules.h"
-
-/* kube-apiserver's limits for an AdmissionResponse warning (reference/formats.md). */
-#define WARNING_MAX 119 /* bytes, so every warning is < 120 */
-
-const char *gpa_violation_line(gpa_arena_t *a, const gpa_violation_t *v)
-{
-    if (v->container != NULL && v->container[0] != '\0')
-        return gpa_arena_printf(a, "%s: %s: %s", v->container, v->rule, v->message);
-    return gpa_arena_printf(a, "%s: %s", v->rule, v->message);
-}
-
-/* Length of the longest prefix of s[0..n) that is at most max bytes and does not cut a UTF-8 sequence. */
-static size_t utf8_prefix(const char *s, size_t n, size_t max)
-{
-    if (n <= max)
-        return n;
-    size_t len = max;
-    while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
-        len--; /* s[len] continues a sequence: cut before the sequence's first byte */
-    return len;
-}
-
-static int starts_with_warning(const char *s)
-{
-    static const char prefix[] = "warning:";
-    for (size_t i = 0; i < sizeof(prefix) - 1; i++)
-        if (s[i] == '\0' || (s[i] | 0x20) != prefix[i])
-            return 0;
-    return 1;
-}
-
-/*
- * One AdmissionResponse warning from any line: control characters become spaces (one line, no newline), a
- * leading "Warning:" is dropped (the client adds its own), and a long line is cut on a UTF-8 boundary with
- * "..." so that the result stays under 120 bytes. Arena-owned.
- */
-static const char *warning_line(gpa_arena_t *a, const char *line)
-{
-    while (starts_with_warning(line)) {
-        line += 8;
-        while (*line == ' ')
-            line++;
-    }
-    size_t n = strlen(line);
-    size_t keep = n <= WARNING_MAX ? n : utf8_prefix(line, n, WARNING_MAX - 3);
-    char *out = gpa_arena_alloc(a, keep + 4);
-    for (size_t i = 0; i < keep; i++) {
-        unsigned char c = (unsigned char)line[i];
-        out[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
-    }
-    if (keep < n) {
-        memcpy(out + keep, "...", 3);
-        keep += 3;
-    }
-    out[keep] = '\0';
-    return out;
-}
-
-static void add_warning(gpa_arena_t *a, gpa_strings_t *warnings, const char *line)
-{
-    const char *w = warning_line(a, line);
-    if (w[0] == '\0')
-        return;
-    for (size_t i = 0; i < warnings->len; i++)
-        if (strcmp(warnings->items[i], w) == 0)
-            return; /* the same line from two templates says nothing new */
-    *gpa_vec_push(a, warnings) = w;
-}
+#include "policy/validate.h"
 
 static int same_str(const char *x, const char *y)
 {
@@ -93,9 +25,9 @@ static int already_had(const gpa_violations_t *old, const gpa_violation_t *v)
 /* Mutates (CREATE): sets out->patch, out->mutations, out->mutated and, when `reread`, *target to the mutated object
  * decoded again (validation must read what the API server will store, not what was sent). */
 static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, int reread, gpa_verdict_t *out,
-                         gpa_strings_t *mutation_warnings, gpa_object_t **target, gpa_error_t *err)
+                         gpa_object_t **target, gpa_error_t *err)
 {
-    gpa_mutate(a, cfg, obj, &out->patch, mutation_warnings, &out->mutations);
+    gpa_mutate(a, cfg, obj, &out->patch, &out->warnings, &out->mutations);
     if (out->patch.len == 0)
         return 0;
     gpa_value_t *root = obj->root;
@@ -125,11 +57,13 @@ static void run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_ch
         const gpa_violation_t *v = &found.items[i];
         if (v->action == GPA_ACTION_OFF || (update && already_had(&old, v)))
             continue;
+        size_t at = out->violations.len;
         *gpa_vec_push(a, &out->violations) = *v;
         if (v->action == GPA_ACTION_DENY)
             out->allowed = 0;
         else
-            *gpa_vec_push(a, &out->warnings) = gpa_violation_line(a, v); /* made into warnings by gpa_check */
+            gpa_warnings_add(a, &out->warnings, v->not_now ? GPA_WARNING_NOT_NOW : GPA_WARNING_RULE, gpa_violation_line(a, v), NULL,
+                             at);
     }
 }
 
@@ -144,18 +78,10 @@ int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const 
     if (gpa_config_excludes(cfg, obj->namespace_) || obj->npods == 0)
         return 0;
     gpa_object_t *target = obj;
-    gpa_strings_t mutation_warnings = {0};
-    if (opts->mutate && opts->operation == GPA_OP_CREATE &&
-        run_mutations(a, cfg, obj, opts->validate, out, &mutation_warnings, &target, err) != 0)
+    /* Mutation warnings come first: they say what happened to the object before validation read it. */
+    if (opts->mutate && opts->operation == GPA_OP_CREATE && run_mutations(a, cfg, obj, opts->validate, out, &target, err) != 0)
         return -1;
     if (opts->validate)
         run_validation(a, cfg, opts, target, out);
-    /* Mutation warnings first: they say what happened to the object before validation read it. */
-    gpa_strings_t warnings = {0};
-    for (size_t i = 0; i < mutation_warnings.len; i++)
-        add_warning(a, &warnings, mutation_warnings.items[i]);
-    for (size_t i = 0; i < out->warnings.len; i++)
-        add_warning(a, &warnings, out->warnings.items[i]);
-    out->warnings = warnings;
     return 0;
 }

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
+#include "kube/gpu_request.h"
 #include "kube/quantity.h"
-#include "policy/rules.h"
-#include "policy/rule_ctx.h"
+#include "policy/validate.h"
 
 /* What one resource of one map (requests or limits) will hold once the patch is applied. */
 typedef struct st_planned_t {
@@ -22,7 +22,8 @@ struct st_gpa_mutate_ctx_t {
     const gpa_container_t *c;
     planned_t req[GPA_R__COUNT];
     planned_t lim[GPA_R__COUNT];
-    gpa_strings_t *warnings;
+    const char *mutation;     /* id of the mutation being planned */
+    gpa_warnings_t *warnings; /* planned: raw lines, kept only when the container is mutated */
 };
 
 /* ---- the plan ---------------------------------------------------------------------------------------------------- */
@@ -45,27 +46,15 @@ static const planned_t *effective(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
     return ctx->lim[r].present ? &ctx->lim[r] : NULL;
 }
 
-/* Whether r is declared with a usable value > 0 (a 0 counts as not declared, SPEC §3 non-positive). */
-static int positive(const gpa_mutate_ctx_t *ctx, gpa_resource_t r, int64_t *value)
+/* What the plan will mean once patched, read the one way kube/gpu_request.h reads any request. */
+static void plan_view(const gpa_mutate_ctx_t *ctx, gpa_koord_view_t *kv)
 {
-    const planned_t *p = effective(ctx, r);
-    if (p == NULL || !p->usable || p->value <= 0)
-        return 0;
-    if (value != NULL)
-        *value = p->value;
-    return 1;
-}
-
-static int declared(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
-{
-    return effective(ctx, r) != NULL;
-}
-
-/* Declared and not an exact 0: what the rules call declared (rules_impl.h), so "alone" means the same to both. */
-static int declared_nonzero(const gpa_mutate_ctx_t *ctx, gpa_resource_t r)
-{
-    const planned_t *p = effective(ctx, r);
-    return p != NULL && !(p->usable && p->value == 0);
+    gpa_gpu_value_t values[GPA_R__COUNT];
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        const planned_t *p = effective(ctx, (gpa_resource_t)r);
+        values[r] = p != NULL ? (gpa_gpu_value_t){1, p->usable, p->value} : (gpa_gpu_value_t){0, 0, 0};
+    }
+    gpa_koord_view_values(ctx->cfg->dialects, values, kv);
 }
 
 static void plan_set(gpa_mutate_ctx_t *ctx, planned_t *p, int64_t value, int binary)
@@ -96,7 +85,7 @@ static int dialect_on(const gpa_mutate_ctx_t *ctx, gpa_dialect_t d)
 
 static void warn(gpa_mutate_ctx_t *ctx, const char *line)
 {
-    *gpa_vec_push(ctx->a, ctx->warnings) = line;
+    *gpa_vec_push(ctx->a, ctx->warnings) = (gpa_warning_t){GPA_WARNING_MUTATION, line, ctx->mutation, 0};
 }
 
 /* ---- the mutations ----------------------------------------------------------------------------------------------- */
@@ -105,12 +94,11 @@ static void warn(gpa_mutate_ctx_t *ctx, const char *line)
  * share resource beside it the container breaks deprecated-gpu-mixed, and we never guess which one wins. */
 static int expand_gpu(gpa_mutate_ctx_t *ctx)
 {
-    int64_t n;
-    if (!dialect_on(ctx, GPA_DIALECT_KOORDINATOR) || !positive(ctx, GPA_R_GPU, &n))
+    gpa_koord_view_t kv;
+    plan_view(ctx, &kv);
+    if (!gpa_koord_view_deprecated_alone(&kv))
         return 0;
-    if (declared_nonzero(ctx, GPA_R_GPU_CORE) || declared_nonzero(ctx, GPA_R_GPU_MEMORY) ||
-        declared_nonzero(ctx, GPA_R_GPU_MEMORY_RATIO) || declared(ctx, GPA_R_GPU_SHARED))
-        return 0; /* a share resource declared as 0 counts as not declared; gpu.shared: 0 is non-positive's */
+    int64_t n = kv.v[GPA_R_GPU];
     plan_set_both(ctx, GPA_R_GPU_CORE, n);
     plan_set_both(ctx, GPA_R_GPU_MEMORY_RATIO, n);
     plan_drop(ctx, GPA_R_GPU);
@@ -120,25 +108,15 @@ static int expand_gpu(gpa_mutate_ctx_t *ctx)
     return 1;
 }
 
-/* The number of devices a memory request without gpu.shared means (seed 004): whole devices when the ratio
- * (or, without a ratio, the core) is a multiple of 100, else one shared device. */
-static int64_t derive_shared(const gpa_mutate_ctx_t *ctx)
-{
-    int64_t ratio, core;
-    if (positive(ctx, GPA_R_GPU_MEMORY_RATIO, &ratio))
-        return ratio >= 100 && ratio % 100 == 0 ? ratio / 100 : 1;
-    if (positive(ctx, GPA_R_GPU_CORE, &core) && core >= 100 && core % 100 == 0)
-        return core / 100;
-    return 1;
-}
-
+/* A memory request without gpu.shared gets the number of devices it means (gpa_koord_view_devices, seed 004). A
+ * user's own gpu.shared is never changed. */
 static int inject_gpu_shared(gpa_mutate_ctx_t *ctx)
 {
-    if (!dialect_on(ctx, GPA_DIALECT_KOORDINATOR) || declared(ctx, GPA_R_GPU_SHARED))
-        return 0; /* a user's own gpu.shared is never changed */
-    if (!positive(ctx, GPA_R_GPU_MEMORY, NULL) && !positive(ctx, GPA_R_GPU_MEMORY_RATIO, NULL))
+    gpa_koord_view_t kv;
+    plan_view(ctx, &kv);
+    if (!gpa_koord_view_needs_shared(&kv))
         return 0;
-    plan_set_both(ctx, GPA_R_GPU_SHARED, derive_shared(ctx));
+    plan_set_both(ctx, GPA_R_GPU_SHARED, gpa_koord_view_devices(&kv));
     return 1;
 }
 
@@ -267,29 +245,31 @@ static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
 }
 
 static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
-                             const gpa_container_t *c, gpa_patch_t *patch, gpa_strings_t *warnings, unsigned *applied)
+                             const gpa_container_t *c, gpa_patch_t *patch, gpa_warnings_t *warnings, unsigned *applied)
 {
-    gpa_strings_t planned_warnings = {0};
+    gpa_warnings_t planned_warnings = {0};
     gpa_mutate_ctx_t ctx = {.a = a, .cfg = cfg, .c = c, .warnings = &planned_warnings};
     for (int r = 0; r < GPA_R__COUNT; r++) {
         plan_from(&c->requests[r], &ctx.req[r]);
         plan_from(&c->limits[r], &ctx.lim[r]);
     }
     unsigned planned = 0;
-    for (size_t i = 0; i < gpa_nmutations; i++)
+    for (size_t i = 0; i < gpa_nmutations; i++) {
+        ctx.mutation = gpa_mutations[i].id;
         if (gpa_mutations[i].apply(&ctx))
             planned |= 1u << i;
+    }
     /* Plan first, ask the rules only when there is something to change: most containers need no mutation, and
      * the container's validation is the expensive half. */
     if (planned == 0 || gpa_validate_container_facts(a, cfg, pod, facts, c, NULL) != 0)
         return; /* nothing to do, or left as written: validation says why */
     *applied |= planned;
     for (size_t i = 0; i < planned_warnings.len; i++)
-        *gpa_vec_push(a, warnings) = planned_warnings.items[i];
+        gpa_warnings_add(a, warnings, GPA_WARNING_MUTATION, planned_warnings.items[i].text, planned_warnings.items[i].mutation, 0);
     emit_container(&ctx, patch);
 }
 
-void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_strings_t *warnings,
+void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_warnings_t *warnings,
                 gpa_strings_t *applied)
 {
     unsigned mask = 0;

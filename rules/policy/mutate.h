@@ -10,7 +10,7 @@
  *   apply  edits ctx's plan for one container; returns 1 when it changed something, 0 otherwise
  *
  * Which containers: app and init containers of every Pod spec of the object, and only those for which
- * gpa_validate_container() (rules.h) finds nothing: a container that breaks a rule is left as written so that
+ * gpa_validate_container() (validate.h) finds nothing: a container that breaks a rule is left as written so that
  * validation can say why. A user's own gpu.shared is never changed. Mutation is for CREATE only; the caller
  * (gpa_check) decides that. Idempotent: mutating the patched object again yields an empty patch, and after the
  * patch every GPU resource the plan touches has request == limit.
@@ -22,7 +22,7 @@
 
 #include "base/arena.h"
 #include "policy/config.h"
-#include "policy/engine.h"
+#include "policy/verdict.h"
 #include "kube/model.h"
 #include "document/patch.h"
 
@@ -41,12 +41,12 @@ extern const size_t gpa_nmutations;
 int gpa_mutation_index(const char *id);
 
 /*
- * Mutates every eligible container of obj. Appends the patch operations to `patch`, one line per container and
- * mutation to `warnings` where the mutation warns (expand-gpu), and the ids applied (each once, in table order)
- * to `applied`. Never fails: values the plan cannot read are left alone. Everything appended is arena-owned;
- * obj and its tree are only read.
+ * Mutates every eligible container of obj. Appends the patch operations to `patch`, one warning per container and
+ * mutation to `warnings` where the mutation warns (expand-gpu; origin GPA_WARNING_MUTATION with the mutation's id,
+ * through gpa_warnings_add), and the ids applied (each once, in table order) to `applied`. Never fails: values the plan cannot read
+ * are left alone. Everything appended is arena-owned; obj and its tree are only read.
  */
-void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_strings_t *warnings,
+void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_warnings_t *warnings,
                 gpa_strings_t *applied);
 
 #endif

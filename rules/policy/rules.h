@@ -1,6 +1,7 @@
 /*
  * The validation rules as data (SPEC §3): one table of {id, dialects, scope, default action, check, doc}.
- * Adding a rule is one row in rules.c and one check function in the file of its family.
+ * Adding a rule is one row in rules.c and one check function, gpa_rule_<id> (rule_checks.h), in the file of
+ * its family. The drivers that run the table are validate.h's; configurations index actions by the table.
  *
  * Legend:
  *   id        stable rule id, what configurations, messages and tests name
@@ -8,16 +9,20 @@
  *   scope     CONTAINER: checked per container (app and init); POD: checked once per Pod spec; BOTH: per
  *             container, then once on the Pod-level totals (Kubernetes' PodRequests rule, the scheduler's view)
  *   action    the default action (deny unless stated otherwise)
- *   check     appends findings through gpa_rule_ctx_t (rules_impl.h)
+ *   check     appends findings through gpa_rule_ctx_t (rule_ctx.h, private to policy)
  *   doc       one line for `gpuadmit rules`-style listings and the README
+ *
+ * Ownership: the table and its strings are static.
  */
 #ifndef GPA_RULES_H
 #define GPA_RULES_H
 
 #include <stddef.h>
 
-#include "policy/config.h"
-#include "policy/engine.h"
+#include "policy/verdict.h"
+
+/* At least the number of rows of the table: configurations size their per-rule actions by it. */
+#define GPA_RULE_MAX 32
 
 typedef enum en_gpa_scope_t {
     GPA_SCOPE_CONTAINER,
@@ -41,22 +46,5 @@ extern const size_t gpa_nrules;
 
 /* Index of a rule id in gpa_rules, or -1. */
 int gpa_rule_index(const char *id);
-
-/*
- * Validates one object as written: every rule whose configured action is not off, on every Pod spec,
- * appending findings (with their configured action) to out. `inv` may be NULL (no infeasible rule).
- */
-void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, const gpa_object_t *obj,
-                         gpa_violations_t *out);
-
-/*
- * The container-level findings of one container other than shared-required, from rules whose action is deny.
- * Mutation uses it to decide whether a container may be mutated (only when this is 0) and shared-required
- * uses the same predicate, so the two never disagree. Rules at warn do not count: a rule rolled out as warn
- * must change nothing but the warnings (its containers are still made canonical). Appends to out when
- * out != NULL; returns the count.
- */
-size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_container_t *c,
-                              gpa_violations_t *out);
 
 #endif

@@ -39,14 +39,14 @@ static void malformed_one(gpa_rule_ctx_t *ctx, gpa_resource_t r, const gpa_amoun
     if (!am->present || am->status == GPA_Q_OK)
         return;
     if (am->text[0] == '\0')
-        gpa_rule_report(ctx, ctx->c->name, am->path, name, NULL,
-                        "%s: value is not a string or number; write a quantity such as \"%s\"", name, example_value(r));
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL,
+                            "%s: value is not a string or number; write a quantity such as \"%s\"", name, example_value(r));
     else
-        gpa_rule_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\" is %s; use a whole number such as \"%s\"", name,
-                        am->text, gpa_quantity_status_text(am->status), example_value(r));
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\" is %s; use a whole number such as \"%s\"", name,
+                            am->text, gpa_quantity_status_text(am->status), example_value(r));
 }
 
-void gpa_check_malformed_quantity(gpa_rule_ctx_t *ctx)
+void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)
 {
     for (int r = 0; r < GPA_R__COUNT; r++) {
         if (!enabled(ctx->cfg, (gpa_resource_t)r))
@@ -59,7 +59,7 @@ void gpa_check_malformed_quantity(gpa_rule_ctx_t *ctx)
     }
 }
 
-void gpa_check_request_limit_mismatch(gpa_rule_ctx_t *ctx)
+void gpa_rule_request_limit_mismatch(gpa_rule_ctx_t *ctx)
 {
     for (int r = 0; r < GPA_R__COUNT; r++) {
         const gpa_amount_t *req = &ctx->c->requests[r], *lim = &ctx->c->limits[r];
@@ -69,8 +69,8 @@ void gpa_check_request_limit_mismatch(gpa_rule_ctx_t *ctx)
         if (req->status != GPA_Q_OK || lim->status != GPA_Q_OK || req->value == lim->value)
             continue;
         const char *name = gpa_resource_name((gpa_resource_t)r);
-        gpa_rule_report(ctx, ctx->c->name, req->path, name, NULL,
-                        "%s: request %s differs from limit %s; set both to the same value", name, req->text, lim->text);
+        gpa_rule_ctx_report(ctx, ctx->c->name, req->path, name, NULL,
+                            "%s: request %s differs from limit %s; set both to the same value", name, req->text, lim->text);
     }
 }
 
@@ -101,23 +101,23 @@ static void report_pair(gpa_rule_ctx_t *ctx, unsigned d0, unsigned d1, const cha
         return;
     const char *n0 = gpa_resource_name(r0), *n1 = gpa_resource_name(r1);
     if (c0 == c1)
-        gpa_rule_report(ctx, c0->name, gpa_rule_resources_path(ctx->a, c0), n0, n1, "%s with %s; %s", n0, n1, fix);
+        gpa_rule_ctx_report(ctx, c0->name, gpa_rule_ctx_resources_path(ctx->a, c0), n0, n1, "%s with %s; %s", n0, n1, fix);
     else
-        gpa_rule_report(ctx, NULL, ctx->pod->path, n0, n1, "%s (in %s) and %s (in %s); %s", n0, c0->name, n1, c1->name, fix);
+        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, n0, n1, "%s (in %s) and %s (in %s); %s", n0, c0->name, n1, c1->name, fix);
 }
 
-void gpa_check_vendor_vs_share(gpa_rule_ctx_t *ctx)
+void gpa_rule_vendor_vs_share(gpa_rule_ctx_t *ctx)
 {
     report_pair(ctx, GPA_DIALECT_VENDOR, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU, "use whole GPUs or a share");
 }
 
-void gpa_check_mixed_share_apis(gpa_rule_ctx_t *ctx)
+void gpa_rule_mixed_share_apis(gpa_rule_ctx_t *ctx)
 {
     report_pair(ctx, GPA_DIALECT_KOORDINATOR, GPA_DIALECT_MGPU, "use one share API");
 }
 
 /* Negative values anywhere; gpu.shared and the deprecated gpu declared as 0. mGPU's core is rules_mgpu.c's. */
-void gpa_check_non_positive(gpa_rule_ctx_t *ctx)
+void gpa_rule_non_positive_common(gpa_rule_ctx_t *ctx)
 {
     for (int r = 0; r < GPA_R__COUNT; r++) {
         const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, (gpa_resource_t)r);
@@ -125,18 +125,18 @@ void gpa_check_non_positive(gpa_rule_ctx_t *ctx)
             continue;
         const char *name = gpa_resource_name((gpa_resource_t)r);
         if (am->value < 0)
-            gpa_rule_report(ctx, ctx->c->name, am->path, name, NULL, "%s: %s is negative; GPU resources are counts >= %d", name,
-                            am->text, r == GPA_R_GPU_SHARED ? 1 : 0);
+            gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: %s is negative; GPU resources are counts >= %d", name,
+                                am->text, r == GPA_R_GPU_SHARED ? 1 : 0);
         else if (r == GPA_R_GPU_SHARED)
-            gpa_rule_report(ctx, ctx->c->name, am->path, name, NULL,
-                            "%s: 0 devices; set the number of devices to share (>= 1) or remove it", name);
+            gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL,
+                                "%s: 0 devices; set the number of devices to share (>= 1) or remove it", name);
         else if (r == GPA_R_GPU)
-            gpa_rule_report(ctx, ctx->c->name, am->path, name, NULL, "%s: 0 asks for nothing; set a percent (e.g. 50) or remove it",
-                            name);
+            gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL,
+                                "%s: 0 asks for nothing; set a percent (e.g. 50) or remove it", name);
     }
 }
 
-void gpa_check_infeasible(gpa_rule_ctx_t *ctx)
+void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
 {
     if (ctx->inv == NULL)
         return;
@@ -152,12 +152,15 @@ void gpa_check_infeasible(gpa_rule_ctx_t *ctx)
     gpa_inventory_nodes(ctx->inv, &nnodes);
     const char *considered = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, " (%zu GPU node%s)", nnodes, nnodes == 1 ? "" : "s");
     if (fit == GPA_FIT_NEVER) {
-        gpa_rule_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
+        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
     } else if (fit == GPA_FIT_NOT_NOW) {
         /* Room may free up: a warning whatever the configured action (off never gets here). */
         gpa_action_t configured = ctx->action;
         ctx->action = GPA_ACTION_WARN;
-        gpa_rule_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now%s: %s", considered, reason);
+        gpa_violation_t *v = gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now%s: %s",
+                                                 considered, reason);
+        if (v != NULL)
+            v->not_now = 1;
         ctx->action = configured;
     }
 }

@@ -9,6 +9,7 @@
  * problem is reported once, at the container.
  */
 #include "policy/rule_ctx.h"
+#include "policy/validate.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -33,13 +34,19 @@ static int view_pod(gpa_rule_ctx_t *ctx, gpa_koord_view_t *kv)
     return 1;
 }
 
+/* The view of the container a check is on. */
+static void view_container(const gpa_rule_ctx_t *ctx, gpa_koord_view_t *kv)
+{
+    gpa_koord_view_container(ctx->cfg->dialects, ctx->c, kv);
+}
+
 static int view_of(gpa_rule_ctx_t *ctx, gpa_koord_view_t *kv)
 {
     if (ctx->c == NULL)
         return view_pod(ctx, kv);
     if (!gpa_gpu_any(ctx->cfg->dialects, ctx->c, GPA_DIALECT_KOORDINATOR))
         return 0;
-    gpa_koord_view_container(ctx->cfg->dialects, ctx->c, kv);
+    view_container(ctx, kv);
     return 1;
 }
 
@@ -57,82 +64,78 @@ static void kreport(gpa_rule_ctx_t *ctx, const gpa_koord_view_t *kv, gpa_resourc
         va_end(ap);
     }
     if (kv->c == NULL) {
-        gpa_rule_report(ctx, NULL, ctx->pod->path, gpa_resource_name(r), n2, "Pod total %s", msg);
+        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, gpa_resource_name(r), n2, "Pod total %s", msg);
         return;
     }
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, kv->c, r);
-    const char *path = am != NULL ? am->path : gpa_rule_resources_path(ctx->a, kv->c);
-    gpa_rule_report(ctx, kv->c->name, path, gpa_resource_name(r), n2, "%s", msg);
+    const char *path = am != NULL ? am->path : gpa_rule_ctx_resources_path(ctx->a, kv->c);
+    gpa_rule_ctx_report(ctx, kv->c->name, path, gpa_resource_name(r), n2, "%s", msg);
 }
 
-void gpa_check_memory_ratio_exclusive(gpa_rule_ctx_t *ctx)
+void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx)
 {
     gpa_koord_view_t kv;
     if (ctx->c != NULL) {
-        if (gpa_gpu_declared(ctx->cfg->dialects, ctx->c, MEM) && gpa_gpu_declared(ctx->cfg->dialects, ctx->c, RATIO))
-            gpa_rule_report(ctx, ctx->c->name, gpa_rule_resources_path(ctx->a, ctx->c), gpa_resource_name(MEM),
-                            gpa_resource_name(RATIO), "%s and %s together; keep one memory form", gpa_resource_name(MEM),
-                            gpa_resource_name(RATIO));
+        view_container(ctx, &kv);
+        if (gpa_koord_view_faults(&kv) & GPA_KOORD_MEMORY_AND_RATIO)
+            gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(MEM),
+                                gpa_resource_name(RATIO), "%s and %s together; keep one memory form", gpa_resource_name(MEM),
+                                gpa_resource_name(RATIO));
         return;
     }
     if (view_pod(ctx, &kv) && kv.v[MEM] > 0 && kv.v[RATIO] > 0)
-        gpa_rule_report(ctx, NULL, ctx->pod->path, gpa_resource_name(MEM), gpa_resource_name(RATIO),
-                        "Pod mixes gpu-memory and gpu-memory-ratio across containers; use one memory form");
+        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, gpa_resource_name(MEM), gpa_resource_name(RATIO),
+                            "Pod mixes gpu-memory and gpu-memory-ratio across containers; use one memory form");
 }
 
-static int has_memory(const gpa_config_t *cfg, const gpa_container_t *c)
+/* A resource r given with no memory form beside it (fault, from gpa_koord_view_faults). */
+static void without_memory(gpa_rule_ctx_t *ctx, gpa_resource_t r, unsigned fault)
 {
-    return gpa_gpu_declared(cfg->dialects, c, MEM) || gpa_gpu_declared(cfg->dialects, c, RATIO);
-}
-
-void gpa_check_core_without_memory(gpa_rule_ctx_t *ctx)
-{
-    const gpa_config_t *cfg = ctx->cfg;
-    if (!gpa_gpu_declared(cfg->dialects, ctx->c, CORE) || has_memory(cfg, ctx->c))
+    gpa_koord_view_t kv;
+    view_container(ctx, &kv);
+    if ((gpa_koord_view_faults(&kv) & fault) == 0)
         return;
-    const gpa_amount_t *am = gpa_gpu_amount(cfg->dialects, ctx->c, CORE);
-    gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(CORE), NULL,
-                    "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(CORE));
+    const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, r);
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(r), NULL,
+                        "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(r));
 }
 
-void gpa_check_shared_without_memory(gpa_rule_ctx_t *ctx)
+void gpa_rule_core_without_memory(gpa_rule_ctx_t *ctx)
 {
-    const gpa_config_t *cfg = ctx->cfg;
-    if (!gpa_gpu_declared(cfg->dialects, ctx->c, SHARED) || has_memory(cfg, ctx->c))
-        return;
-    const gpa_amount_t *am = gpa_gpu_amount(cfg->dialects, ctx->c, SHARED);
-    gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(SHARED), NULL,
-                    "%s without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio", gpa_resource_name(SHARED));
+    without_memory(ctx, CORE, GPA_KOORD_CORE_WITHOUT_MEMORY);
 }
 
-void gpa_check_shared_required(gpa_rule_ctx_t *ctx)
+void gpa_rule_shared_without_memory(gpa_rule_ctx_t *ctx)
+{
+    without_memory(ctx, SHARED, GPA_KOORD_SHARED_WITHOUT_MEMORY);
+}
+
+void gpa_rule_shared_required(gpa_rule_ctx_t *ctx)
 {
     const gpa_config_t *cfg = ctx->cfg;
-    if (!has_memory(cfg, ctx->c) || gpa_gpu_amount(cfg->dialects, ctx->c, SHARED) != NULL)
+    gpa_koord_view_t kv;
+    view_container(ctx, &kv);
+    if (!gpa_koord_view_has_memory(&kv) || gpa_koord_view_present(&kv, SHARED))
         return;
     /* The same predicate mutation uses: only a container that is otherwise valid is told to add gpu.shared. */
     if (gpa_validate_container_facts(ctx->a, cfg, ctx->pod, ctx->facts, ctx->c, NULL) != 0)
         return;
-    gpa_rule_report(ctx, ctx->c->name, gpa_rule_resources_path(ctx->a, ctx->c), gpa_resource_name(SHARED), NULL,
-                    "%s missing; add koordinator.sh/gpu.shared: \"%lld\" (devices to spread over)", gpa_resource_name(SHARED),
-                    (long long)gpa_koord_devices(cfg->dialects, ctx->c));
+    gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(SHARED), NULL,
+                        "%s missing; add koordinator.sh/gpu.shared: \"%lld\" (devices to spread over)", gpa_resource_name(SHARED),
+                        (long long)gpa_koord_view_devices(&kv));
 }
 
-void gpa_check_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx)
+void gpa_rule_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx)
 {
-    static const gpa_resource_t others[] = {MEM, RATIO, CORE, SHARED};
-    const gpa_config_t *cfg = ctx->cfg;
-    if (!gpa_gpu_declared(cfg->dialects, ctx->c, GPU))
+    gpa_koord_view_t kv;
+    view_container(ctx, &kv);
+    gpa_resource_t other = gpa_koord_view_mixed_with(&kv);
+    if (other == GPA_R_UNKNOWN)
         return;
-    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-        if (!gpa_gpu_declared(cfg->dialects, ctx->c, others[i]))
-            continue;
-        const gpa_amount_t *am = gpa_gpu_amount(cfg->dialects, ctx->c, GPU);
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(others[i]),
+    const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, GPU);
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(other),
                         "%s (deprecated) with %s; use gpu-core + gpu-memory-ratio", gpa_resource_name(GPU),
-                        gpa_resource_name(others[i]));
-        return;
-    }
+                        gpa_resource_name(other));
 }
 
 /* With gpu.shared = n: core and ratio must be multiples of n. */
@@ -164,7 +167,7 @@ static void divisible_by_100(gpa_rule_ctx_t *ctx, const gpa_koord_view_t *kv)
     }
 }
 
-void gpa_koord_divisibility(gpa_rule_ctx_t *ctx)
+void gpa_rule_multi_card_divisibility_koord(gpa_rule_ctx_t *ctx)
 {
     gpa_koord_view_t kv;
     if (!view_of(ctx, &kv) || kv.shared_unusable)
@@ -175,7 +178,7 @@ void gpa_koord_divisibility(gpa_rule_ctx_t *ctx)
         divisible_by_100(ctx, &kv);
 }
 
-void gpa_koord_per_device(gpa_rule_ctx_t *ctx)
+void gpa_rule_per_device_over_100_koord(gpa_rule_ctx_t *ctx)
 {
     gpa_koord_view_t kv;
     if (!view_of(ctx, &kv))
@@ -207,7 +210,7 @@ static const char *unit_hint(gpa_arena_t *a, const gpa_amount_t *am, int64_t n, 
 {
     int64_t need;
     const char *at_least =
-        gpa_mul_i64(min, n, &need) == 0 ? gpa_arena_printf(a, "; ask for %s or more", gpa_rule_bytes(a, need)) : "";
+        gpa_mul_i64(min, n, &need) == 0 ? gpa_arena_printf(a, "; ask for %s or more", gpa_rule_ctx_bytes(a, need)) : "";
     if (am->suffix != GPA_QS_NONE)
         return at_least;
     int64_t unit = am->value < 1024 ? GPA_GIB : GPA_MIB, scaled;
@@ -216,7 +219,7 @@ static const char *unit_hint(gpa_arena_t *a, const gpa_amount_t *am, int64_t n, 
     return gpa_arena_printf(a, "; did you mean %s%s?", am->text, unit == GPA_GIB ? "Gi" : "Mi");
 }
 
-void gpa_koord_min_memory(gpa_rule_ctx_t *ctx)
+void gpa_rule_min_memory_koord(gpa_rule_ctx_t *ctx)
 {
     gpa_koord_view_t kv;
     if (ctx->c == NULL || !view_of(ctx, &kv) || kv.v[MEM] == 0)
@@ -229,18 +232,19 @@ void gpa_koord_min_memory(gpa_rule_ctx_t *ctx)
         return;
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, MEM);
     if (ctx->out == NULL) {
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL, "%s", "");
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL, "%s", "");
         return;
     }
-    const char *minq = gpa_rule_bytes(ctx->a, min), *hint = unit_hint(ctx->a, am, n, min);
+    const char *minq = gpa_rule_ctx_bytes(ctx->a, min), *hint = unit_hint(ctx->a, am, n, min);
     if (n > 1)
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL, "%s: %s / %lld devices = %s each, below %s%s",
-                        gpa_resource_name(MEM), am->text, (long long)n, gpa_rule_bytes(ctx->a, per), minq, hint);
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL,
+                            "%s: %s / %lld devices = %s each, below %s%s", gpa_resource_name(MEM), am->text, (long long)n,
+                            gpa_rule_ctx_bytes(ctx->a, per), minq, hint);
     else if (am->suffix == GPA_QS_NONE)
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL,
-                        "%s: %s is %s bytes, below the %s minimum per device%s", gpa_resource_name(MEM), am->text, am->text, minq,
-                        hint);
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL,
+                            "%s: %s is %s bytes, below the %s minimum per device%s", gpa_resource_name(MEM), am->text, am->text,
+                            minq, hint);
     else
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL, "%s: %s is below the %s minimum per device%s",
-                        gpa_resource_name(MEM), am->text, minq, hint);
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MEM), NULL,
+                            "%s: %s is below the %s minimum per device%s", gpa_resource_name(MEM), am->text, minq, hint);
 }

@@ -20,17 +20,17 @@ static const char *annotation_path(gpa_arena_t *a, const gpa_podspec_t *pod)
     return gpa_arena_printf(a, "%s[\"%s\"]", pod->annotations_path != NULL ? pod->annotations_path : "metadata.annotations", ANN);
 }
 
-void gpa_check_card_count_mismatch(gpa_rule_ctx_t *ctx)
+void gpa_rule_card_count_mismatch(gpa_rule_ctx_t *ctx)
 {
     const gpa_cards_t *cards = &ctx->facts->cards;
     if (cards->text == NULL || cards->count_ok)
         return;
-    gpa_rule_report(ctx, NULL, annotation_path(ctx->a, ctx->pod), ANN, NULL,
-                    "multiple-gpu annotation \"%s\" has %zu entr%s for %zu container%s; list one per container", cards->text,
-                    cards->len, cards->len == 1 ? "y" : "ies", ctx->pod->ncontainers, ctx->pod->ncontainers == 1 ? "" : "s");
+    gpa_rule_ctx_report(ctx, NULL, annotation_path(ctx->a, ctx->pod), ANN, NULL,
+                        "multiple-gpu annotation \"%s\" has %zu entr%s for %zu container%s; list one per container", cards->text,
+                        cards->len, cards->len == 1 ? "y" : "ies", ctx->pod->ncontainers, ctx->pod->ncontainers == 1 ? "" : "s");
 }
 
-void gpa_check_invalid_card_count(gpa_rule_ctx_t *ctx)
+void gpa_rule_invalid_card_count(gpa_rule_ctx_t *ctx)
 {
     const gpa_cards_t *cards = &ctx->facts->cards;
     const gpa_podspec_t *pod = ctx->pod;
@@ -40,13 +40,13 @@ void gpa_check_invalid_card_count(gpa_rule_ctx_t *ctx)
         const gpa_container_t *c = i < pod->ncontainers ? &pod->containers[i] : NULL;
         const char *name = c != NULL ? c->name : NULL;
         if (cards->k[i] < 0)
-            gpa_rule_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
-                            "multiple-gpu annotation entry %zu \"%s\" is not a whole number of cards; use 0, 1, 2, ...", i + 1,
-                            cards->entries[i]);
+            gpa_rule_ctx_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
+                                "multiple-gpu annotation entry %zu \"%s\" is not a whole number of cards; use 0, 1, 2, ...", i + 1,
+                                cards->entries[i]);
         else if (cards->k[i] == 0 && c != NULL && gpa_gpu_is_mgpu(ctx->cfg->dialects, c))
-            gpa_rule_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
-                            "multiple-gpu annotation entry %zu is 0 but container %s uses mGPU; give it 1 or more cards", i + 1,
-                            c->name);
+            gpa_rule_ctx_report(ctx, name, annotation_path(ctx->a, pod), ANN, NULL,
+                                "multiple-gpu annotation entry %zu is 0 but container %s uses mGPU; give it 1 or more cards", i + 1,
+                                c->name);
     }
 }
 
@@ -62,53 +62,53 @@ static int mgpu_core(const gpa_rule_ctx_t *ctx, int64_t *core, int64_t *k)
 static const char *amount_path(const gpa_rule_ctx_t *ctx, gpa_resource_t r)
 {
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, r);
-    return am != NULL ? am->path : gpa_rule_resources_path(ctx->a, ctx->c);
+    return am != NULL ? am->path : gpa_rule_ctx_resources_path(ctx->a, ctx->c);
 }
 
-void gpa_mgpu_non_positive(gpa_rule_ctx_t *ctx)
+void gpa_rule_non_positive_mgpu(gpa_rule_ctx_t *ctx)
 {
     if (!gpa_gpu_is_mgpu(ctx->cfg->dialects, ctx->c))
         return;
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, MCORE);
     if (am == NULL)
-        gpa_rule_report(ctx, ctx->c->name, gpa_rule_resources_path(ctx->a, ctx->c), gpa_resource_name(MCORE), NULL,
-                        "%s missing; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
+        gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(MCORE), NULL,
+                            "%s missing; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
     else if (am->status == GPA_Q_OK && am->value == 0)
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MCORE), NULL,
-                        "%s: 0; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MCORE), NULL,
+                            "%s: 0; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
 }
 
-void gpa_mgpu_divisibility(gpa_rule_ctx_t *ctx)
+void gpa_rule_multi_card_divisibility_mgpu(gpa_rule_ctx_t *ctx)
 {
     int64_t core, k, mem;
     if (!mgpu_core(ctx, &core, &k))
         return;
     if (k == 0) {
         if (core > 100 && core % 100 != 0)
-            gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), NULL,
-                            "%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...",
-                            gpa_resource_name(MCORE), (long long)core);
+            gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), NULL,
+                                "%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...",
+                                gpa_resource_name(MCORE), (long long)core);
         return;
     }
     if (core % k != 0)
-        gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
-                        "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MCORE),
-                        (long long)core, (long long)k, (long long)k);
+        gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
+                            "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MCORE),
+                            (long long)core, (long long)k, (long long)k);
     if (gpa_gpu_value(ctx->cfg->dialects, ctx->c, MMEM, &mem) && mem % k != 0)
-        gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), ANN,
-                        "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MMEM),
-                        (long long)mem, (long long)k, (long long)k);
+        gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), ANN,
+                            "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MMEM),
+                            (long long)mem, (long long)k, (long long)k);
 }
 
-void gpa_mgpu_per_device(gpa_rule_ctx_t *ctx)
+void gpa_rule_per_device_over_100_mgpu(gpa_rule_ctx_t *ctx)
 {
     int64_t core, k;
     if (!mgpu_core(ctx, &core, &k) || k == 0 || !gpa_over_100(core, k))
         return;
-    gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
-                    "%s: %lld over %lld cards is over 100 per card; use at most %lld, or %lld cards or more",
-                    gpa_resource_name(MCORE), (long long)core, (long long)k, (long long)(100 * k),
-                    (long long)gpa_ceil_div(core, 100));
+    gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
+                        "%s: %lld over %lld cards is over 100 per card; use at most %lld, or %lld cards or more",
+                        gpa_resource_name(MCORE), (long long)core, (long long)k, (long long)(100 * k),
+                        (long long)gpa_ceil_div(core, 100));
 }
 
 /* Whole cards: core per card is exactly 100. */
@@ -119,17 +119,17 @@ static int whole_cards(int64_t core, int64_t k)
     return core >= 100 && core % 100 == 0;
 }
 
-void gpa_check_full_card_memory(gpa_rule_ctx_t *ctx)
+void gpa_rule_full_card_memory(gpa_rule_ctx_t *ctx)
 {
     int64_t core, k;
     if (!mgpu_core(ctx, &core, &k) || !whole_cards(core, k) || !gpa_gpu_declared(ctx->cfg->dialects, ctx->c, MMEM))
         return;
-    gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), gpa_resource_name(MCORE),
-                    "%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory", gpa_resource_name(MMEM),
-                    (long long)core);
+    gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), gpa_resource_name(MCORE),
+                        "%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory", gpa_resource_name(MMEM),
+                        (long long)core);
 }
 
-void gpa_mgpu_min_memory(gpa_rule_ctx_t *ctx)
+void gpa_rule_min_memory_mgpu(gpa_rule_ctx_t *ctx)
 {
     int64_t core, k;
     if (!mgpu_core(ctx, &core, &k))
@@ -145,30 +145,30 @@ void gpa_mgpu_min_memory(gpa_rule_ctx_t *ctx)
         return;
     int64_t min_mib = gpa_ceil_div(min, GPA_MIB);
     if (am == NULL || am->value == 0) {
-        gpa_rule_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), NULL,
-                        "%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card", gpa_resource_name(MMEM),
-                        (long long)core, (long long)min_mib);
+        gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), NULL,
+                            "%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card",
+                            gpa_resource_name(MMEM), (long long)core, (long long)min_mib);
         return;
     }
     int64_t as_gib;
     int hint = am->suffix == GPA_QS_NONE && gpa_mul_i64(mib, 1024, &as_gib) == 0 && as_gib >= min_mib;
-    gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
-                    "%s: %s is %lldMiB per card, below the %lldMiB minimum%s%s%s", gpa_resource_name(MMEM), am->text,
-                    (long long)mib, (long long)min_mib, hint ? "; did you mean " : "",
-                    hint ? gpa_arena_printf(ctx->a, "%lld", (long long)(am->value * 1024)) : "", hint ? " (the unit is MiB)?" : "");
+    gpa_rule_ctx_report(
+        ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL, "%s: %s is %lldMiB per card, below the %lldMiB minimum%s%s%s",
+        gpa_resource_name(MMEM), am->text, (long long)mib, (long long)min_mib, hint ? "; did you mean " : "",
+        hint ? gpa_arena_printf(ctx->a, "%lld", (long long)(am->value * 1024)) : "", hint ? " (the unit is MiB)?" : "");
 }
 
-void gpa_check_ambiguous_unit(gpa_rule_ctx_t *ctx)
+void gpa_rule_ambiguous_unit(gpa_rule_ctx_t *ctx)
 {
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, MMEM);
     if (am == NULL || am->status != GPA_Q_OK || am->suffix != GPA_QS_BINARY)
         return;
     if (am->value % GPA_MIB == 0)
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
-                        "%s: \"%s\" means %lld MiB (the unit is MiB); write %lld", gpa_resource_name(MMEM), am->text,
-                        (long long)am->value, (long long)(am->value / GPA_MIB));
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
+                            "%s: \"%s\" means %lld MiB (the unit is MiB); write %lld", gpa_resource_name(MMEM), am->text,
+                            (long long)am->value, (long long)(am->value / GPA_MIB));
     else
-        gpa_rule_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
-                        "%s: \"%s\" means %lld MiB (the unit is MiB); write the MiB as a plain number", gpa_resource_name(MMEM),
-                        am->text, (long long)am->value);
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
+                            "%s: \"%s\" means %lld MiB (the unit is MiB); write the MiB as a plain number", gpa_resource_name(MMEM),
+                            am->text, (long long)am->value);
 }

@@ -5,6 +5,7 @@
 
 #include "kube/decode.h"
 #include "fixture.h"
+#include "alloc/inventory.h"
 #include "policy/engine.h"
 #include "policy/rules.h"
 
@@ -146,10 +147,10 @@ START_TEST(mutation_warnings_are_one_short_line)
     ck_assert_int_eq(v.allowed, 1);
     ck_assert_int_eq(v.warnings.len, 3);
     for (size_t i = 0; i < v.warnings.len; i++)
-        check_warning_shape(v.warnings.items[i]);
-    ck_assert_ptr_nonnull(strstr(v.warnings.items[0], "sneaky name"));
-    ck_assert_ptr_nonnull(strstr(v.warnings.items[1], "..."));
-    ck_assert_ptr_nonnull(strstr(v.warnings.items[2], "plain: koordinator.sh/gpu is deprecated"));
+        check_warning_shape(v.warnings.items[i].text);
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[0].text, "sneaky name"));
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[1].text, "..."));
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[2].text, "plain: koordinator.sh/gpu is deprecated"));
     ck_assert_int_eq(v.mutations.len, 2);
     ck_assert_str_eq(v.mutations.items[0], "expand-gpu");
     ck_assert_str_eq(v.mutations.items[1], "inject-gpu-shared");
@@ -169,8 +170,57 @@ START_TEST(warn_action_gives_a_warning)
     ck_assert_int_eq(v.allowed, 1);
     ck_assert(has_rule(&v, "memory-ratio-exclusive", "bad"));
     ck_assert_int_eq(v.warnings.len, 1);
-    check_warning_shape(v.warnings.items[0]);
-    ck_assert_ptr_nonnull(strstr(v.warnings.items[0], "bad: memory-ratio-exclusive: "));
+    check_warning_shape(v.warnings.items[0].text);
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[0].text, "bad: memory-ratio-exclusive: "));
+}
+END_TEST
+
+/* No node has room now (but one could hold the Pod empty): a warning whose origin is the allocator, not a rule's
+ * configured action (infeasible stays deny). */
+START_TEST(no_room_now_is_a_warning_from_the_allocator)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_node_desc_t node = {.name = "n1", .count = 1, .memory = 24LL << 30, .source = "test", .line = 1};
+    gpa_usage_desc_t used = {.node = "n1", .pod = "team-a/big", .minor = 0, .whole = 1, .source = "test", .line = 2};
+    gpa_inventory_add_node(inv, &node);
+    gpa_inventory_add_usage(inv, &used);
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_int_eq(gpa_inventory_commit(inv, &err), 0);
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1, .inventory = inv};
+    gpa_verdict_t v;
+    ck_assert_int_eq(gpa_check(&arena, cfg, object(POD(RATIO_ONLY)), &opts, &v, &err), 0);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_uint_eq(v.violations.len, 1);
+    ck_assert_str_eq(v.violations.items[0].rule, "infeasible");
+    ck_assert_int_eq(v.violations.items[0].action, GPA_ACTION_WARN);
+    ck_assert_uint_eq(v.warnings.len, 1);
+    ck_assert_int_eq(v.warnings.items[0].origin, GPA_WARNING_NOT_NOW);
+    ck_assert_uint_eq(v.warnings.items[0].violation, 0);
+    ck_assert(gpa_warning_is_finding(&v.warnings.items[0]));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* inject-gpu-shared writes the devices shared-required asks for: one derivation (gpu_request.h), even where the
+ * deprecated koordinator.sh/gpu sits beside a memory form (deprecated-gpu-mixed at warn lets it be mutated). */
+START_TEST(inject_writes_what_shared_required_asks)
+{
+    static const char conf[] = "rules:\n  deprecated-gpu-mixed: warn\n";
+    static const char pod[] =
+        POD(C("mixed", "{\"limits\":{\"koordinator.sh/gpu\":\"200\",\"koordinator.sh/gpu-memory\":\"16Gi\"}}"));
+    gpa_error_t err;
+    gpa_error_init(&err, "conf");
+    gpa_config_release(cfg);
+    ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);
+    gpa_verdict_t as_written = check_op(object(pod), GPA_OP_CREATE, NULL, 0);
+    ck_assert(has_rule(&as_written, "shared-required", "mixed"));
+    int asked = 0;
+    for (size_t i = 0; i < as_written.violations.len; i++)
+        asked |= strstr(as_written.violations.items[i].message, "gpu.shared: \"2\"") != NULL;
+    ck_assert(asked);
+    gpa_verdict_t mutated = check_op(object(pod), GPA_OP_CREATE, NULL, 1);
+    ck_assert_ptr_nonnull(strstr(patch_text(&mutated.patch), "gpu.shared\",\"value\":\"2\""));
 }
 END_TEST
 
@@ -227,7 +277,9 @@ int main(void)
     tcase_add_test(tc, excluded_namespace_and_other_kinds);
     tcase_add_test(tc, mutation_warnings_are_one_short_line);
     tcase_add_test(tc, warn_action_gives_a_warning);
+    tcase_add_test(tc, no_room_now_is_a_warning_from_the_allocator);
     tcase_add_test(tc, warn_rule_does_not_stop_mutation);
+    tcase_add_test(tc, inject_writes_what_shared_required_asks);
     tcase_add_test(tc, violation_line);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

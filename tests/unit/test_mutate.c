@@ -7,10 +7,12 @@
 #include "fixture.h"
 #include "policy/mutate.h"
 #include "policy/rules.h"
+#include "policy/validate.h"
 
 typedef struct st_result_t {
     const char *patch;
-    gpa_strings_t warnings, applied;
+    gpa_warnings_t warnings;
+    gpa_strings_t applied;
     gpa_value_t *mutated;
 } result_t;
 
@@ -140,9 +142,9 @@ START_TEST(expand_gpu)
     static const char *const ids[] = {"expand-gpu", "inject-gpu-shared"};
     check_applied(&r, ids, 2);
     ck_assert_int_eq(r.warnings.len, 1);
-    ck_assert_ptr_nonnull(strstr(r.warnings.items[0], "trainer"));
-    ck_assert_ptr_nonnull(strstr(r.warnings.items[0], "deprecated"));
-    ck_assert_ptr_nonnull(strstr(r.warnings.items[0], "gpu-core: 50"));
+    ck_assert_ptr_nonnull(strstr(r.warnings.items[0].text, "trainer"));
+    ck_assert_ptr_nonnull(strstr(r.warnings.items[0].text, "deprecated"));
+    ck_assert_ptr_nonnull(strstr(r.warnings.items[0].text, "gpu-core: 50"));
 }
 END_TEST
 

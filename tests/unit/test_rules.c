@@ -12,6 +12,7 @@
 #include "kube/decode.h"
 #include "alloc/inventory.h"
 #include "policy/rules.h"
+#include "policy/validate.h"
 #include "document/value.h"
 #include "document/json.h"
 

@@ -1,0 +1,31 @@
+/*
+ * Input documents to objects (objects.h).
+ */
+#include "objects.h"
+
+#include <stdio.h>
+
+#include "admission/envelope.h"
+
+int gpa_cli_objects(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, file);
+    gpa_envelope_t env;
+    int review = gpa_envelope_is_review(doc);
+    if (review && gpa_envelope_read(doc, &env, &err) != 0)
+        goto Error;
+    if (review && env.object == NULL)
+        return 0; /* DELETE or CONNECT without an object: nothing to judge */
+    size_t first = out->len;
+    if (gpa_decode_document(a, review ? env.object : doc, out, &err) != 0)
+        goto Error;
+    for (size_t i = first; review && i < out->len; i++)
+        gpa_object_set_request(out->items[i], env.namespace_, env.name);
+    return 0;
+Error:;
+    char line[1024];
+    gpa_error_format(&err, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+    return -1;
+}

@@ -1,0 +1,21 @@
+/*
+ * The objects an input document stands for, as validate, mutate and fit read them: a document's objects (List
+ * items flattened), or an AdmissionReview's request.object read with the webhook's own envelope reader
+ * (admission/envelope.h) and placed where the request says (gpa_object_set_request: request.namespace wins).
+ */
+#ifndef GPA_CLI_OBJECTS_H
+#define GPA_CLI_OBJECTS_H
+
+#include "base/arena.h"
+#include "document/value.h"
+#include "kube/decode.h"
+
+/*
+ * Appends the objects `doc` holds to out. An AdmissionReview stands for its request.object, checked like any
+ * object (none for a DELETE or CONNECT review without one); a review the webhook would answer with HTTP 400 is
+ * unreadable input, with the same reason. Returns 0, or -1 after printing "file:line:column: path: reason" on
+ * stderr. `file` names the input in messages; everything lives in `a`.
+ */
+int gpa_cli_objects(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out);
+
+#endif

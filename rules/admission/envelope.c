@@ -1,0 +1,120 @@
+/*
+ * The AdmissionReview envelope (envelope.h).
+ */
+#include "admission/envelope.h"
+
+#include <string.h>
+
+static int bad(gpa_error_t *err, const gpa_value_t *at, const char *path, const char *what)
+{
+    return gpa_error_set(err, at != NULL ? at->line : 0, at != NULL ? at->column : 0, path, "%s", what);
+}
+
+int gpa_envelope_is_review(const gpa_value_t *doc)
+{
+    const char *kind = gpa_value_string(gpa_value_get(doc, "kind"));
+    return kind != NULL && strcmp(kind, "AdmissionReview") == 0;
+}
+
+/* An optional string member: "" when absent or null; -1 when of another type. */
+static int opt_string(const gpa_value_t *obj, const char *key, const char *path, const char **dst, gpa_error_t *err)
+{
+    const gpa_value_t *v = gpa_value_get(obj, key);
+    *dst = "";
+    if (v == NULL || v->type == GPA_VNULL)
+        return 0;
+    if (v->type != GPA_VSTRING)
+        return bad(err, v, path, "must be a string");
+    *dst = v->u.str.ptr;
+    return 0;
+}
+
+static int read_operation(const gpa_value_t *request, gpa_envelope_t *out, gpa_error_t *err)
+{
+    static const struct {
+        const char *name;
+        gpa_operation_t op;
+    } ops[] = {{"CREATE", GPA_OP_CREATE}, {"UPDATE", GPA_OP_UPDATE}, {"DELETE", GPA_OP_DELETE}, {"CONNECT", GPA_OP_CONNECT}};
+    const gpa_value_t *v = gpa_value_get(request, "operation");
+    const char *s = gpa_value_string(v);
+    if (s == NULL)
+        return bad(err, v != NULL ? v : request, "request.operation", "must be a string: CREATE, UPDATE, DELETE or CONNECT");
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strcmp(s, ops[i].name) == 0) {
+            out->operation = ops[i].name;
+            out->op = ops[i].op;
+            return 0;
+        }
+    return gpa_error_set(err, v->line, v->column, "request.operation", "\"%.40s\" is not CREATE, UPDATE, DELETE or CONNECT", s);
+}
+
+/* request.object / request.oldObject: an object when `required_for` names the operation, else an object, null or
+ * absent. */
+static int read_object(const gpa_value_t *request, const char *key, const char *path, const char *required_for, gpa_value_t **dst,
+                       gpa_error_t *err)
+{
+    gpa_value_t *v = gpa_value_get(request, key);
+    *dst = NULL;
+    if (v != NULL && v->type == GPA_VOBJECT) {
+        *dst = v;
+        return 0;
+    }
+    if (v == NULL || v->type == GPA_VNULL) {
+        if (required_for == NULL)
+            return 0;
+        return gpa_error_set(err, request->line, request->column, path, "missing (required for %s)", required_for);
+    }
+    return bad(err, v, path, "must be an object");
+}
+
+static int read_head(const gpa_value_t *root, const gpa_value_t **request, gpa_envelope_t *out, gpa_error_t *err)
+{
+    if (root->type != GPA_VOBJECT)
+        return bad(err, root, "(root)", "an AdmissionReview must be a JSON object");
+    const char *api = gpa_value_string(gpa_value_get(root, "apiVersion"));
+    if (api == NULL || (strcmp(api, GPA_ADMISSION_V1) != 0 && strcmp(api, GPA_ADMISSION_V1BETA1) != 0))
+        return bad(err, root, "apiVersion", "must be \"" GPA_ADMISSION_V1 "\" or \"" GPA_ADMISSION_V1BETA1 "\"");
+    out->api_version = strcmp(api, GPA_ADMISSION_V1) == 0 ? GPA_ADMISSION_V1 : GPA_ADMISSION_V1BETA1;
+    if (!gpa_envelope_is_review(root))
+        return bad(err, root, "kind", "must be \"AdmissionReview\"");
+    *request = gpa_value_get(root, "request");
+    if (*request == NULL)
+        return bad(err, root, "request", "missing");
+    if ((*request)->type != GPA_VOBJECT)
+        return bad(err, *request, "request", "must be an object");
+    return 0;
+}
+
+int gpa_envelope_read(const gpa_value_t *root, gpa_envelope_t *out, gpa_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->api_version = out->uid = out->operation = out->namespace_ = out->name = out->kind = "";
+    const gpa_value_t *request = NULL;
+    if (read_head(root, &request, out, err) != 0)
+        return -1;
+    const gpa_value_t *uid = gpa_value_get(request, "uid");
+    if (gpa_value_string(uid) == NULL || gpa_value_string(uid)[0] == '\0')
+        return bad(err, uid != NULL ? uid : request, "request.uid", "must be a non-empty string");
+    out->uid = gpa_value_string(uid);
+    if (read_operation(request, out, err) != 0)
+        return -1;
+    const gpa_value_t *kind = gpa_value_get(request, "kind");
+    if (opt_string(request, "namespace", "request.namespace", &out->namespace_, err) != 0 ||
+        opt_string(request, "name", "request.name", &out->name, err) != 0 ||
+        (kind != NULL && kind->type == GPA_VOBJECT && opt_string(kind, "kind", "request.kind.kind", &out->kind, err) != 0))
+        return -1;
+    const gpa_value_t *dry = gpa_value_get(request, "dryRun");
+    out->dry_run = dry != NULL && dry->type == GPA_VBOOL && dry->u.boolean;
+    if (out->op != GPA_OP_CREATE && out->op != GPA_OP_UPDATE) {
+        /* DELETE and CONNECT are taken whatever they carry. */
+        gpa_value_t *obj = gpa_value_get(request, "object"), *old = gpa_value_get(request, "oldObject");
+        out->object = obj != NULL && obj->type == GPA_VOBJECT ? obj : NULL;
+        out->old_object = old != NULL && old->type == GPA_VOBJECT ? old : NULL;
+        return 0;
+    }
+    return read_object(request, "object", "request.object", out->operation, &out->object, err) != 0 ||
+                   read_object(request, "oldObject", "request.oldObject", out->op == GPA_OP_UPDATE ? "UPDATE" : NULL,
+                               &out->old_object, err) != 0
+               ? -1
+               : 0;
+}

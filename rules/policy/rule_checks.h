@@ -1,0 +1,40 @@
+/*
+ * The check function of every rule (the table in rules.c names them): gpa_rule_<id>, the id's dashes as
+ * underscores. A rule that spans dialects has one function per half (_koord, _mgpu; non_positive's common half
+ * covers vendor and Koordinator), joined in rules.c. Each appends its findings through ctx (rule_ctx.h).
+ * Private to policy.
+ */
+#ifndef GPA_RULE_CHECKS_H
+#define GPA_RULE_CHECKS_H
+
+typedef struct st_gpa_rule_ctx_t gpa_rule_ctx_t;
+
+/* rules_common.c */
+void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx);
+void gpa_rule_request_limit_mismatch(gpa_rule_ctx_t *ctx);
+void gpa_rule_vendor_vs_share(gpa_rule_ctx_t *ctx);
+void gpa_rule_mixed_share_apis(gpa_rule_ctx_t *ctx);
+void gpa_rule_non_positive_common(gpa_rule_ctx_t *ctx);
+void gpa_rule_infeasible(gpa_rule_ctx_t *ctx);
+
+/* rules_koord.c */
+void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx);
+void gpa_rule_core_without_memory(gpa_rule_ctx_t *ctx);
+void gpa_rule_shared_without_memory(gpa_rule_ctx_t *ctx);
+void gpa_rule_shared_required(gpa_rule_ctx_t *ctx);
+void gpa_rule_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx);
+void gpa_rule_multi_card_divisibility_koord(gpa_rule_ctx_t *ctx);
+void gpa_rule_per_device_over_100_koord(gpa_rule_ctx_t *ctx);
+void gpa_rule_min_memory_koord(gpa_rule_ctx_t *ctx);
+
+/* rules_mgpu.c */
+void gpa_rule_non_positive_mgpu(gpa_rule_ctx_t *ctx);
+void gpa_rule_multi_card_divisibility_mgpu(gpa_rule_ctx_t *ctx);
+void gpa_rule_per_device_over_100_mgpu(gpa_rule_ctx_t *ctx);
+void gpa_rule_min_memory_mgpu(gpa_rule_ctx_t *ctx);
+void gpa_rule_full_card_memory(gpa_rule_ctx_t *ctx);
+void gpa_rule_card_count_mismatch(gpa_rule_ctx_t *ctx);
+void gpa_rule_invalid_card_count(gpa_rule_ctx_t *ctx);
+void gpa_rule_ambiguous_unit(gpa_rule_ctx_t *ctx);
+
+#endif

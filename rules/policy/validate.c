@@ -1,0 +1,93 @@
+/*
+ * The drivers that run the rule table (validate.h): gpa_validate_object (every rule, every Pod spec) and
+ * gpa_validate_container (the container-level predicate mutation and shared-required share).
+ */
+#include "policy/validate.h"
+
+#include "policy/rule_checks.h"
+#include "policy/rule_ctx.h"
+#include "policy/rules.h"
+
+/* Whether rule i runs under cfg: its action is not off and one of its dialects is enabled. */
+static int rule_runs(const gpa_config_t *cfg, size_t i)
+{
+    return cfg->actions[i] != GPA_ACTION_OFF && (gpa_rules[i].dialects & cfg->dialects) != 0;
+}
+
+static void run_containers(gpa_rule_ctx_t *ctx, const gpa_container_t *cs, const unsigned *masks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if ((masks[i] & gpa_rules[ctx->rule].dialects) == 0)
+            continue; /* none of the rule's resources appear in this container */
+        ctx->c = &cs[i];
+        gpa_rules[ctx->rule].check(ctx);
+    }
+    ctx->c = NULL;
+}
+
+/* One rule on one Pod spec: its containers (app, then init), then the Pod pass. */
+static void run_rule_on_pod(gpa_rule_ctx_t *ctx)
+{
+    gpa_scope_t scope = gpa_rules[ctx->rule].scope;
+    if (scope != GPA_SCOPE_POD) {
+        run_containers(ctx, ctx->pod->containers, ctx->facts->app_dialects, ctx->pod->ncontainers);
+        run_containers(ctx, ctx->pod->init_containers, ctx->facts->init_dialects, ctx->pod->ninit_containers);
+    }
+    if (scope != GPA_SCOPE_CONTAINER) {
+        ctx->container_hits = ctx->count;
+        gpa_rules[ctx->rule].check(ctx);
+    }
+}
+
+void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, const gpa_object_t *obj,
+                         gpa_violations_t *out)
+{
+    if (obj->npods == 0)
+        return;
+    gpa_pod_facts_t *facts = gpa_arena_alloc(a, obj->npods * sizeof(*facts));
+    for (size_t p = 0; p < obj->npods; p++)
+        gpa_pod_facts_init(a, cfg->dialects, &obj->pods[p], &facts[p]);
+    /* Rule-major order, so findings come out in table order, then in document order. */
+    for (size_t i = 0; i < gpa_nrules; i++) {
+        if (!rule_runs(cfg, i))
+            continue;
+        for (size_t p = 0; p < obj->npods; p++) {
+            if ((gpa_rules[i].dialects & facts[p].dialects) == 0)
+                continue;
+            gpa_rule_ctx_t ctx = {.a = a,
+                                  .cfg = cfg,
+                                  .inv = inv,
+                                  .pod = &obj->pods[p],
+                                  .facts = &facts[p],
+                                  .rule = i,
+                                  .action = cfg->actions[i],
+                                  .out = out};
+            run_rule_on_pod(&ctx);
+        }
+    }
+}
+
+size_t gpa_validate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_container_t *c,
+                              gpa_violations_t *out)
+{
+    gpa_pod_facts_t facts;
+    gpa_pod_facts_init(a, cfg->dialects, pod, &facts);
+    return gpa_validate_container_facts(a, cfg, pod, &facts, c, out);
+}
+
+size_t gpa_validate_container_facts(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
+                                    const gpa_container_t *c, gpa_violations_t *out)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < gpa_nrules; i++) {
+        /* shared-required is the one rule this predicate is about, so it never counts itself. */
+        if (gpa_rules[i].check == gpa_rule_shared_required || gpa_rules[i].scope == GPA_SCOPE_POD || !rule_runs(cfg, i) ||
+            cfg->actions[i] != GPA_ACTION_DENY)
+            continue;
+        gpa_rule_ctx_t ctx = {
+            .a = a, .cfg = cfg, .pod = pod, .facts = facts, .c = c, .rule = i, .action = cfg->actions[i], .out = out};
+        gpa_rules[i].check(&ctx);
+        count += ctx.count;
+    }
+    return count;
+}
