@@ -1,5 +1,5 @@
 /*
- * gpuadmit certs: a CA and a serving certificate for the webhook's Service (SPEC §6). The work is in certs/;
+ * gpuadmit certs: a CA and a serving certificate for the webhook's Service (README.md#the-cli). The work is in certs/;
  * this file reads the options and reports. stdout carries only the caBundle, so `$(gpuadmit certs ...)` can be
  * passed straight to Helm; everything for people goes to stderr.
  */

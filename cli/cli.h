@@ -1,7 +1,7 @@
 /*
  * The gpuadmit verbs. Each lives in its own file (cli/<verb>.c) and is called by main.c with argv[0] set to
  * the verb's name. Each returns the process exit code: 0 all admitted / success, 1 something denied or a test
- * failed, 2 usage error or unreadable input (SPEC §6). Each handles --help itself (exit 0).
+ * failed, 2 usage error or unreadable input (README.md#the-cli). Each handles --help itself (exit 0).
  */
 #ifndef GPA_CLI_H
 #define GPA_CLI_H

@@ -1,5 +1,5 @@
 /*
- * gpuadmit fit (SPEC §6): where each Pod would go. Every Pod spec read (a Pod's own, or each template of a
+ * gpuadmit fit (README.md#the-cli): where each Pod would go. Every Pod spec read (a Pod's own, or each template of a
  * workload) is normalized and placed on the inventory: the node, each device share, the score and the
  * annotation the scheduler would write; or, when nothing fits, each node's first reason. Nodes are taken
  * empty ("could it ever fit") unless --now counts what scheduled Pods hold.

@@ -1,5 +1,5 @@
 /*
- * gpuadmit mutate (SPEC §6): what the mutating webhook would make of each object, as CREATE.
+ * gpuadmit mutate (README.md#the-cli): what the mutating webhook would make of each object, as CREATE.
  *   -o yaml   every object after mutation, as YAML documents separated by "---" (default)
  *   -o json   the object after mutation; several objects as one `List` (what kubectl apply takes)
  *   -o patch  one line per object: its RFC 6902 JSON Patch ("[]" when nothing changes)

@@ -1,5 +1,5 @@
 /*
- * Printing a verdict as text or as the JSON element of SPEC §6 (validate; fit names objects the same way).
+ * Printing a verdict as text or as the JSON element of README.md#the-cli (validate; fit names objects the same way).
  * Turning a document into objects is objects.h's.
  */
 #ifndef GPA_CLI_REPORT_H
@@ -24,7 +24,7 @@ const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj);
  */
 void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj, const gpa_verdict_t *v);
 
-/* The SPEC §6 JSON element of one object; new reference (caller json_decref()s). */
+/* The README.md#the-cli JSON element of one object; new reference (caller json_decref()s). */
 json_t *gpa_report_json(const char *source, const gpa_object_t *obj, const gpa_verdict_t *v);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * gpuadmit review (SPEC §6): answers one AdmissionReview exactly as `gpuadmit serve` would, through the same
+ * gpuadmit review (README.md#the-cli): answers one AdmissionReview exactly as `gpuadmit serve` would, through the same
  * gpa_review() call. Prints the response body and exits 0 whatever the verdict (the verdict is in the body);
  * exits 2 with the reason on stderr when the input is not a readable AdmissionReview (the webhook's HTTP 400).
  */

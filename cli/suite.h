@@ -1,5 +1,5 @@
 /*
- * Test suites (`gpuadmit test`, SPEC §6, issue 5): files named gpuadmit-test.yaml that pair objects with the
+ * Test suites (`gpuadmit test`, README.md#the-cli, issue 5): files named gpuadmit-test.yaml that pair objects with the
  * verdict the cluster must give them. This module reads a suite (every reference resolved, every file read and
  * parsed up front, so a broken suite fails before anything runs), runs its cases through the engine exactly as
  * the cluster would (gpa_decode_object + gpa_check; an AdmissionReview case through the webhook's own
@@ -11,7 +11,7 @@
  *   apiVersion: gpuadmit.io/v1alpha1
  *   kind: Test
  *   name: team-a-gpu-requests
- *   config: config.yaml              # optional (SPEC §7); every path is relative to the suite file
+ *   config: config.yaml              # optional (README.md#configuration); every path is relative to the suite file
  *   inventory: cluster.yaml          # optional: a path or a list of paths (one inventory)
  *   resources: [pods.yaml]           # optional: files whose objects cases name as Kind/namespace/name
  *   cases:

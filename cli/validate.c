@@ -1,5 +1,5 @@
 /*
- * gpuadmit validate (SPEC §6): the cluster's verdict for every object read, as CREATE, mutation first unless
+ * gpuadmit validate (README.md#the-cli): the cluster's verdict for every object read, as CREATE, mutation first unless
  * --no-mutate. Exit 0 when everything read was admitted, 1 when anything was denied, 2 on a usage error or when
  * any input could not be read (what could be read is still reported).
  */

@@ -1,7 +1,7 @@
 /*
  * What the verbs that judge inputs object by object (validate, mutate, fit) share: the options --config,
  * --inventory and -o; loading the configuration and inventory; walking the inputs object by object; one JSON
- * array of elements; and the exit code from what could not be read and what was refused (SPEC §6). Each verb
+ * array of elements; and the exit code from what could not be read and what was refused (README.md#the-cli). Each verb
  * keeps its own options, its per-object work and its output.
  */
 #ifndef GPA_CLI_VERB_H

@@ -3,7 +3,7 @@
  *
  * Which objects a document holds: the document itself; every item of a `List` (recursively); for an
  * AdmissionReview, use gpa_review_* (review.h) instead, which reads request.object/oldObject.
- * Which Pod specs an object holds (SPEC §2): Pod `spec`; Deployment, ReplicaSet, StatefulSet, DaemonSet, Job
+ * Which Pod specs an object holds (docs/rules.md#objects): Pod `spec`; Deployment, ReplicaSet, StatefulSet, DaemonSet, Job
  * `spec.template`; CronJob `spec.jobTemplate.spec.template`; Volcano Job (batch.volcano.sh) `spec.tasks[*].template`;
  * KubeRay RayCluster `spec.headGroupSpec.template` and `spec.workerGroupSpecs[*].template`, RayJob the same under
  * `spec.rayClusterSpec`. Any other kind decodes with no Pod specs (admitted untouched).

@@ -106,7 +106,7 @@ static inline int gpa_koord_view_has_memory(const gpa_koord_view_t *kv)
 
 /*
  * The forms: which combinations of Koordinator resources one container may declare. Each fault is a rule's
- * (SPEC §3); a container with none of them and something to ask for (gpa_koord_view_well_formed) has a meaning.
+ * (docs/rules.md#rules); a container with none of them and something to ask for (gpa_koord_view_well_formed) has a meaning.
  */
 enum {
     GPA_KOORD_MEMORY_AND_RATIO = 1 << 0,      /* gpu-memory and gpu-memory-ratio (memory-ratio-exclusive) */

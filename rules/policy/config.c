@@ -1,5 +1,5 @@
 /*
- * Configuration (SPEC §7): a strict reader. Every key is known, every value has the type and range SPEC §7
+ * Configuration (README.md#configuration): a strict reader. Every key is known, every value has the type and range README.md#configuration
  * gives it, and the first fault is an error at its node (line:column from the parser), so a bad config is
  * never half-applied. Strings the configuration keeps live in its own arena.
  */

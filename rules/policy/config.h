@@ -1,5 +1,5 @@
 /*
- * Configuration (SPEC §7): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement.
+ * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement.
  *
  * Ownership: a configuration is immutable once loaded and reference-counted, so the webhook can swap in a
  * reloaded one while requests in flight still hold the old one. gpa_config_load() returns a new configuration

@@ -1,5 +1,5 @@
 /*
- * The mutations of SPEC §4 as data: one table of {id, doc, function}. Each function edits the planned GPU
+ * The mutations of docs/rules.md#mutations as data: one table of {id, doc, function}. Each function edits the planned GPU
  * resources of one container (what its requests and limits will hold once the patch is applied); one diff then
  * turns every container's plan into the minimal JSON Patch (patch.h): a missing `resources`, `requests` or
  * `limits` map added whole, keys escaped, nothing else touched.

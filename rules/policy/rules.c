@@ -1,5 +1,5 @@
 /*
- * The rule table (SPEC §3). The drivers that run it are validate.c's.
+ * The rule table (docs/rules.md#rules). The drivers that run it are validate.c's.
  */
 #include "policy/rules.h"
 

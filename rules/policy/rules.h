@@ -1,5 +1,5 @@
 /*
- * The validation rules as data (SPEC §3): one table of {id, dialects, scope, default action, check, doc}.
+ * The validation rules as data (docs/rules.md#rules): one table of {id, dialects, scope, default action, check, doc}.
  * Adding a rule is one row in rules.c and one check function, gpa_rule_<id> (rule_checks.h), in the file of
  * its family. The drivers that run the table are validate.h's; configurations index actions by the table.
  *

@@ -240,7 +240,7 @@ func TestServiceMatchesDeploymentAndWebhooks(t *testing.T) {
 	}
 }
 
-// The kinds of SPEC §2: group -> version -> resources.
+// The kinds of docs/rules.md#objects: group -> version -> resources.
 var wantRules = map[string]string{
 	"/v1":                       "pods",
 	"apps/v1":                   "deployments,replicasets,statefulsets,daemonsets",
@@ -324,7 +324,7 @@ func TestConfigMapHoldsTheConfig(t *testing.T) {
 		"placement":        Map{"strategy": "binpack", "coreWeight": 20},
 	}
 	if !reflect.DeepEqual(cfg, want) {
-		t.Errorf("config.yaml:\n%s\nwant the SPEC §7 defaults", text)
+		t.Errorf("config.yaml:\n%s\nwant the README.md#configuration defaults", text)
 	}
 	// A user's config replaces keys and merges maps, as Helm coalesces values.
 	objs, _ = render(t, rel, withCA(Map{"config": Map{"rules": Map{"min-memory": "warn"}, "minDeviceMemory": "1Gi"}}))

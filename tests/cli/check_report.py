@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks `gpuadmit validate -o json` output for the CLI tests (tests/cli.cmake).
 
-  check_report.py schema REPORT.json             the SPEC §6 schema, every element
+  check_report.py schema REPORT.json             the README.md#the-cli schema, every element
   check_report.py same A.json B.json             same verdicts, ignoring "source" (YAML vs JSON input)
   check_report.py expect REPORT.json allowed     every element allowed
   check_report.py expect REPORT.json RULE        every element denied, each with a deny finding of RULE

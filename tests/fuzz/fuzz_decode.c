@@ -4,7 +4,7 @@
  * Invariants: nothing crashes, hangs or leaks; a decode error says what and where; a verdict is the same
  * when the document is written out as JSON or as YAML and read again (the readers and writers agree on
  * everything the rules see); the mutated object is the input with the patch applied; mutating the mutated
- * object again yields an empty patch (reinvocation-safe, SPEC §4).
+ * object again yields an empty patch (reinvocation-safe, docs/rules.md#mutations).
  * Seeds: tests/fuzz/seeds/decode/ and, on the command line, examples/ and tests/cases/ (their .yaml/.json).
  */
 #include <stdint.h>

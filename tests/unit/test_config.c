@@ -1,5 +1,5 @@
 /*
- * Check tests for rules/config.c: defaults, every key of SPEC §7 in YAML and JSON, and broken configurations
+ * Check tests for rules/config.c: defaults, every key of README.md#configuration in YAML and JSON, and broken configurations
  * reported at the offending node's line and column.
  */
 #include <check.h>

@@ -154,7 +154,7 @@ START_TEST(amounts_are_trimmed_as_kubernetes_does)
 }
 END_TEST
 
-/* Every workload kind of SPEC §2: the template paths and pointers. */
+/* Every workload kind of docs/rules.md#objects: the template paths and pointers. */
 START_TEST(workload_templates)
 {
     static const struct {

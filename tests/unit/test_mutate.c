@@ -168,7 +168,7 @@ END_TEST
 
 START_TEST(expand_gpu_beside_zeros)
 {
-    /* A share resource declared as 0 counts as not declared (SPEC §3), so gpu: 50 is alone: expanded, the zero
+    /* A share resource declared as 0 counts as not declared (docs/rules.md#rules), so gpu: 50 is alone: expanded, the zero
      * overwritten, with the deprecation warning. */
     result_t r = check_mutation(
         POD(C("a", "{\"limits\":{\"koordinator.sh/gpu\":\"50\",\"koordinator.sh/gpu-core\":\"0\"}}")),

@@ -1,5 +1,5 @@
 /*
- * Check tests for rules/normalize.c: the canonical request of SPEC §5 for every dialect, and the specs that do
+ * Check tests for rules/normalize.c: the canonical request of docs/allocator.md for every dialect, and the specs that do
  * not normalize because a rule denies them.
  */
 #include <check.h>
@@ -86,7 +86,7 @@ END_TEST
 
 START_TEST(koordinator_shared)
 {
-    /* SPEC/Koordinator: 4Gi, core 100, gpu.shared 2 -> two devices of 2Gi and core 50 */
+    /* Koordinator: 4Gi, core 100, gpu.shared 2 -> two devices of 2Gi and core 50 */
     ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'4Gi','koordinator.sh/gpu-core':'100','koordinator.sh/gpu.shared':'2'}"),
                      0);
     group(0, GPA_DIALECT_KOORDINATOR, 2, 0, 50, GPA_MEMORY_BYTES, 2LL << 30);
@@ -126,7 +126,7 @@ START_TEST(mgpu_cards)
     /* core/100 whole cards */
     ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'300'}"), 0);
     group(0, GPA_DIALECT_MGPU, 3, 1, 100, GPA_MEMORY_NONE, 0);
-    /* the annotation: k cards, each core/k and memory/k (the SPEC's "2,1,3") */
+    /* the annotation: k cards, each core/k and memory/k (the the annotation "2,1,3") */
     ck_assert_int_eq(
         norm("{'vke.volcengine.com/container-multiple-gpu':'2, 1 ,3'}",
              "[{'name':'a','resources':{'limits':{'vke.volcengine.com/mgpu-core':'100','vke.volcengine.com/mgpu-memory':'2048'}}},"

@@ -96,7 +96,7 @@ namespaceSelector:
 {{- end }}
 
 {{/*
-What the webhooks see: Pods and every workload that carries a Pod template (SPEC §2). Argument: a dict with
+What the webhooks see: Pods and every workload that carries a Pod template (docs/rules.md#objects). Argument: a dict with
 "ops", the operations.
 */}}
 {{- define "gpuadmit.rules" -}}
