@@ -23,7 +23,7 @@ int64_t gpa_fit_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gpu)
     case GPA_MEMORY_BYTES:
         return g->memory_bytes;
     case GPA_MEMORY_RATIO:
-        return gpu->memory > 0 ? gpa_fit_mul_ceil_div(g->memory_ratio, gpu->memory, 100) : -1;
+        return gpu->memory > 0 ? gpa_mul_ceil_div_i64(g->memory_ratio, gpu->memory, 100) : -1;
     default:
         return 0;
     }
@@ -68,7 +68,7 @@ static int64_t device_score(const gpa_fit_search_t *s, const gpa_fit_dev_t *d)
 {
     const gpa_gpu_t *gpu = d->gpu;
     int64_t u_core = gpu->core > 0 ? (gpu->core - d->core_free) * 10000 / gpu->core : 10000;
-    int64_t u_mem = gpu->memory > 0 ? gpa_fit_mul_ceil_div(gpu->memory - d->mem_free, 10000, gpu->memory) : u_core;
+    int64_t u_mem = gpu->memory > 0 ? gpa_mul_ceil_div_i64(gpu->memory - d->mem_free, 10000, gpu->memory) : u_core;
     if (u_mem < 0 || u_mem > 10000)
         u_mem = 10000; /* over-committed usage reports, or an overflow: treat as full */
     if (u_core < 0 || u_core > 10000)
@@ -237,7 +237,7 @@ static void fill_shares(gpa_arena_t *a, const gpa_fit_search_t *s, gpa_placement
         sh->minor = gpu->minor;
         sh->core = p->core;
         sh->memory_bytes = p->mem;
-        sh->fraction = gpu->memory > 0 ? gpa_fit_mul_ceil_div(p->mem, 10000, gpu->memory) : (p->core >= gpu->core ? 10000 : 0);
+        sh->fraction = gpu->memory > 0 ? gpa_mul_ceil_div_i64(p->mem, 10000, gpu->memory) : (p->core >= gpu->core ? 10000 : 0);
     }
     out->score = s->nshares > 0 ? s->best_score / (int64_t)s->nshares : 0;
 }

@@ -98,8 +98,4 @@ typedef struct st_gpa_alloc_opts_t {
 int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
                     const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out);
 
-/* Bytes as people read them: "20Gi", "512Mi", "12.5Gi" (one decimal, rounded down when `up` is 0, up when 1),
- * or plain bytes below 1Ki. Writes at most 32 bytes. */
-void gpa_fit_format_bytes(int64_t bytes, int up, char dst[32]);
-
 #endif

@@ -22,30 +22,6 @@ enum {
     RANK_TOGETHER = 4, /* each fits alone, not all together */
 };
 
-void gpa_fit_format_bytes(int64_t bytes, int up, char dst[32])
-{
-    static const char *const units[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    if (bytes < 1024) {
-        snprintf(dst, 32, "%" PRId64, bytes);
-        return;
-    }
-    int u = 0;
-    while (u < 5 && bytes >> (10 * (u + 2)) != 0)
-        u++;
-    uint64_t unit = (uint64_t)1 << (10 * (u + 1)), whole = (uint64_t)bytes / unit, rem = (uint64_t)bytes % unit;
-    if (rem == 0) {
-        snprintf(dst, 32, "%" PRIu64 "%s", whole, units[u]);
-        return;
-    }
-    uint64_t tenths = rem * 10 / unit; /* rem < 2^60: no overflow */
-    if (up && rem * 10 % unit != 0 && ++tenths == 10)
-        whole++, tenths = 0;
-    char tmp[64];
-    int n = snprintf(tmp, sizeof(tmp), "%" PRIu64 ".%u%s", whole, (unsigned)(tenths % 10), units[u]);
-    memcpy(dst, tmp, (size_t)(n < 31 ? n : 31));
-    dst[n < 31 ? n : 31] = '\0';
-}
-
 static void set_reason(gpa_node_reason_t *r, int rank, const char *reason)
 {
     r->rank_ = rank;
@@ -232,8 +208,8 @@ static const char *device_failure(gpa_arena_t *a, const gpa_fit_search_t *s, con
     if (d->pods >= s->max_pods)
         return gpa_arena_printf(a, "device %d holds %" PRId64 " Pods (maxPodsPerDevice %" PRId64 ")", minor, d->pods, s->max_pods);
     if (mem > d->mem_free) {
-        gpa_fit_format_bytes(d->mem_free > 0 ? d->mem_free : 0, 0, free_);
-        gpa_fit_format_bytes(mem, 1, need);
+        gpa_bytes_format(d->mem_free > 0 ? d->mem_free : 0, 0, free_);
+        gpa_bytes_format(mem, 1, need);
         return gpa_arena_printf(a, "device %d has %s free, needs %s", minor, free_, need);
     }
     return gpa_arena_printf(a, "device %d has %" PRId64 "%% compute free, needs %" PRId64 "%%", minor, d->core_free, g->core);
@@ -394,14 +370,14 @@ static const char *device_allocated(gpa_arena_t *a, const gpa_placement_t *p, co
                     sums[j].total = node->gpus[d].memory;
         }
         sums[j].core += p->shares[i].core;
-        sums[j].mem = gpa_fit_sat_add(sums[j].mem, p->shares[i].memory_bytes);
+        sums[j].mem = gpa_sat_add_i64(sums[j].mem, p->shares[i].memory_bytes);
     }
     qsort(sums, n, sizeof(*sums), cmp_minor_sum);
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_buf_puts(&b, "{\"gpu\":[");
     for (size_t j = 0; j < n; j++) {
         char mem[32];
-        int64_t ratio = sums[j].total > 0 ? gpa_fit_mul_ceil_div(sums[j].mem, 100, sums[j].total) : 100;
+        int64_t ratio = sums[j].total > 0 ? gpa_mul_ceil_div_i64(sums[j].mem, 100, sums[j].total) : 100;
         gpa_quantity_format(sums[j].mem, 1, mem);
         gpa_buf_printf(&b,
                        "%s{\"minor\":%d,\"resources\":{\"koordinator.sh/gpu-core\":\"%" PRId64

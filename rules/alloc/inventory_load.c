@@ -5,7 +5,6 @@
  */
 #include "base/arena.h"
 #include "kube/decode.h"
-#include "alloc/search.h"
 #include "alloc/inventory.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
@@ -308,7 +307,7 @@ static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
             .node = p->spec->node_name, .pod = p->pod, .minor = (int32_t)cards[i], .source = l->source, .line = ann->line};
         u.core = core / k;
         u.whole = u.core >= 100;
-        u.memory = gpa_fit_mul_ceil_div(mib, MIB, k);
+        u.memory = gpa_mul_ceil_div_i64(mib, MIB, k);
         if (u.memory < 0)
             return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: mgpu-memory is too large", p->pod);
         gpa_inventory_add_usage(l->inv, &u);
@@ -324,7 +323,7 @@ static int64_t vendor_devices(const gpa_podspec_t *s)
     for (size_t r = 0; r < 3; r++) {
         for (size_t i = 0; i < s->ncontainers; i++)
             if (amount_of(&s->containers[i], vendors[r], &v) == 0)
-                app = gpa_fit_sat_add(app, v);
+                app = gpa_sat_add_i64(app, v);
         for (size_t i = 0; i < s->ninit_containers; i++)
             if (amount_of(&s->init_containers[i], vendors[r], &v) == 0 && v > init)
                 init = v;
@@ -585,7 +584,7 @@ int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, cons
         goto Exit;
     for (size_t i = 0; i < docs.len; i++)
         if (load_doc(&l, docs.docs[i], "") != 0) {
-            gpa_inventory_rollback_(inv);
+            gpa_inventory_rollback(inv);
             goto Exit;
         }
     rc = gpa_inventory_commit(inv, err);

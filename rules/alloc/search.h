@@ -9,25 +9,7 @@
 
 #include "alloc/alloc.h"
 #include "alloc/inventory.h"
-
-/* Drops every record added since the last successful commit (a loader that failed half-way). */
-void gpa_inventory_rollback_(gpa_inventory_t *inv);
-
-/* Overflow-saturating helpers for accounting (decisions use the checked forms). */
-static inline int64_t gpa_fit_sat_add(int64_t x, int64_t y)
-{
-    int64_t r;
-    return __builtin_add_overflow(x, y, &r) ? INT64_MAX : r;
-}
-
-/* ceil(x * y / d) for x, y >= 0, d > 0; -1 when x * y overflows. */
-static inline int64_t gpa_fit_mul_ceil_div(int64_t x, int64_t y, int64_t d)
-{
-    int64_t p;
-    if (__builtin_mul_overflow(x, y, &p))
-        return -1;
-    return p / d + (p % d != 0);
-}
+#include "kube/quantity.h"
 
 /* ---- the search (alloc.c) and its explanations (fit_reason.c) ---- */
 
