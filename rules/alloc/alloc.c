@@ -109,25 +109,25 @@ int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_
 
 /* ---- the infeasible rule ---- */
 
-gpa_fit_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
-                             const gpa_request_t *req, const char **reason)
+gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,
+                                     const gpa_podspec_t *pod, const gpa_request_t *req, const char **reason)
 {
     gpa_placement_t p;
     gpa_alloc_opts_t o = {.now = 0, .first_fit = 1};
     *reason = "";
     if (req->ngroups == 0)
-        return GPA_FIT_OK;
+        return GPA_FEASIBLE_NOW;
     gpa_alloc_place(a, inv, pol, pod, req, &o, &p);
     if (!p.feasible) {
         if (p.bounded)
-            return GPA_FIT_OK; /* not proven impossible: the rule only rejects what is certain */
+            return GPA_FEASIBLE_NOW; /* not proven impossible: the rule only rejects what is certain */
         *reason = gpa_explain_closest(a, &p);
-        return GPA_FIT_NEVER;
+        return GPA_FEASIBLE_NEVER;
     }
     o.now = 1;
     gpa_alloc_place(a, inv, pol, pod, req, &o, &p);
     if (p.feasible || p.bounded)
-        return GPA_FIT_OK;
+        return GPA_FEASIBLE_NOW;
     *reason = gpa_explain_closest(a, &p);
-    return GPA_FIT_NOT_NOW;
+    return GPA_FEASIBLE_NOT_NOW;
 }

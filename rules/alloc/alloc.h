@@ -24,22 +24,22 @@
 
 typedef struct st_gpa_inventory_t gpa_inventory_t; /* inventory.h */
 
-typedef enum en_gpa_fit_t {
-    GPA_FIT_OK,      /* some node has room now */
-    GPA_FIT_NOT_NOW, /* some node could hold it empty, none has room with current usage */
-    GPA_FIT_NEVER,   /* no node could hold it even empty */
-} gpa_fit_t;
+typedef enum en_gpa_feasibility_t {
+    GPA_FEASIBLE_NOW,     /* some node has room now */
+    GPA_FEASIBLE_NOT_NOW, /* some node could hold it empty, none has room with current usage */
+    GPA_FEASIBLE_NEVER,   /* no node could hold it even empty */
+} gpa_feasibility_t;
 
 /*
  * Feasibility for the infeasible rule. *reason (arena-owned, one line) says why for NOT_NOW and NEVER: the
- * closest node's first reason ("node-3: device 1 has 12Gi free, needs 20Gi"); "" for OK. The closest node is
+ * closest node's first reason ("node-3: device 1 has 12Gi free, needs 20Gi"); "" for NOW. The closest node is
  * the one that got furthest (labels < dialect < healthy devices < capacity < together), then, within that
  * stage, came nearest (more healthy devices; more of the needed devices with room, then the larger part of
- * the share its closest device could hold), then the lowest name. A Pod without GPU groups is OK. A search
+ * the share its closest device could hold), then the lowest name. A Pod without GPU groups is NOW. A search
  * cut short by its bound never yields NEVER (the check only rejects what is certain).
  */
-gpa_fit_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
-                             const gpa_request_t *req, const char **reason);
+gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,
+                                     const gpa_podspec_t *pod, const gpa_request_t *req, const char **reason);
 
 /*
  * Places the Pod: every node (name order) whose labels match and whose GPUs serve the request's dialects is
