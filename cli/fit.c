@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "alloc/alloc.h"
+#include "kube/quantity.h"
 #include "cli.h"
 #include "policy/engine.h"
 #include "alloc/inventory.h"
@@ -111,7 +112,7 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
         char mem[32];
-        gpa_fit_format_bytes(s->memory_bytes, 1, mem);
+        gpa_bytes_format(s->memory_bytes, 1, mem);
         printf("  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s\n",
                s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
                fraction_text(&f->vb.scratch, s->fraction));

@@ -18,6 +18,7 @@
 #include "admission/envelope.h"
 #include "policy/rules.h"
 #include "document/docs.h"
+#include "document/schema.h"
 
 /* An object of the suite's resources, found by Kind/namespace/name. */
 typedef struct st_indexed_t {
@@ -60,15 +61,20 @@ static int fail(loader_t *l, const gpa_value_t *node, const char *path, const ch
 /* The mapping's keys must all be among `allowed` (NULL-terminated). */
 static int check_fields(loader_t *l, const gpa_value_t *obj, const char *path, const char *const *allowed)
 {
-    const gpa_member_t *m = gpa_value_unknown_member(obj, allowed);
-    return m != NULL ? fail(l, m->value, path, "unknown field \"%s\"", m->key) : 0;
+    gpa_error_t e;
+    gpa_error_init(&e, l->file);
+    if (gpa_schema_fields(&e, obj, path, allowed) == 0)
+        return 0;
+    *l->err = e;
+    return -1;
 }
 
 static int want_type(loader_t *l, const gpa_value_t *v, gpa_vtype_t t, const char *path)
 {
-    if (v->type != t)
-        return fail(l, v, path, "must be %s, not %s", gpa_vtype_name(t), gpa_vtype_name(v->type));
-    return 0;
+    if (v->type == t)
+        return 0;
+    gpa_error_init(l->err, l->file);
+    return gpa_schema_want(l->err, v, t, path);
 }
 
 /* A non-empty string field; *out stays NULL when the field is absent and not required. */

@@ -5,7 +5,7 @@
  */
 #include "alloc/inventory.h"
 #include "base/arena.h"
-#include "alloc/search.h"
+#include "kube/quantity.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -339,11 +339,11 @@ static void apply_share(gpa_gpu_t *g, const gpa_usage_desc_t *u, const char **la
         return;
     }
     /* Usage beyond capacity (an over-committed report) saturates, never overflows. */
-    int64_t mem = u->memory >= 0 ? u->memory : gpa_fit_mul_ceil_div(u->ratio, g->memory, 100);
+    int64_t mem = u->memory >= 0 ? u->memory : gpa_mul_ceil_div_i64(u->ratio, g->memory, 100);
     if (mem < 0)
         mem = INT64_MAX;
-    g->core_used = gpa_fit_sat_add(g->core_used, u->core);
-    g->memory_used = gpa_fit_sat_add(g->memory_used, mem);
+    g->core_used = gpa_sat_add_i64(g->core_used, u->core);
+    g->memory_used = gpa_sat_add_i64(g->memory_used, mem);
     if (*last_pod == NULL || strcmp(*last_pod, u->pod) != 0)
         g->pods++;
     *last_pod = u->pod;
@@ -386,7 +386,7 @@ static void apply_usages(resolve_t *r)
     }
 }
 
-void gpa_inventory_rollback_(gpa_inventory_t *inv)
+void gpa_inventory_rollback(gpa_inventory_t *inv)
 {
     inv->nodes_rec.len = inv->committed_nodes;
     inv->gpus_rec.len = inv->committed_gpus;
@@ -405,7 +405,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     if (collect_names(&r) != 0 || build_nodes(&r) != 0) {
         gpa_arena_dispose(a);
         free(a);
-        gpa_inventory_rollback_(inv);
+        gpa_inventory_rollback(inv);
         return -1;
     }
     size_t kept = 0;

@@ -132,5 +132,10 @@ void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d);
  * dropped and the previous view stays.
  */
 int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err);
+/*
+ * For loaders: drops every record added since the last successful commit, so that a text that fails half-way
+ * leaves nothing behind (gpa_inventory_parse calls it on its first error). The view is not touched.
+ */
+void gpa_inventory_rollback(gpa_inventory_t *inv);
 
 #endif

@@ -5,11 +5,11 @@
  */
 #include "base/arena.h"
 #include "kube/decode.h"
-#include "alloc/search.h"
 #include "alloc/inventory.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
 #include "document/docs.h"
+#include "document/schema.h"
 #include "document/json.h"
 
 #include <stdio.h>
@@ -35,7 +35,7 @@ static int fail(loader_t *l, const gpa_value_t *at, const char *path, const char
 static int quantity_of(loader_t *l, const gpa_value_t *v, const char *path, int64_t *out)
 {
     if (v == NULL || (v->type != GPA_VSTRING && v->type != GPA_VNUMBER))
-        return fail(l, v, path, "%s", "must be a quantity (a string or a number)");
+        return gpa_schema_wrong_type(l->err, v, "a quantity (a string or a number)", path);
     gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
     if (q.status != GPA_Q_OK)
         return gpa_error_set(l->err, v->line, v->column, path, "\"%s\": %s", v->u.str.ptr, gpa_quantity_status_text(q.status));
@@ -51,7 +51,7 @@ static int opt_quantity(loader_t *l, const gpa_value_t *obj, const char *key, co
     const gpa_value_t *v = gpa_value_get(obj, key);
     if (v == NULL || v->type == GPA_VNULL)
         return 0;
-    return quantity_of(l, v, gpa_arena_printf(l->a, "%s.%s", path, key), out);
+    return quantity_of(l, v, gpa_schema_path(l->a, path, key), out);
 }
 
 /* The first present quantity among two names (the Koordinator name, then the older kubernetes.io one). */
@@ -194,8 +194,8 @@ static int load_device(loader_t *l, const gpa_value_t *doc)
     if (node == NULL || node[0] == '\0')
         return fail(l, doc, "metadata.name", "%s", "a Device object is named after its node and needs a name");
     const gpa_value_t *devs = gpa_value_get(gpa_value_get(doc, "spec"), "devices");
-    if (devs != NULL && devs->type != GPA_VARRAY)
-        return fail(l, devs, "spec.devices", "%s", "must be an array");
+    if (devs != NULL && gpa_schema_want(l->err, devs, GPA_VARRAY, "spec.devices") != 0)
+        return -1;
     for (size_t i = 0; devs != NULL && i < devs->u.array.len; i++)
         if (load_device_entry(l, node, devs->u.array.items[i], gpa_arena_printf(l->a, "spec.devices[%zu]", i)) != 0)
             return -1;
@@ -255,8 +255,10 @@ static int load_device_allocated(pod_ctx_t *p, const char *text)
     const gpa_value_t *gpus = gpa_value_get(root, "gpu");
     if (gpus == NULL)
         return 0;
-    if (gpus->type != GPA_VARRAY)
-        return gpa_error_set(l->err, p->at->line, p->at->column, path, "Pod %s: \"gpu\" must be an array", p->pod);
+    if (gpa_schema_want(l->err, gpus, GPA_VARRAY, gpa_schema_path(l->a, path, "gpu")) != 0) {
+        l->err->line = p->at->line, l->err->column = p->at->column; /* the annotation's own lines: point at the Pod */
+        return -1;
+    }
     for (size_t i = 0; i < gpus->u.array.len; i++)
         if (load_allocation(p, gpus->u.array.items[i], gpa_arena_printf(l->a, "%s.gpu[%zu]", path, i)) != 0) {
             l->err->line = p->at->line; /* the annotation's JSON has its own lines; point at the Pod */
@@ -308,7 +310,7 @@ static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
             .node = p->spec->node_name, .pod = p->pod, .minor = (int32_t)cards[i], .source = l->source, .line = ann->line};
         u.core = core / k;
         u.whole = u.core >= 100;
-        u.memory = gpa_fit_mul_ceil_div(mib, MIB, k);
+        u.memory = gpa_mul_ceil_div_i64(mib, MIB, k);
         if (u.memory < 0)
             return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: mgpu-memory is too large", p->pod);
         gpa_inventory_add_usage(l->inv, &u);
@@ -324,7 +326,7 @@ static int64_t vendor_devices(const gpa_podspec_t *s)
     for (size_t r = 0; r < 3; r++) {
         for (size_t i = 0; i < s->ncontainers; i++)
             if (amount_of(&s->containers[i], vendors[r], &v) == 0)
-                app = gpa_fit_sat_add(app, v);
+                app = gpa_sat_add_i64(app, v);
         for (size_t i = 0; i < s->ninit_containers; i++)
             if (amount_of(&s->init_containers[i], vendors[r], &v) == 0 && v > init)
                 init = v;
@@ -364,12 +366,9 @@ static int load_pod(loader_t *l, gpa_value_t *doc)
 
 /* ---- the compact form (docs/allocator.md) ---- */
 
-static int check_keys(loader_t *l, const gpa_value_t *obj, const char *path, const char *const *allowed)
+static int check_keys(loader_t *l, const gpa_value_t *obj, const char *path, const char *const *known)
 {
-    if (obj == NULL || obj->type != GPA_VOBJECT)
-        return fail(l, obj, path, "%s", "must be an object");
-    const gpa_member_t *m = gpa_value_unknown_member(obj, allowed);
-    return m != NULL ? gpa_error_set(l->err, m->value->line, m->value->column, path, "unknown key \"%s\"", m->key) : 0;
+    return gpa_schema_want(l->err, obj, GPA_VOBJECT, path) != 0 ? -1 : gpa_schema_fields(l->err, obj, path, known);
 }
 
 static const gpa_value_t *array_member(loader_t *l, const gpa_value_t *obj, const char *key, const char *path, int *bad)
@@ -378,9 +377,8 @@ static const gpa_value_t *array_member(loader_t *l, const gpa_value_t *obj, cons
     *bad = 0;
     if (v == NULL || v->type == GPA_VNULL)
         return NULL;
-    if (v->type != GPA_VARRAY) {
+    if (gpa_schema_want(l->err, v, GPA_VARRAY, gpa_schema_path(l->a, path, key)) != 0) {
         *bad = 1;
-        fail(l, v, gpa_arena_printf(l->a, "%s.%s", path, key), "%s", "must be an array");
         return NULL;
     }
     return v;
@@ -391,8 +389,8 @@ static int opt_bool(loader_t *l, const gpa_value_t *obj, const char *key, const 
     const gpa_value_t *v = gpa_value_get(obj, key);
     if (v == NULL || v->type == GPA_VNULL)
         return 0;
-    if (v->type != GPA_VBOOL)
-        return fail(l, v, gpa_arena_printf(l->a, "%s.%s", path, key), "%s", "must be true or false");
+    if (gpa_schema_want(l->err, v, GPA_VBOOL, gpa_schema_path(l->a, path, key)) != 0)
+        return -1;
     *out = v->u.boolean;
     return 0;
 }
@@ -495,12 +493,13 @@ static int compact_node(loader_t *l, const gpa_value_t *node, const char *path)
         return -1;
     const char *name = str_of(node, "name");
     if (name == NULL || name[0] == '\0')
-        return fail(l, node, gpa_arena_printf(l->a, "%s.name", path), "%s", "every node needs a name");
+        return fail(l, node, gpa_schema_path(l->a, path, "name"), "%s", "every node needs a name");
     if (replicas > 100000)
         return fail(l, gpa_value_get(node, "replicas"), path, "%s", "replicas above 100000");
     const gpa_value_t *labels = gpa_value_get(node, "labels");
-    if (labels != NULL && labels->type != GPA_VOBJECT && labels->type != GPA_VNULL)
-        return fail(l, labels, gpa_arena_printf(l->a, "%s.labels", path), "%s", "must be a map of strings");
+    if (labels != NULL && labels->type != GPA_VNULL &&
+        gpa_schema_want(l->err, labels, GPA_VOBJECT, gpa_schema_path(l->a, path, "labels")) != 0)
+        return -1;
     d.labels = pairs_of(l, labels, &d.nlabels);
     d.koordinator = (d.dialects & GPA_DIALECT_KOORDINATOR) != 0;
     int width = snprintf(NULL, 0, "%lld", (long long)(replicas > 0 ? replicas - 1 : 0));
@@ -533,43 +532,43 @@ static int load_list(loader_t *l, gpa_value_t *doc, const char *path)
     const gpa_value_t *items = gpa_value_get(doc, "items");
     if (items == NULL || items->type == GPA_VNULL)
         return 0;
-    if (items->type != GPA_VARRAY)
-        return fail(l, items, path, "%s", "List items must be an array");
+    if (gpa_schema_want(l->err, items, GPA_VARRAY, gpa_schema_path(l->a, path, "items")) != 0)
+        return -1;
     for (size_t i = 0; i < items->u.array.len; i++)
-        if (load_doc(l, items->u.array.items[i], gpa_arena_printf(l->a, "%sitems[%zu]", path, i)) != 0)
+        if (load_doc(l, items->u.array.items[i], gpa_arena_printf(l->a, "%s[%zu]", gpa_schema_path(l->a, path, "items"), i)) != 0)
             return -1;
     return 0;
 }
 
-/* Prefixes an error's path with where the object sits in its List. */
+/* Prefixes an error's path with where the object sits in its List: items[3] and spec.x make items[3].spec.x. */
 static int located(loader_t *l, const char *path, int rc)
 {
-    if (rc != 0 && path[0] != '\0' && strncmp(l->err->path, path, strlen(path)) != 0) {
-        char tmp[sizeof(l->err->path)];
-        snprintf(tmp, sizeof(tmp), "%s%s", path, l->err->path);
-        memcpy(l->err->path, tmp, sizeof(tmp));
-    }
+    size_t n = strlen(path);
+    char *at = l->err->path;
+    if (rc == 0 || n == 0 || (strncmp(at, path, n) == 0 && (at[n] == '\0' || at[n] == '.')))
+        return rc;
+    const char *full = gpa_arena_printf(l->a, "%s%s%s", path, at[0] != '\0' ? "." : "", at);
+    snprintf(at, sizeof(l->err->path), "%s", full);
     return rc;
 }
 
 static int load_doc(loader_t *l, gpa_value_t *doc, const char *path)
 {
-    if (doc == NULL || doc->type != GPA_VOBJECT)
-        return fail(l, doc, path, "%s", "an inventory document must be an object");
+    if (gpa_schema_want(l->err, doc, GPA_VOBJECT, path) != 0)
+        return -1;
     const char *kind = str_of(doc, "kind");
     if (kind == NULL)
         kind = "";
     if (strcmp(kind, "List") == 0 || (strlen(kind) > 4 && strcmp(kind + strlen(kind) - 4, "List") == 0))
         return load_list(l, doc, path);
-    const char *p = path[0] != '\0' ? gpa_arena_printf(l->a, "%s.", path) : "";
     if (strcmp(kind, "Node") == 0)
-        return located(l, p, load_node(l, doc));
+        return located(l, path, load_node(l, doc));
     if (strcmp(kind, "Device") == 0)
-        return located(l, p, load_device(l, doc));
+        return located(l, path, load_device(l, doc));
     if (strcmp(kind, "Pod") == 0)
-        return located(l, p, load_pod(l, doc));
+        return located(l, path, load_pod(l, doc));
     if (strcmp(kind, "GPUInventory") == 0)
-        return located(l, p, load_compact(l, doc));
+        return located(l, path, load_compact(l, doc));
     return 0; /* any other kind: not inventory */
 }
 
@@ -585,7 +584,7 @@ int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, cons
         goto Exit;
     for (size_t i = 0; i < docs.len; i++)
         if (load_doc(&l, docs.docs[i], "") != 0) {
-            gpa_inventory_rollback_(inv);
+            gpa_inventory_rollback(inv);
             goto Exit;
         }
     rc = gpa_inventory_commit(inv, err);

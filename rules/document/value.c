@@ -207,16 +207,3 @@ const char *gpa_vtype_name(gpa_vtype_t type)
     static const char *const names[] = {"null", "a boolean", "a number", "a string", "a list", "a mapping"};
     return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
 }
-
-const gpa_member_t *gpa_value_unknown_member(const gpa_value_t *obj, const char *const *known)
-{
-    for (size_t i = 0; i < obj->u.object.len; i++) {
-        const gpa_member_t *m = &obj->u.object.members[i];
-        size_t k = 0;
-        while (known[k] != NULL && strcmp(known[k], m->key) != 0)
-            k++;
-        if (known[k] == NULL)
-            return m;
-    }
-    return NULL;
-}

@@ -82,11 +82,8 @@ gpa_value_t *gpa_value_new_object(gpa_arena_t *a, size_t nmembers); /* members z
  * (the parsers call it on every object they build; exposed for code that builds objects by hand).
  */
 size_t gpa_members_dedupe(gpa_member_t *members, size_t n);
-/* "null", "a boolean", "a number", "a string", "a list", "a mapping": for "must be X, not Y" messages. */
+/* "null", "a boolean", "a number", "a string", "a list", "a mapping": for "must be X, not Y" messages (schema.h). */
 const char *gpa_vtype_name(gpa_vtype_t type);
-/* The first member of mapping `obj` whose key is not in `known` (NULL-terminated), or NULL when all are known:
- * every reader of a closed schema (config, suites, inventories) refuses unknown keys with this. */
-const gpa_member_t *gpa_value_unknown_member(const gpa_value_t *obj, const char *const *known);
 /* Deep equality (numbers compared by literal text; object members compared as sets, order ignored). */
 int gpa_value_equal(const gpa_value_t *x, const gpa_value_t *y);
 

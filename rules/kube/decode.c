@@ -1,4 +1,5 @@
 #include "kube/decode.h"
+#include "document/schema.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,9 +53,10 @@ static where_t where_index(decoder_t *d, where_t parent, size_t i)
     return w;
 }
 
-static int wrong_type(decoder_t *d, const gpa_value_t *v, const char *path, const char *want)
+/* Worded as every schema fault is (document/schema.h); the caller checked the type, so the path is built only here. */
+static int wrong_type(decoder_t *d, const gpa_value_t *v, const char *path, gpa_vtype_t want)
 {
-    return gpa_error_set(d->err, v->line, v->column, path, "must be %s, not %s", want, gpa_vtype_name(v->type));
+    return gpa_schema_want(d->err, v, want, path);
 }
 
 /*
@@ -67,10 +69,8 @@ static int member(decoder_t *d, const gpa_value_t *obj, const char *key, gpa_vty
     *out = NULL;
     if (v == NULL || v->type == GPA_VNULL)
         return 0;
-    if (v->type != type) {
-        const char *path = parent.path[0] != '\0' ? gpa_arena_printf(d->a, "%s.%s", parent.path, key) : key;
-        return wrong_type(d, v, path, gpa_vtype_name(type));
-    }
+    if (v->type != type)
+        return wrong_type(d, v, gpa_schema_path(d->a, parent.path, key), type);
     *out = v;
     return 0;
 }
@@ -95,7 +95,7 @@ static int decode_pairs(decoder_t *d, const gpa_value_t *obj, where_t w, gpa_pai
     for (size_t i = 0; i < obj->u.object.len; i++) {
         const gpa_member_t *m = &obj->u.object.members[i];
         if (m->value->type != GPA_VSTRING)
-            return wrong_type(d, m->value, gpa_arena_printf(d->a, "%s[\"%s\"]", w.path, m->key), "a string");
+            return wrong_type(d, m->value, gpa_arena_printf(d->a, "%s[\"%s\"]", w.path, m->key), GPA_VSTRING);
         pairs[i] = (gpa_pair_t){m->key, m->value->u.str.ptr, m->value->line, m->value->column};
     }
     *out = pairs;
@@ -197,7 +197,7 @@ static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int i
     c->line = v->line;
     c->column = v->column;
     if (v->type != GPA_VOBJECT)
-        return wrong_type(d, v, w.path, "a mapping");
+        return wrong_type(d, v, w.path, GPA_VOBJECT);
     if (string_member(d, v, "name", w, &c->name) != 0)
         return -1;
     if (c->name == NULL)
@@ -257,7 +257,7 @@ static int decode_requirement(decoder_t *d, const gpa_value_t *v, where_t w, gpa
     gpa_value_t *values;
     memset(req, 0, sizeof(*req));
     if (v->type != GPA_VOBJECT)
-        return wrong_type(d, v, w.path, "a mapping");
+        return wrong_type(d, v, w.path, GPA_VOBJECT);
     if (string_member(d, v, "key", w, &req->key) != 0 || string_member(d, v, "operator", w, &op) != 0 ||
         member(d, v, "values", GPA_VARRAY, w, &values) != 0)
         return -1;
@@ -272,7 +272,7 @@ static int decode_requirement(decoder_t *d, const gpa_value_t *v, where_t w, gpa
     for (size_t i = 0; i < values->u.array.len; i++) {
         const gpa_value_t *s = values->u.array.items[i];
         if (s->type != GPA_VSTRING)
-            return wrong_type(d, s, gpa_arena_printf(d->a, "%s.values[%zu]", w.path, i), "a string");
+            return wrong_type(d, s, gpa_arena_printf(d->a, "%s.values[%zu]", w.path, i), GPA_VSTRING);
         req->values[i] = s->u.str.ptr;
     }
     req->nvalues = values->u.array.len;
@@ -284,7 +284,7 @@ static int decode_term(decoder_t *d, const gpa_value_t *v, where_t w, gpa_node_t
     gpa_value_t *exprs;
     memset(term, 0, sizeof(*term));
     if (v->type != GPA_VOBJECT)
-        return wrong_type(d, v, w.path, "a mapping");
+        return wrong_type(d, v, w.path, GPA_VOBJECT);
     if (member(d, v, "matchExpressions", GPA_VARRAY, w, &exprs) != 0)
         return -1;
     if (exprs == NULL)
@@ -403,7 +403,7 @@ static int decode_template_list(decoder_t *d, gpa_object_t *obj, const gpa_value
         const gpa_value_t *item = list->u.array.items[i];
         where_t iw = where_index(d, lw, i);
         if (item->type != GPA_VOBJECT)
-            return wrong_type(d, item, iw.path, "a mapping");
+            return wrong_type(d, item, iw.path, GPA_VOBJECT);
         if (decode_template_at(d, obj, item, iw, tmpl, 1) != 0)
             return -1;
     }
@@ -495,8 +495,7 @@ int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_
     const where_t top = {"", ""};
     const char *api_version = NULL, *kind = NULL;
     if (doc->type != GPA_VOBJECT)
-        return gpa_error_set(err, doc->line, doc->column, "", "a Kubernetes object must be a mapping, not %s",
-                             gpa_vtype_name(doc->type));
+        return gpa_schema_want(err, doc, GPA_VOBJECT, "");
     gpa_object_t *obj = gpa_arena_calloc(a, 1, sizeof(*obj));
     obj->root = doc;
     obj->line = doc->line;
@@ -538,7 +537,7 @@ int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gp
         if (items == NULL || items->type == GPA_VNULL)
             return 0;
         if (items->type != GPA_VARRAY)
-            return gpa_error_set(err, items->line, items->column, "items", "must be an array, not %s", gpa_vtype_name(items->type));
+            return gpa_schema_want(err, items, GPA_VARRAY, "items");
         for (size_t i = 0; i < items->u.array.len; i++)
             if (gpa_decode_document(a, items->u.array.items[i], out, err) != 0) {
                 prefix_path(err, i);

@@ -10,6 +10,8 @@
  */
 #include "kube/quantity.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Significant digits kept for the exact path; beyond this the answer follows from magnitude alone. */
@@ -270,6 +272,30 @@ void gpa_quantity_format(int64_t value, int binary, char dst[32])
         format_scaled(u, negative, 1024, bin, 6, dst);
     else
         format_scaled(u, negative, 1000, dec, 6, dst);
+}
+
+void gpa_bytes_format(int64_t bytes, int up, char dst[32])
+{
+    static const char *const units[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    if (bytes < 1024) {
+        snprintf(dst, 32, "%" PRId64, bytes);
+        return;
+    }
+    int u = 0;
+    while (u < 5 && bytes >> (10 * (u + 2)) != 0)
+        u++;
+    uint64_t unit = (uint64_t)1 << (10 * (u + 1)), whole = (uint64_t)bytes / unit, rem = (uint64_t)bytes % unit;
+    if (rem == 0) {
+        snprintf(dst, 32, "%" PRIu64 "%s", whole, units[u]);
+        return;
+    }
+    uint64_t tenths = rem * 10 / unit; /* rem < 2^60: no overflow */
+    if (up && rem * 10 % unit != 0 && ++tenths == 10)
+        whole++, tenths = 0;
+    char tmp[64];
+    int n = snprintf(tmp, sizeof(tmp), "%" PRIu64 ".%u%s", whole, (unsigned)(tenths % 10), units[u]);
+    memcpy(dst, tmp, (size_t)(n < 31 ? n : 31));
+    dst[n < 31 ? n : 31] = '\0';
 }
 
 int gpa_mul_i64(int64_t x, int64_t y, int64_t *r)

@@ -42,11 +42,34 @@ const char *gpa_quantity_status_text(gpa_qstatus_t status);
  * exactly when `binary`, else the largest decimal one ("20Gi", "1500M", "100"). Writes at most 32 bytes.
  */
 void gpa_quantity_format(int64_t value, int binary, char dst[32]);
+/*
+ * Bytes as people read them in a message: "20Gi", "512Mi", "12.5Gi" (the largest binary unit, one decimal,
+ * rounded down when `up` is 0, up when 1), or plain bytes below 1Ki. Unlike gpa_quantity_format it is not
+ * exact ("12.5Gi" may stand for a little more or less): for reasons and reports, never for values that are
+ * read back. Writes at most 32 bytes.
+ */
+void gpa_bytes_format(int64_t bytes, int up, char dst[32]);
 
 /* Overflow-checked arithmetic: 0 on success, -1 on overflow (r untouched). */
 int gpa_mul_i64(int64_t x, int64_t y, int64_t *r);
 int gpa_add_i64(int64_t x, int64_t y, int64_t *r);
 /* ceil(x / y) for x >= 0, y > 0. */
 int64_t gpa_ceil_div(int64_t x, int64_t y);
+
+/* x + y, INT64_MAX when it overflows: for accounting what is already used (decisions use gpa_add_i64). */
+static inline int64_t gpa_sat_add_i64(int64_t x, int64_t y)
+{
+    int64_t r;
+    return __builtin_add_overflow(x, y, &r) ? INT64_MAX : r;
+}
+
+/* ceil(x * y / d) for x, y >= 0, d > 0; -1 when x * y overflows. */
+static inline int64_t gpa_mul_ceil_div_i64(int64_t x, int64_t y, int64_t d)
+{
+    int64_t p;
+    if (__builtin_mul_overflow(x, y, &p))
+        return -1;
+    return p / d + (p % d != 0);
+}
 
 #endif

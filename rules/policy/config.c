@@ -8,6 +8,7 @@
 #include "kube/resource.h"
 #include "policy/rules.h"
 #include "document/docs.h"
+#include "document/schema.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,18 +80,11 @@ static int fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const 
     return gpa_error_set(err, v != NULL ? v->line : 0, v != NULL ? v->column : 0, path, "%s", msg);
 }
 
-static int want_type(gpa_error_t *err, const gpa_value_t *v, gpa_vtype_t type, const char *path, const char *what)
-{
-    if (v->type == type)
-        return 0;
-    return fail(err, v, path, "expected %s, got %s", what, gpa_vtype_name(v->type));
-}
-
 /* A quantity given as a string or a number (YAML reads `1e9` as a number). */
 static int read_quantity(gpa_error_t *err, const gpa_value_t *v, const char *path, int64_t min, int64_t max, int64_t *out)
 {
     if (v->type != GPA_VSTRING && v->type != GPA_VNUMBER)
-        return fail(err, v, path, "expected a quantity such as 256Mi, got %s", gpa_vtype_name(v->type));
+        return gpa_schema_wrong_type(err, v, "a quantity such as 256Mi", path);
     gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
     if (q.status != GPA_Q_OK)
         return fail(err, v, path, "\"%s\" is %s", v->u.str.ptr, gpa_quantity_status_text(q.status));
@@ -103,22 +97,21 @@ static int read_quantity(gpa_error_t *err, const gpa_value_t *v, const char *pat
 /* A whole number written as a number, with no unit. */
 static int read_integer(gpa_error_t *err, const gpa_value_t *v, const char *path, int64_t min, int64_t max, int64_t *out)
 {
-    if (v->type != GPA_VNUMBER)
-        return fail(err, v, path, "expected a whole number (%lld to %lld), got %s", (long long)min, (long long)max,
-                    gpa_vtype_name(v->type));
+    if (gpa_schema_want(err, v, GPA_VNUMBER, path) != 0)
+        return -1;
     return read_quantity(err, v, path, min, max, out);
 }
 
 static int read_dialects(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
-    if (want_type(err, v, GPA_VARRAY, "dialects", "a list of dialects (vendor, koordinator, mgpu)") != 0)
+    if (gpa_schema_want(err, v, GPA_VARRAY, "dialects") != 0)
         return -1;
     unsigned d = 0;
     for (size_t i = 0; i < v->u.array.len; i++) {
         const gpa_value_t *item = v->u.array.items[i];
         char path[64];
         snprintf(path, sizeof(path), "dialects[%zu]", i);
-        if (want_type(err, item, GPA_VSTRING, path, "a dialect name") != 0)
+        if (gpa_schema_want(err, item, GPA_VSTRING, path) != 0)
             return -1;
         gpa_dialect_t one = gpa_dialect_parse(item->u.str.ptr);
         if (one == 0)
@@ -136,8 +129,8 @@ static int read_action(const gpa_value_t *v, const char *path, gpa_action_t *out
         *out = GPA_ACTION_OFF;
         return 0;
     }
-    if (want_type(err, v, GPA_VSTRING, path, "an action (deny, warn, off)") != 0)
-        return -1;
+    if (v->type != GPA_VSTRING)
+        return gpa_schema_wrong_type(err, v, "an action (deny, warn, off)", path);
     const char *s = v->u.str.ptr;
     if (strcmp(s, "deny") == 0)
         *out = GPA_ACTION_DENY;
@@ -152,7 +145,7 @@ static int read_action(const gpa_value_t *v, const char *path, gpa_action_t *out
 
 static int read_rules(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
-    if (want_type(err, v, GPA_VOBJECT, "rules", "a map of rule id to action") != 0)
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "rules") != 0)
         return -1;
     for (size_t i = 0; i < v->u.object.len; i++) {
         const gpa_member_t *m = &v->u.object.members[i];
@@ -169,20 +162,20 @@ static int read_rules(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 
 static int read_namespaces(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
-    if (want_type(err, v, GPA_VOBJECT, "namespaces", "a map with key exclude") != 0)
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "namespaces") != 0)
         return -1;
     for (size_t i = 0; i < v->u.object.len; i++) {
         const gpa_member_t *m = &v->u.object.members[i];
         if (strcmp(m->key, "exclude") != 0)
-            return fail(err, m->value, "namespaces", "unknown key \"%s\" (known: exclude)", m->key);
+            return gpa_schema_unknown_field(err, m, "namespaces", (const char *const[]){"exclude", NULL});
         const gpa_value_t *list = m->value;
-        if (want_type(err, list, GPA_VARRAY, "namespaces.exclude", "a list of namespace names") != 0)
+        if (gpa_schema_want(err, list, GPA_VARRAY, "namespaces.exclude") != 0)
             return -1;
         const char **names = gpa_arena_calloc(&cfg->arena_, list->u.array.len + 1, sizeof(*names));
         for (size_t j = 0; j < list->u.array.len; j++) {
             char path[64];
             snprintf(path, sizeof(path), "namespaces.exclude[%zu]", j);
-            if (want_type(err, list->u.array.items[j], GPA_VSTRING, path, "a namespace name") != 0)
+            if (gpa_schema_want(err, list->u.array.items[j], GPA_VSTRING, path) != 0)
                 return -1;
             names[j] = gpa_arena_strdup(&cfg->arena_, list->u.array.items[j]->u.str.ptr);
         }
@@ -195,8 +188,8 @@ static int read_namespaces(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t 
 static int read_strategy(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
     const char *path = "placement.strategy";
-    if (want_type(err, v, GPA_VSTRING, path, "binpack or spread") != 0)
-        return -1;
+    if (v->type != GPA_VSTRING)
+        return gpa_schema_wrong_type(err, v, "binpack or spread", path);
     if (strcmp(v->u.str.ptr, "binpack") == 0)
         cfg->placement.strategy = GPA_STRATEGY_BINPACK;
     else if (strcmp(v->u.str.ptr, "spread") == 0)
@@ -208,7 +201,7 @@ static int read_strategy(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *e
 
 static int read_placement(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
-    if (want_type(err, v, GPA_VOBJECT, "placement", "a map with keys strategy, coreWeight") != 0)
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "placement") != 0)
         return -1;
     for (size_t i = 0; i < v->u.object.len; i++) {
         const gpa_member_t *m = &v->u.object.members[i];
@@ -218,7 +211,7 @@ static int read_placement(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *
         else if (strcmp(m->key, "coreWeight") == 0)
             rc = read_integer(err, m->value, "placement.coreWeight", 0, 100, &cfg->placement.core_weight);
         else
-            rc = fail(err, m->value, "placement", "unknown key \"%s\" (known: strategy, coreWeight)", m->key);
+            rc = gpa_schema_unknown_field(err, m, "placement", (const char *const[]){"strategy", "coreWeight", NULL});
         if (rc != 0)
             return -1;
     }
@@ -240,8 +233,8 @@ static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
         return read_namespaces(cfg, v, err);
     if (strcmp(m->key, "placement") == 0)
         return read_placement(cfg, v, err);
-    return fail(err, v, "", "unknown key \"%s\" (known: minDeviceMemory, maxPodsPerDevice, dialects, rules, namespaces, placement)",
-                m->key);
+    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects", "rules", "namespaces", "placement", NULL};
+    return gpa_schema_unknown_field(err, m, "", top);
 }
 
 int gpa_config_load(const gpa_value_t *doc, const char *source, gpa_config_t **out, gpa_error_t *err)
@@ -250,7 +243,7 @@ int gpa_config_load(const gpa_value_t *doc, const char *source, gpa_config_t **o
     if (source != NULL)
         cfg->source = gpa_arena_strdup(&cfg->arena_, source);
     if (doc != NULL && doc->type != GPA_VNULL) {
-        if (want_type(err, doc, GPA_VOBJECT, "", "a map of settings") != 0)
+        if (gpa_schema_want(err, doc, GPA_VOBJECT, "") != 0)
             goto Error;
         for (size_t i = 0; i < doc->u.object.len; i++)
             if (read_top(cfg, &doc->u.object.members[i], err) != 0)

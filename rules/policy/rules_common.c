@@ -145,15 +145,15 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
     if (gpa_normalize(ctx->a, ctx->cfg->dialects, ctx->pod, &req) != 0 || req.ngroups == 0)
         return;
     const char *reason = "";
-    gpa_fit_t fit = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, &reason);
+    gpa_feasibility_t feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, &reason);
     if (reason == NULL || reason[0] == '\0')
         reason = "no node has the devices it asks for";
     size_t nnodes; /* every node of the inventory has GPUs and was considered */
     gpa_inventory_nodes(ctx->inv, &nnodes);
     const char *considered = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, " (%zu GPU node%s)", nnodes, nnodes == 1 ? "" : "s");
-    if (fit == GPA_FIT_NEVER) {
+    if (feasible == GPA_FEASIBLE_NEVER) {
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
-    } else if (fit == GPA_FIT_NOT_NOW) {
+    } else if (feasible == GPA_FEASIBLE_NOT_NOW) {
         /* Room may free up: a warning whatever the configured action (off never gets here). */
         gpa_action_t configured = ctx->action;
         ctx->action = GPA_ACTION_WARN;

@@ -164,10 +164,10 @@ START_TEST(fragmentation)
     ck_assert(!p.feasible);
     ck_assert_str_eq(reason_of(&p, "nd"), "device 0 has 6Gi free, needs 8Gi");
     const char *why;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NOT_NOW);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NOT_NOW);
     ck_assert_str_eq(why, "nd: device 0 has 6Gi free, needs 8Gi");
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 60, GPA_MEMORY_RATIO, 60);
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_OK);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NOW);
     gpa_inventory_release(inv);
 }
 END_TEST
@@ -180,7 +180,7 @@ START_TEST(unhealthy_never_used)
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 50, GPA_MEMORY_RATIO, 50);
     finish(&q, 1, 1);
     const char *why;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NEVER);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NEVER);
     ck_assert_str_eq(why, "nd: needs 2 distinct devices, the node has 1 healthy of 2");
     q.g[0].count = 1;
     gpa_placement_t p = place(inv, NULL, &q.r, 0);
@@ -198,7 +198,7 @@ START_TEST(vendor_whole_counts)
     q.g[0] = whole(0, GPA_DIALECT_VENDOR, 2);
     finish(&q, 1, 1);
     const char *why;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NOT_NOW);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NOT_NOW);
     ck_assert_msg(strstr(why, "device 6 is shared by 1 Pod(s), a whole device is needed") != NULL, "%s", why);
     q.g[0].count = 1;
     gpa_placement_t p = place(inv, NULL, &q.r, 1);
@@ -207,7 +207,7 @@ START_TEST(vendor_whole_counts)
     ck_assert_int_eq(p.shares[0].fraction, 10000);
     ck_assert_uint_eq(p.nannotations, 1); /* compact nodes serve Koordinator: device-allocated */
     q.g[0].count = 9;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FIT_NEVER);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NEVER);
     gpa_inventory_release(inv);
 }
 END_TEST
@@ -392,7 +392,7 @@ END_TEST
 
 /* ---- the infeasible rule's closest node: rank (stage), then how near within it, then name ---- */
 
-static const char *feasible_why(const gpa_inventory_t *inv, const gpa_request_t *r, gpa_fit_t want)
+static const char *feasible_why(const gpa_inventory_t *inv, const gpa_request_t *r, gpa_feasibility_t want)
 {
     const char *why = NULL;
     ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, r, &why), want);
@@ -409,7 +409,7 @@ START_TEST(closest_prefers_most_free_memory)
     req_t q;
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 100, GPA_MEMORY_BYTES, 96 * GI);
     finish(&q, 1, 1);
-    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NEVER), "plan-a100-0: device 0 has 80Gi free, needs 96Gi");
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FEASIBLE_NEVER), "plan-a100-0: device 0 has 80Gi free, needs 96Gi");
     gpa_inventory_release(inv);
 }
 END_TEST
@@ -428,7 +428,7 @@ START_TEST(closest_device_by_coverage)
     gpa_placement_t p = place(inv, NULL, &q.r, 1);
     ck_assert(!p.feasible);
     ck_assert_str_eq(reason_of(&p, "b"), "device 1 has 70Gi free, needs 75Gi");
-    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NOT_NOW), "b: device 1 has 70Gi free, needs 75Gi");
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FEASIBLE_NOT_NOW), "b: device 1 has 70Gi free, needs 75Gi");
     gpa_inventory_release(inv);
 }
 END_TEST
@@ -445,7 +445,7 @@ START_TEST(closest_counts_devices)
     req_t q;
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 4, 50, GPA_MEMORY_RATIO, 50);
     finish(&q, 1, 1);
-    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NEVER), "b: needs 4 distinct devices, the node has 3 healthy of 4");
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FEASIBLE_NEVER), "b: needs 4 distinct devices, the node has 3 healthy of 4");
     gpa_inventory_release(inv);
     /* Capacity: the node with more devices that have room is nearer, whatever its closest device lacks. */
     inv = inv_of("kind: GPUInventory\nnodes:\n"
@@ -454,7 +454,7 @@ START_TEST(closest_counts_devices)
                  "- name: b\n  gpus: {count: 3, memory: 10Gi}\n  used:\n  - {minor: 0, core: 90, ratio: 90}\n");
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 95, GPA_MEMORY_RATIO, 95);
     q.g[0].count = 3;
-    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NOT_NOW),
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FEASIBLE_NOT_NOW),
                      "b: needs 3 devices with room, 2 have room (device 0 has 1Gi free, needs 9.5Gi)");
     gpa_inventory_release(inv);
 }
@@ -467,7 +467,7 @@ START_TEST(closest_ties_to_lowest_name)
     req_t q;
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 100, GPA_MEMORY_BYTES, 48 * GI);
     finish(&q, 1, 1);
-    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FIT_NEVER), "n1: device 0 has 40Gi free, needs 48Gi");
+    ck_assert_str_eq(feasible_why(inv, &q.r, GPA_FEASIBLE_NEVER), "n1: device 0 has 40Gi free, needs 48Gi");
     gpa_inventory_release(inv);
 }
 END_TEST

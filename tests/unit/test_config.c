@@ -106,24 +106,26 @@ END_TEST
 
 START_TEST(broken_configs)
 {
-    parse_bad("minDeviceMemory: 1Gi\ncolour: blue\n", 2, 9, "unknown key \"colour\"");
+    parse_bad("minDeviceMemory: 1Gi\ncolour: blue\n", 2, 9,
+              "cfg.yaml:2:9: unknown field \"colour\"; known: minDeviceMemory, maxPodsPerDevice, dialects, rules, namespaces, "
+              "placement");
     parse_bad("rules:\n  min-memory: warn\n  no-such-rule: deny\n", 3, 17, "unknown rule \"no-such-rule\"");
     parse_bad("rules:\n  min-memory: block\n", 2, 15, "unknown action \"block\"");
-    parse_bad("rules:\n  min-memory: 3\n", 2, 15, "expected an action");
+    parse_bad("rules:\n  min-memory: 3\n", 2, 15, "rules.min-memory: must be an action (deny, warn, off), not a number");
     parse_bad("minDeviceMemory: lots\n", 1, 18, "not a Kubernetes quantity");
     parse_bad("minDeviceMemory: 1.5\n", 1, 18, "not a whole number");
     parse_bad("minDeviceMemory: -1Gi\n", 1, 18, "out of range");
-    parse_bad("minDeviceMemory: [1]\n", 1, 18, "expected a quantity");
-    parse_bad("maxPodsPerDevice: \"16\"\n", 1, 19, "expected a whole number");
+    parse_bad("minDeviceMemory: [1]\n", 1, 18, "minDeviceMemory: must be a quantity such as 256Mi, not a list");
+    parse_bad("maxPodsPerDevice: \"16\"\n", 1, 19, "maxPodsPerDevice: must be a number, not a string");
     parse_bad("maxPodsPerDevice: 0\n", 1, 19, "out of range");
     parse_bad("dialects: [vendor, nvidia]\n", 1, 20, "unknown dialect \"nvidia\"");
-    parse_bad("dialects: vendor\n", 1, 11, "expected a list");
-    parse_bad("namespaces:\n  include: [a]\n", 2, 12, "unknown key \"include\"");
+    parse_bad("dialects: vendor\n", 1, 11, "dialects: must be a list, not a string");
+    parse_bad("namespaces:\n  include: [a]\n", 2, 12, "namespaces: unknown field \"include\"; known: exclude");
     parse_bad("namespaces:\n  exclude: [a, 3]\n", 2, 16, "namespaces.exclude[1]");
     parse_bad("placement:\n  strategy: random\n", 2, 13, "unknown strategy");
     parse_bad("placement:\n  coreWeight: 101\n", 2, 15, "out of range");
-    parse_bad("placement: spread\n", 1, 12, "expected a map");
-    parse_bad("- a\n- b\n", 1, 1, "expected a map");
+    parse_bad("placement: spread\n", 1, 12, "placement: must be a mapping, not a string");
+    parse_bad("- a\n- b\n", 1, 1, "cfg.yaml:1:1: must be a mapping, not a list");
     parse_bad("minDeviceMemory: 1Gi\n---\nminDeviceMemory: 2Gi\n", 3, 0, "one document");
     parse_bad("{\"rules\": {\"min-memory\": \"warn\",\n \"nope\": \"off\"}}", 2, 10, "unknown rule");
     parse_bad("minDeviceMemory: [1\n", 2, 0, "cfg.yaml");

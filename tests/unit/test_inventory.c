@@ -177,7 +177,8 @@ START_TEST(errors_with_lines_nothing_half_loaded)
     ck_assert(gpa_inventory_find(inv, "b") == NULL);
     /* unknown keys and duplicates */
     ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: d, gpu: {count: 1}}\n", &err), -1);
-    ck_assert_msg(strstr(err.message, "unknown key \"gpu\"") != NULL, "%s", err.message);
+    ck_assert_str_eq(err.path, "nodes[0]");
+    ck_assert_str_eq(err.message, "unknown field \"gpu\"; known: name, replicas, labels, dialects, gpus, devices, used");
     ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 1, memory: 8Gi}}\n", &err), -1);
     ck_assert_msg(strstr(err.message, "described twice") != NULL, "%s", err.message);
     ck_assert_int_eq(parse_text(inv,
@@ -188,6 +189,17 @@ START_TEST(errors_with_lines_nothing_half_loaded)
     ck_assert_msg(strstr(err.message, "listed twice") != NULL, "%s", err.message);
     ck_assert_int_eq(parse_text(inv, "{\"kind\": \"Device\", \"metadata\": {\"name\": \"x\"}, \"spec\": {\"devices\": 3}}", &err),
                      -1);
+    ck_assert_str_eq(err.path, "spec.devices");
+    ck_assert_str_eq(err.message, "must be a list, not a number");
+    /* the document's own fields: no stray leading dot, and where the List holds the object */
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes: {a: 1}\n", &err), -1);
+    ck_assert_str_eq(err.path, "nodes");
+    ck_assert_str_eq(err.message, "must be a list, not a mapping");
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 8);
+    ck_assert_int_eq(parse_text(inv, "kind: List\nitems:\n- {kind: GPUInventory, colour: red}\n", &err), -1);
+    ck_assert_str_eq(err.path, "items[0]");
+    ck_assert_str_eq(err.message, "unknown field \"colour\"; known: apiVersion, kind, metadata, nodes");
     ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes: [}\n", &err), -1); /* syntax */
     ck_assert_int_eq(
         parse_text(inv,

@@ -248,6 +248,38 @@ START_TEST(test_arith)
 }
 END_TEST
 
+START_TEST(test_bytes_format)
+{
+    char dst[32];
+    gpa_bytes_format(1023, 0, dst);
+    ck_assert_str_eq(dst, "1023");
+    gpa_bytes_format(21474836480LL, 0, dst);
+    ck_assert_str_eq(dst, "20Gi");
+    gpa_bytes_format(512LL << 20, 1, dst);
+    ck_assert_str_eq(dst, "512Mi");
+    gpa_bytes_format((12LL << 30) + (1LL << 29), 0, dst);
+    ck_assert_str_eq(dst, "12.5Gi");
+    gpa_bytes_format((12LL << 30) + 1, 0, dst); /* down: a free amount is never overstated */
+    ck_assert_str_eq(dst, "12.0Gi");
+    gpa_bytes_format((12LL << 30) + 1, 1, dst); /* up: a need is never understated */
+    ck_assert_str_eq(dst, "12.1Gi");
+    gpa_bytes_format((13LL << 30) - 1, 1, dst);
+    ck_assert_str_eq(dst, "13.0Gi");
+    gpa_bytes_format(INT64_MAX, 1, dst);
+    ck_assert_str_eq(dst, "8.0Ei");
+}
+END_TEST
+
+START_TEST(test_saturating_and_ceil_mul)
+{
+    ck_assert_int_eq(gpa_sat_add_i64(INT64_MAX - 1, 5), INT64_MAX);
+    ck_assert_int_eq(gpa_sat_add_i64(40, 2), 42);
+    ck_assert_int_eq(gpa_mul_ceil_div_i64(30, 81920, 100), 24576);
+    ck_assert_int_eq(gpa_mul_ceil_div_i64(1, 1, 3), 1);
+    ck_assert_int_eq(gpa_mul_ceil_div_i64(INT64_MAX, 2, 100), -1);
+}
+END_TEST
+
 START_TEST(test_status_text)
 {
     ck_assert_str_eq(gpa_quantity_status_text(GPA_Q_FRACTION), "not a whole number");
@@ -265,6 +297,8 @@ int main(void)
     tcase_add_test(tc, test_parse_long_inputs);
     tcase_add_loop_test(tc, test_format_table, 0, (int)(sizeof(fcases) / sizeof(fcases[0])));
     tcase_add_test(tc, test_arith);
+    tcase_add_test(tc, test_bytes_format);
+    tcase_add_test(tc, test_saturating_and_ceil_mul);
     tcase_add_test(tc, test_status_text);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

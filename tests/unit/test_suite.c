@@ -136,7 +136,7 @@ START_TEST(test_unknown_field)
 {
     const char *msg = load_error(HEADER "cases:\n- name: a\n  inline: {kind: Pod}\n  expect:\n    allowed: true\n    rule: [x]\n");
     assert_contains(msg, "gpuadmit-test.yaml:9:");
-    assert_contains(msg, "unknown field \"rule\"");
+    assert_contains(msg, ":9:11: cases[0].expect: unknown field \"rule\"; known: allowed, rules, warnings, mutations, patched");
 }
 END_TEST
 
@@ -144,7 +144,7 @@ START_TEST(test_unknown_top_level_field)
 {
     const char *msg = load_error(HEADER "namespace: x\ncases: []\n");
     assert_contains(msg, ":4:");
-    assert_contains(msg, "unknown field \"namespace\"");
+    assert_contains(msg, ":4:12: unknown field \"namespace\"; known: apiVersion, kind, name, config, inventory, resources, cases");
 }
 END_TEST
 
@@ -193,7 +193,7 @@ START_TEST(test_bad_header)
     assert_contains(load_error("apiVersion: gpuadmit.io/v1alpha1\nkind: Pod\nname: t\ncases: []\n"), "kind must be Test");
     assert_contains(load_error("apiVersion: gpuadmit.io/v1alpha1\nkind: Test\ncases: []\n"), "\"name\"");
     assert_contains(load_error(HEADER "cases: []\n"), "at least one case");
-    assert_contains(load_error("- a\n- b\n"), "must be a mapping");
+    assert_contains(load_error("- a\n- b\n"), "gpuadmit-test.yaml:1:1: must be a mapping, not a list");
     assert_contains(load_error(HEADER "cases: [1]\n---\nx: 1\n"), "one document");
 }
 END_TEST

@@ -1,0 +1,65 @@
+/*
+ * The allocator's vocabulary: what it is told (the placement policy, the search options) and what it answers
+ * (a placement: the node, each device share, the scheduler's annotations, or every node's reason). alloc.h
+ * declares the calls; the allocator's own files include this header so that none of them needs alloc.h.
+ *
+ * Ownership: a placement's strings and arrays live in the arena passed to gpa_alloc_place; node names are
+ * borrowed from the inventory and containers from the request.
+ */
+#ifndef GPA_PLACEMENT_H
+#define GPA_PLACEMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/model.h"
+
+typedef enum en_gpa_strategy_t {
+    GPA_STRATEGY_BINPACK, /* prefer the fullest devices that fit */
+    GPA_STRATEGY_SPREAD,  /* prefer the emptiest */
+} gpa_strategy_t;
+
+/* How the allocator places: the configuration's `placement` section and maxPodsPerDevice (policy/config.h). */
+typedef struct st_gpa_alloc_policy_t {
+    gpa_strategy_t strategy;     /* default binpack */
+    int64_t core_weight;         /* 0..100, percent weight of compute vs memory in the score; default 20 */
+    int64_t max_pods_per_device; /* share Pods on one device; default 16 */
+} gpa_alloc_policy_t;
+
+typedef struct st_gpa_alloc_opts_t {
+    int now;            /* count current usage (else every node is taken empty) */
+    int first_fit;      /* stop at the first feasible placement (feasibility only; no best-score search) */
+    uint64_t max_steps; /* device checks allowed per Pod before the search is cut (bounded); 0 = 20,000,000 */
+} gpa_alloc_opts_t;
+
+/* One device share a placed Pod would hold. */
+typedef struct st_gpa_share_t {
+    const gpa_container_t *container; /* borrowed from the request */
+    size_t group;                     /* index into req->groups */
+    int32_t minor;
+    int64_t core;         /* percent of the device's compute */
+    int64_t memory_bytes; /* bytes of the device's memory */
+    int64_t fraction;     /* memory_bytes of the device's memory, in 1/10000, rounded up */
+} gpa_share_t;
+
+typedef struct st_gpa_node_reason_t {
+    const char *node;
+    const char *reason; /* the first reason the Pod does not fit there, one line */
+    int rank_;          /* how far the node got: higher = closer to fitting */
+    int64_t near_;      /* within one rank, how near it came: higher = closer (docs/allocator.md) */
+} gpa_node_reason_t;
+
+typedef struct st_gpa_placement_t {
+    int feasible;
+    const char *node;    /* the chosen node, NULL when not feasible */
+    int64_t score;       /* mean per-share score, 0..10000 (docs/allocator.md); 0 when no share */
+    gpa_share_t *shares; /* app containers' shares, in request order (group, then device order) */
+    size_t nshares;
+    gpa_pair_t *annotations; /* what the scheduler would write: device-allocated or gpu-index-container-* */
+    size_t nannotations;
+    gpa_node_reason_t *reasons; /* when not feasible: every node in name order with its first reason */
+    size_t nreasons;
+    int bounded; /* the search hit its step bound: the result is the best found, not proven best */
+} gpa_placement_t;
+
+#endif
