@@ -13,7 +13,7 @@
 #include <openssl/pem.h>
 
 #include "base/arena.h"
-#include "certs_int.h"
+#include "files.h"
 
 const char *gpa_certs_ssl_reason(char *buf, size_t size)
 {

@@ -1,27 +1,16 @@
 /*
- * Internals shared by the files of certs/ (not part of the public interface in certs.h).
+ * The certificate files: paths, atomic writes, PEM in and out, OpenSSL's error text (used by certs.c; not
+ * part of the public interface in certs.h).
  */
-#ifndef GPA_CERTS_INT_H
-#define GPA_CERTS_INT_H
+#ifndef GPA_CERTS_FILES_H
+#define GPA_CERTS_FILES_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include <openssl/x509v3.h>
+#include <openssl/x509.h>
 
-#include "certs.h"
-
-/* --- names.c --- */
-
-/*
- * The serving certificate's names: S, S.NS, S.NS.svc, S.NS.svc.cluster.local, then the extra names in order,
- * duplicates (compared without case) dropped. Returns new GENERAL_NAMES (caller frees with
- * GENERAL_NAMES_free) and, in *joined, a new comma-separated list (caller frees). Options must have passed
- * gpa_certs_check_options().
- */
-GENERAL_NAMES *gpa_certs_sans_build(const gpa_certs_options_t *opts, char **joined, gpa_error_t *err);
-
-/* --- files.c --- */
+#include "base/error.h"
 
 /* "dir/name", new (caller frees). */
 char *gpa_certs_path(const char *dir, const char *name);
