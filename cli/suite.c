@@ -289,7 +289,7 @@ static int unwrap_review(loader_t *l, gpa_suite_case_t *tc, const gpa_value_t *a
     const gpa_value_t *req = gpa_value_get(ref->doc, "request");
     if (req == NULL || req->type != GPA_VOBJECT)
         return fail(l, at, path, "AdmissionReview in %s has no request", ref->desc);
-    gpa_operation_t op;
+    gpa_operation_t op = GPA_OP_CREATE; /* parse_operation sets it on success; gcc -O3 cannot tell */
     const gpa_value_t *opv = gpa_value_get(req, "operation");
     if (opv == NULL || parse_operation(l, opv, path, &op) != 0)
         return fail(l, at, path, "AdmissionReview in %s has no valid request.operation", ref->desc);
