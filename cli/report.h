@@ -21,9 +21,6 @@
  */
 int gpa_cli_decode(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out);
 
-/* "Kind/namespace/name", or "Kind/name" when the object has no namespace; arena-owned. */
-const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj);
-
 /*
  * The text report of one object (README, "validate -o text"):
  *   SOURCE KIND/NS/NAME CONTAINER: RULE: MESSAGE          one line per finding ("[warn]" appended for warn)
