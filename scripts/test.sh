@@ -10,7 +10,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/scripts/deps.sh"
-gpa_install_deps
+gpa_install_build_deps
+gpa_install_test_deps
 
 jobs="$(nproc)"
 build() { # build-dir, extra cmake args...
