@@ -125,8 +125,8 @@ static void write_pod_yaml(FILE *f, int i)
 {
     static const char *const resources[] = {
         "        koordinator.sh/gpu-core: \"50\"\n        koordinator.sh/gpu-memory-ratio: \"50\"\n",
-        "        koordinator.sh/gpu-core: \"25\"\n        koordinator.sh/gpu-memory: 8Gi\n        koordinator.sh/gpu.shared: "
-        "\"1\"\n",
+        ("        koordinator.sh/gpu-core: \"25\"\n        koordinator.sh/gpu-memory: 8Gi\n        koordinator.sh/gpu.shared: "
+         "\"1\"\n"),
         "        nvidia.com/gpu: \"1\"\n",
         "        vke.volcengine.com/mgpu-core: \"30\"\n        vke.volcengine.com/mgpu-memory: \"4096\"\n",
     };

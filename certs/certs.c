@@ -13,7 +13,9 @@
 #include <openssl/x509v3.h>
 
 #include "base/arena.h"
-#include "certs_int.h"
+#include "certs.h"
+#include "expiry.h"
+#include "files.h"
 
 /* Certificates start a little in the past so a client whose clock lags ours still accepts them. */
 #define BACKDATE_SECONDS 300

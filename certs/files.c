@@ -13,7 +13,7 @@
 #include <openssl/pem.h>
 
 #include "base/arena.h"
-#include "certs_int.h"
+#include "files.h"
 
 const char *gpa_certs_ssl_reason(char *buf, size_t size)
 {
@@ -73,7 +73,11 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
-int gpa_certs_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode, gpa_error_t *err)
+/*
+ * Writes data to dir/name with `mode`, through a temporary file in dir that is flushed to disk and renamed
+ * over the old file, so a reader sees the old file or the new one, never a mix.
+ */
+static int write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode, gpa_error_t *err)
 {
     char *target = gpa_certs_path(dir, name);
     size_t tn = strlen(target) + 16;
@@ -153,7 +157,7 @@ static int write_bio(const char *dir, const char *name, BIO *bio, mode_t mode, g
 {
     char *data;
     long len = BIO_get_mem_data(bio, &data);
-    int rc = len > 0 ? gpa_certs_write_atomic(dir, name, data, (size_t)len, mode, err)
+    int rc = len > 0 ? write_atomic(dir, name, data, (size_t)len, mode, err)
                      : gpa_error_set(err, 0, 0, "", "%s/%s: nothing to write", dir, name);
     BIO_free(bio);
     return rc;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj)
+static const char *object_name(gpa_arena_t *a, const gpa_object_t *obj)
 {
     const char *kind = obj->kind[0] != '\0' ? obj->kind : "<no kind>";
     if (obj->namespace_[0] == '\0')
@@ -23,7 +23,7 @@ static void print_status(FILE *out, const char *source, const char *name, const 
 
 void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj, const gpa_verdict_t *v)
 {
-    const char *name = gpa_report_object_name(a, obj);
+    const char *name = object_name(a, obj);
     for (size_t i = 0; i < v->violations.len; i++) {
         const gpa_violation_t *f = &v->violations.items[i];
         fprintf(out, "%s %s %s%s\n", source, name, gpa_violation_line(a, f), f->action == GPA_ACTION_WARN ? " [warn]" : "");

@@ -13,8 +13,6 @@
 #include "policy/engine.h"
 #include "document/value.h"
 
-/* "Kind/namespace/name", or "Kind/name" when the object has no namespace; arena-owned. */
-const char *gpa_report_object_name(gpa_arena_t *a, const gpa_object_t *obj);
 
 /*
  * The text report of one object (README, "validate -o text"):

@@ -28,7 +28,7 @@ static void usage(FILE *out)
 
 typedef struct st_options_t {
     const char *webhook, *config;
-    char **inventories;
+    const char **inventories;
     size_t ninventories;
 } options_t;
 
@@ -103,18 +103,18 @@ int gpa_cmd_review(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
-        free(o.inventories);
+        free((void *)o.inventories);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
     gpa_config_t *cfg = NULL;
     gpa_inventory_t *inv = NULL;
-    if (gpa_cli_load_config(o.config, &cfg) != 0 ||
-        (o.ninventories > 0 && gpa_cli_load_inventory(o.inventories, o.ninventories, &inv) != 0))
+    if (gpa_load_config(o.config, &cfg, NULL) != 0 ||
+        (o.ninventories > 0 && gpa_load_inventory(o.inventories, o.ninventories, &inv, NULL) != 0))
         rc = GPA_EXIT_USAGE;
     else
         rc = answer(&o, argv[optind], cfg, inv);
     gpa_inventory_release(inv);
     gpa_config_release(cfg);
-    free(o.inventories);
+    free((void *)o.inventories);
     return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "base/arena.h"
 #include "cli.h"
+#include "load.h"
 #include "log.h"
 #include "server.h"
 
@@ -24,7 +25,8 @@ static const char usage_text[] =
     "  --cert FILE, --key FILE       serving certificate (with intermediates) and key, PEM; reloaded on change\n"
     "  --client-ca FILE              require client certificates signed by this CA bundle (mTLS)\n"
     "  --config FILE                 configuration (SPEC §7); reloaded on change\n"
-    "  --inventory FILE              inventory for the infeasible rule; repeatable; reloaded on change\n"
+    "  --inventory PATH              inventory for the infeasible rule: a file or a directory (its .yaml, .yml,\n"
+    "                                .json files, recursively); repeatable; reloaded on change\n"
     "  --threads N                   worker threads (default: number of CPUs)\n"
     "  --tls-min-version 1.2|1.3     lowest TLS version accepted (default 1.2)\n"
     "  --http2                       offer HTTP/2 in ALPN (default: HTTP/1.1 only, as kube-apiserver speaks)\n"
@@ -235,6 +237,57 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
     return 0;
 }
 
+/* ---- the webhook's loader: cli/load.h, its first error kept as the one-line reason the webhook logs ---- */
+
+typedef struct st_first_error_t {
+    char *buf;
+    size_t size;
+    int set;
+} first_error_t;
+
+static void keep_first(void *ctx, const gpa_error_t *err)
+{
+    first_error_t *f = ctx;
+    if (!f->set)
+        gpa_error_format(err, f->buf, f->size);
+    f->set = 1;
+}
+
+static int load_files(void *ctx, const char *const *paths, size_t npaths, char ***files, size_t *nfiles, char *err, size_t errsize)
+{
+    (void)ctx;
+    first_error_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_files_t list = {0};
+    if (gpa_load_files(paths, npaths, &list, &rep) != 0) {
+        gpa_load_files_dispose(&list);
+        return -1;
+    }
+    *files = list.items;
+    *nfiles = list.len;
+    return 0;
+}
+
+static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t errsize)
+{
+    (void)ctx;
+    first_error_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {keep_first, &f};
+    gpa_config_t *cfg = NULL;
+    return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
+}
+
+static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize)
+{
+    (void)ctx;
+    first_error_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {keep_first, &f};
+    gpa_inventory_t *inv = NULL;
+    return gpa_load_inventory_files(files, nfiles, &inv, &rep) == 0 ? inv : NULL;
+}
+
+static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};
+
 int gpa_cmd_serve(int argc, char **argv)
 {
     serve_args_t a;
@@ -242,6 +295,7 @@ int gpa_cmd_serve(int argc, char **argv)
     gpa_server_opts_init(&a.opts);
     int code = GPA_EXIT_USAGE;
     if (parse(&a, argc, argv, &code) == 0) {
+        a.opts.loader = &loader;
         a.opts.inventory = a.inventory;
         a.opts.ninventory = a.ninventory;
         code = gpa_server_run(&a.opts);

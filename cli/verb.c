@@ -44,7 +44,7 @@ int gpa_verb_opts_check(const char *verb, const gpa_verb_opts_t *o, int need_inv
 
 void gpa_verb_opts_dispose(gpa_verb_opts_t *o)
 {
-    free(o->inventories);
+    free((void *)o->inventories);
     o->inventories = NULL;
     o->ninventories = 0;
 }
@@ -54,9 +54,9 @@ int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb o
     vb->on_object = on_object;
     vb->ctx = ctx;
     gpa_arena_init(&vb->scratch);
-    if (gpa_cli_load_config(o->config, &vb->cfg) != 0)
+    if (gpa_load_config(o->config, &vb->cfg, NULL) != 0)
         return -1;
-    if (o->ninventories > 0 && gpa_cli_load_inventory(o->inventories, o->ninventories, &vb->inv) != 0)
+    if (o->ninventories > 0 && gpa_load_inventory(o->inventories, o->ninventories, &vb->inv, NULL) != 0)
         return -1;
     return 0;
 }

@@ -19,8 +19,8 @@
 
 /* The shared options as given; every string is borrowed from argv. */
 typedef struct st_gpa_verb_opts_t {
-    const char *config; /* --config F, or NULL for the defaults */
-    char **inventories; /* --inventory F, repeatable (heap array: gpa_verb_opts_dispose) */
+    const char *config;       /* --config F, or NULL for the defaults */
+    const char **inventories; /* --inventory F, repeatable (heap array: gpa_verb_opts_dispose) */
     size_t ninventories;
     const char *output; /* -o FMT, as given */
 } gpa_verb_opts_t;

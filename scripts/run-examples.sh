@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# On a fresh Debian 12 machine: install what gpuadmit needs, build it, and check the bundled examples.
+# On a fresh Debian 12 machine: install what gpuadmit needs to build and run (not the tests), build it, and
+# check the bundled examples.
 #   scripts/run-examples.sh            (run as root, or with sudo available)
 # The good examples are admitted, the bad ones denied with a message naming the container, rule and fix, so
 # `gpuadmit validate` exits 1 over the whole folder: that is the expected outcome, not a failure of the script.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/scripts/deps.sh"
-gpa_install_deps
+gpa_install_build_deps # what building and running need; the tests' packages are scripts/test.sh's
 
 build="${GPA_BUILD_DIR:-$root/build}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF
 cmake --build "$build" -j"$(nproc)"
 
 gpuadmit="$build/gpuadmit"

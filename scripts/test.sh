@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # On a fresh Debian 12 machine: install, build, and run the whole ctest suite; then the same again in a second
-# build directory under AddressSanitizer + UndefinedBehaviorSanitizer (-DGPA_SANITIZE=ON).
+# build directory under AddressSanitizer + UndefinedBehaviorSanitizer (-DGPA_SANITIZE=ON); then a Release (-O3)
+# build and a clang build, each running the unit tests. Every build treats warnings as errors (-DGPA_WERROR=ON).
 #   scripts/test.sh                     (run as root, or with sudo available)
 # Environment: GPA_BUILD_DIR (default build-test), GPA_ASAN_BUILD_DIR (default build-test-asan),
-# GPA_SKIP_ASAN=1 to run only the plain build, GPA_SKIP_FUZZ=1 to skip the fuzz drivers' seed replay.
+# GPA_RELEASE_BUILD_DIR (default build-test-release), GPA_CLANG_BUILD_DIR (default build-test-clang),
+# GPA_SKIP_ASAN=1 to run only the plain build, GPA_SKIP_FUZZ=1 to skip the fuzz drivers' seed replay,
+# GPA_SKIP_OTHER_BUILDS=1 to skip the Release and clang builds.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/scripts/deps.sh"
-gpa_install_deps
+gpa_install_build_deps
+gpa_install_test_deps
 
 jobs="$(nproc)"
-run_suite() { # build-dir, extra cmake args...
+build() { # build-dir, extra cmake args...
     local dir="$1"
     shift
-    cmake -S "$root" -B "$dir" "$@"
+    cmake -S "$root" -B "$dir" -DGPA_WERROR=ON "$@"
     cmake --build "$dir" -j"$jobs"
-    ctest --test-dir "$dir" --output-on-failure -j"$jobs"
+}
+run_suite() { # build-dir, extra cmake args...
+    build "$@"
+    ctest --test-dir "$1" --output-on-failure -j"$jobs"
 }
 
 echo "== build and test: $root"
@@ -25,12 +32,23 @@ if [ "${GPA_SKIP_ASAN:-0}" != 1 ]; then
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         run_suite "${GPA_ASAN_BUILD_DIR:-$root/build-test-asan}" -DCMAKE_BUILD_TYPE=Debug -DGPA_SANITIZE=ON
 fi
+if [ "${GPA_SKIP_OTHER_BUILDS:-0}" != 1 ]; then
+    # What users build (Release, -O3: other warnings than -O2) and the other compiler: no warning anywhere.
+    echo "== Release build (-O3), unit tests"
+    release="${GPA_RELEASE_BUILD_DIR:-$root/build-test-release}"
+    build "$release" -DCMAKE_BUILD_TYPE=Release
+    ctest --test-dir "$release" --output-on-failure -j"$jobs" -L unit
+    echo "== clang build, unit tests"
+    clang_dir="${GPA_CLANG_BUILD_DIR:-$root/build-test-clang}"
+    CC=clang build "$clang_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    ctest --test-dir "$clang_dir" --output-on-failure -j"$jobs" -L unit
+fi
 if [ "${GPA_SKIP_FUZZ:-0}" != 1 ]; then
     # The libFuzzer drivers, built with clang, replay their seeds (tests/fuzz.cmake): a crash once found and
     # added as a seed stays fixed. Fuzzing itself is run by hand (commands in tests/fuzz.cmake).
     echo "== fuzz drivers: replay the seeds"
     fuzz="${GPA_FUZZ_BUILD_DIR:-$root/build-test-fuzz}"
-    CC=clang cmake -S "$root" -B "$fuzz" -DCMAKE_BUILD_TYPE=Debug -DGPA_FUZZ=ON -DGPA_SANITIZE=ON
+    CC=clang cmake -S "$root" -B "$fuzz" -DCMAKE_BUILD_TYPE=Debug -DGPA_FUZZ=ON -DGPA_SANITIZE=ON -DGPA_WERROR=ON
     cmake --build "$fuzz" -j"$jobs" --target fuzz_json fuzz_yaml fuzz_quantity fuzz_decode
     ctest --test-dir "$fuzz" --output-on-failure -L fuzz
 fi

@@ -1,6 +1,5 @@
 #include "reload.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -49,7 +48,9 @@ static struct {
     const gpa_reload_opts_t *opts;
     gpa_tls_t *tls;
     watch_t config_w, cert_w, key_w;
-    watch_t *inventory_w;
+    watch_t *inventory_w; /* the inventory's files as last listed; each path new */
+    size_t ninventory_w;
+    int inventory_listed; /* whether that list could be made */
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* FNV-1a over the file's bytes; 0 when it cannot be read (so two failed reads compare equal). */
@@ -112,75 +113,69 @@ static int changed(watch_t *w)
     return diff;
 }
 
-/* Whole file into a new NUL-terminated heap buffer (caller frees), or NULL with err. */
-static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
+static gpa_config_t *load_config(char *err, size_t errsize)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = gpa_xmalloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, fp)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0)
-            buf = gpa_xrealloc(buf, cap *= 2);
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        snprintf(err, errsize, "%s: read error", path);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    if (st.opts->config == NULL)
+        return gpa_config_default();
+    const gpa_reload_loader_t *l = st.opts->loader;
+    return l->config(l->ctx, st.opts->config, err, errsize);
 }
 
-static gpa_config_t *load_config(const char *path, char *err, size_t errsize)
+static void forget_inventory_files(void)
 {
-    if (path == NULL)
-        return gpa_config_default();
-    size_t len;
-    char *text = slurp(path, &len, err, errsize);
-    if (text == NULL)
-        return NULL;
-    gpa_config_t *cfg = NULL;
-    gpa_error_t e;
-    gpa_error_init(&e, path);
-    if (gpa_config_parse(text, len, path, &cfg, &e) != 0) {
-        gpa_error_format(&e, err, errsize);
-        cfg = NULL;
+    for (size_t i = 0; i < st.ninventory_w; i++)
+        free((char *)st.inventory_w[i].path);
+    free(st.inventory_w);
+    st.inventory_w = NULL;
+    st.ninventory_w = 0;
+}
+
+/*
+ * Lists the inventory's files again; whether the list or any file in it changed since the last look (a list
+ * that cannot be made counts as a change once, when it first fails). Records what it saw either way.
+ */
+static int inventory_changed(char *err, size_t errsize)
+{
+    const gpa_reload_loader_t *l = st.opts->loader;
+    char **files = NULL;
+    size_t n = 0;
+    int listed = l->files(l->ctx, st.opts->inventory, st.opts->ninventory, &files, &n, err, errsize) == 0;
+    int same = listed == st.inventory_listed && n == st.ninventory_w;
+    for (size_t i = 0; same && i < n; i++)
+        same = strcmp(files[i], st.inventory_w[i].path) == 0;
+    if (!same) {
+        forget_inventory_files();
+        st.inventory_w = gpa_xcalloc(n + 1, sizeof(watch_t));
+        for (size_t i = 0; i < n; i++) {
+            st.inventory_w[i].path = files[i];
+            changed(&st.inventory_w[i]);
+        }
+        st.ninventory_w = n;
+        st.inventory_listed = listed;
+        free(files);
+        return 1;
     }
-    free(text);
-    return cfg;
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        any |= changed(&st.inventory_w[i]); /* no short circuit: every file's new state is recorded */
+        free(files[i]);
+    }
+    free(files);
+    return any;
 }
 
 /* Every inventory file into one new inventory; NULL with err when any fails (nothing half-loaded). */
-static gpa_inventory_t *load_inventory(const gpa_reload_opts_t *o, char *err, size_t errsize)
+static gpa_inventory_t *load_inventory(char *err, size_t errsize)
 {
-    gpa_inventory_t *inv = gpa_inventory_new();
-    for (size_t i = 0; i < o->ninventory; i++) {
-        size_t len;
-        char *text = slurp(o->inventory[i], &len, err, errsize);
-        if (text == NULL)
-            goto Error;
-        gpa_error_t e;
-        gpa_error_init(&e, o->inventory[i]);
-        int rc = gpa_inventory_parse(inv, text, len, o->inventory[i], &e);
-        free(text);
-        if (rc != 0) {
-            gpa_error_format(&e, err, errsize);
-            goto Error;
-        }
-    }
+    if (!st.inventory_listed)
+        return NULL; /* err says why, from inventory_changed() */
+    const char **files = gpa_xcalloc(st.ninventory_w + 1, sizeof(*files));
+    for (size_t i = 0; i < st.ninventory_w; i++)
+        files[i] = st.inventory_w[i].path;
+    const gpa_reload_loader_t *l = st.opts->loader;
+    gpa_inventory_t *inv = l->inventory(l->ctx, files, st.ninventory_w, err, errsize);
+    free(files);
     return inv;
-Error:
-    gpa_inventory_release(inv);
-    return NULL;
 }
 
 /* Puts a new pair in force (either may be NULL: keep that one) and moves the generation on. */
@@ -206,24 +201,22 @@ int gpa_reload_init(const gpa_reload_opts_t *opts, gpa_tls_t *tls, char *err, si
     st.config_w.path = opts->config;
     st.cert_w.path = opts->cert;
     st.key_w.path = opts->key;
-    st.inventory_w = gpa_xcalloc(opts->ninventory + 1, sizeof(watch_t));
-    for (size_t i = 0; i < opts->ninventory; i++) {
-        st.inventory_w[i].path = opts->inventory[i];
-        changed(&st.inventory_w[i]);
-    }
     if (opts->config != NULL)
         changed(&st.config_w);
     if (opts->cert != NULL) {
         changed(&st.cert_w);
         changed(&st.key_w);
     }
-    gpa_config_t *cfg = load_config(opts->config, err, errsize);
+    gpa_config_t *cfg = load_config(err, errsize);
     if (cfg == NULL)
         return -1;
     gpa_inventory_t *inv = NULL;
-    if (opts->ninventory != 0 && (inv = load_inventory(opts, err, errsize)) == NULL) {
-        gpa_config_release(cfg);
-        return -1;
+    if (opts->ninventory != 0) {
+        inventory_changed(err, errsize);
+        if ((inv = load_inventory(err, errsize)) == NULL) {
+            gpa_config_release(cfg);
+            return -1;
+        }
     }
     install(cfg, inv);
     return 0;
@@ -246,7 +239,7 @@ static void poll_config(void)
     if (st.opts->config == NULL || !changed(&st.config_w))
         return;
     char err[768];
-    gpa_config_t *cfg = load_config(st.opts->config, err, sizeof(err));
+    gpa_config_t *cfg = load_config(err, sizeof(err));
     if (cfg != NULL)
         install(cfg, NULL);
     log_reload(GPA_RELOAD_CONFIG, "config", st.opts->config, cfg != NULL ? NULL : err);
@@ -254,13 +247,10 @@ static void poll_config(void)
 
 static void poll_inventory(void)
 {
-    int any = 0;
-    for (size_t i = 0; i < st.opts->ninventory; i++)
-        any |= changed(&st.inventory_w[i]); /* no short circuit: every file's new state is recorded */
-    if (!any)
+    char err[768] = "";
+    if (st.opts->ninventory == 0 || !inventory_changed(err, sizeof(err)))
         return;
-    char err[768];
-    gpa_inventory_t *inv = load_inventory(st.opts, err, sizeof(err));
+    gpa_inventory_t *inv = load_inventory(err, sizeof(err));
     if (inv != NULL)
         install(NULL, inv);
     log_reload(GPA_RELOAD_INVENTORY, "inventory", st.opts->inventory[0], inv != NULL ? NULL : err);
@@ -319,6 +309,6 @@ void gpa_reload_dispose(void)
     st.config = NULL;
     st.inventory = NULL;
     pthread_mutex_unlock(&st.lock);
-    free(st.inventory_w);
-    st.inventory_w = NULL;
+    forget_inventory_files();
+    st.inventory_listed = 0;
 }

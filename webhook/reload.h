@@ -2,6 +2,11 @@
  * What the webhook serves with, and keeping it current: the configuration, the inventory and the serving
  * certificate, each reloaded when its files change.
  *
+ * Reading and parsing the configuration and inventory is the caller's loader (gpa_reload_loader_t): `gpuadmit
+ * serve` passes the CLI's (cli/load.h), so an --inventory directory is read exactly as the verbs read it. The
+ * files of the inventory are listed again on every poll: a file added to or removed from an inventory
+ * directory reloads it as a change to one of its files does.
+ *
  * Change detection polls stat() of each path (which follows symlinks) and its realpath(): Kubernetes updates a
  * mounted Secret or ConfigMap by swapping the `..data` symlink to a new directory, which changes the resolved
  * target and its inode even when size and mtime look the same. A same-size rewrite in place within one tick of the
@@ -24,9 +29,25 @@
 #include "alloc/inventory.h"
 #include "tls.h"
 
+/*
+ * How paths become files, a configuration and an inventory. Each function returns its result or -1 / NULL with
+ * a one-line reason in err; `ctx` is passed to each.
+ * - files: the files `paths` stand for (a directory: the manifests in it), as a new array of new strings
+ *   (the reloader frees both with free()), in a stable order.
+ * - config: a new configuration from one file.
+ * - inventory: one new inventory from every file that `files` listed.
+ */
+typedef struct st_gpa_reload_loader_t {
+    int (*files)(void *ctx, const char *const *paths, size_t npaths, char ***files, size_t *nfiles, char *err, size_t errsize);
+    gpa_config_t *(*config)(void *ctx, const char *path, char *err, size_t errsize);
+    gpa_inventory_t *(*inventory)(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize);
+    void *ctx;
+} gpa_reload_loader_t;
+
 typedef struct st_gpa_reload_opts_t {
-    const char *config;           /* NULL: the defaults, never reloaded */
-    const char *const *inventory; /* may be empty: no inventory (NULL for the engine) */
+    const gpa_reload_loader_t *loader; /* required, borrowed for the reloader's lifetime */
+    const char *config;                /* NULL: the defaults, never reloaded */
+    const char *const *inventory;      /* files or directories; may be empty: no inventory (NULL for the engine) */
     size_t ninventory;
     const char *cert, *key; /* watched for gpa_tls_reload() */
 } gpa_reload_opts_t;

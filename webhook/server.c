@@ -340,7 +340,7 @@ static gpa_tls_t *load_all(const gpa_server_opts_t *o, gpa_reload_opts_t *ro)
         gpa_log_msg(GPA_LOG_ERROR, "cannot load the serving certificate", err);
         return NULL;
     }
-    *ro = (gpa_reload_opts_t){o->config, o->inventory, o->ninventory, o->cert, o->key};
+    *ro = (gpa_reload_opts_t){o->loader, o->config, o->inventory, o->ninventory, o->cert, o->key};
     if (gpa_reload_init(ro, tls, err, sizeof(err)) != 0) {
         gpa_log_msg(GPA_LOG_ERROR, "cannot load configuration or inventory", err);
         gpa_tls_free(tls);

@@ -15,14 +15,16 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "reload.h"
 
 typedef struct st_gpa_server_opts_t {
-    const char *listen;           /* "[host]:port"; ":9443" by default; port 0 picks a free port */
-    const char *metrics_listen;   /* plain HTTP; ":8080" by default; NULL or "" disables it */
-    const char *cert, *key;       /* PEM files (required) */
-    const char *client_ca;        /* PEM bundle: require client certificates signed by it (NULL: none) */
-    const char *config;           /* NULL: the defaults */
-    const char *const *inventory; /* inventory files (may be none) */
+    const char *listen;                /* "[host]:port"; ":9443" by default; port 0 picks a free port */
+    const char *metrics_listen;        /* plain HTTP; ":8080" by default; NULL or "" disables it */
+    const char *cert, *key;            /* PEM files (required) */
+    const char *client_ca;             /* PEM bundle: require client certificates signed by it (NULL: none) */
+    const gpa_reload_loader_t *loader; /* reads the configuration and inventory (required; reload.h) */
+    const char *config;                /* NULL: the defaults */
+    const char *const *inventory;      /* inventory files or directories (may be none) */
     size_t ninventory;
     unsigned threads;              /* worker threads; 0 = number of online CPUs */
     int tls13_only;                /* --tls-min-version 1.3 */

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -14,6 +13,8 @@
 #include <h2o.h>
 
 #include "base/arena.h"
+#include "base/error.h"
+#include "expiry.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -98,12 +99,12 @@ static int read_key(keypair_t *kp, const char *path, char *err, size_t errsize)
 
 static int describe(keypair_t *kp, const char *cert_path, char *err, size_t errsize)
 {
-    struct tm tm;
-    if (ASN1_TIME_to_tm(X509_get0_notAfter(kp->cert), &tm) != 1) {
-        snprintf(err, errsize, "%s: unreadable notAfter", cert_path);
+    gpa_error_t e;
+    gpa_error_init(&e, cert_path);
+    if (gpa_certs_not_after_x509(kp->cert, &kp->not_after, &e) != 0) {
+        gpa_error_format(&e, err, errsize);
         return -1;
     }
-    kp->not_after = (int64_t)timegm(&tm);
     X509_NAME_oneline(X509_get_subject_name(kp->cert), kp->subject, sizeof(kp->subject));
     return 0;
 }

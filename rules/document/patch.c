@@ -18,26 +18,6 @@ void gpa_patch_push(gpa_arena_t *a, gpa_patch_t *p, gpa_patch_kind_t kind, const
     op->value = kind == GPA_PATCH_REMOVE ? NULL : value;
 }
 
-const char *gpa_pointer_escape(gpa_arena_t *a, const char *key)
-{
-    size_t n = strlen(key), extra = 0;
-    for (size_t i = 0; i < n; i++)
-        extra += key[i] == '~' || key[i] == '/';
-    if (extra == 0)
-        return gpa_arena_strndup(a, key, n); /* a copy even so: the result is arena-owned, as patch.h says */
-    char *out = gpa_arena_alloc(a, n + extra + 1), *w = out;
-    for (size_t i = 0; i < n; i++) {
-        if (key[i] == '~' || key[i] == '/') {
-            *w++ = '~';
-            *w++ = key[i] == '~' ? '0' : '1';
-        } else {
-            *w++ = key[i];
-        }
-    }
-    *w = '\0';
-    return out;
-}
-
 /* ---- encoding ---------------------------------------------------------------------------------------------------- */
 
 void gpa_patch_encode(gpa_buf_t *out, const gpa_patch_t *p)

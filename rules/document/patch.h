@@ -38,7 +38,5 @@ void gpa_patch_encode(gpa_buf_t *out, const gpa_patch_t *p);
  * 6902 requires.
  */
 int gpa_patch_apply(gpa_arena_t *a, gpa_value_t **root, const gpa_patch_t *p, gpa_error_t *err);
-/* Escapes one key for a JSON pointer (~ → ~0, / → ~1); arena-owned. */
-const char *gpa_pointer_escape(gpa_arena_t *a, const char *key);
 
 #endif

@@ -46,20 +46,6 @@ gpa_dialect_t gpa_resource_dialect(gpa_resource_t r)
     return r < GPA_R__COUNT ? table[r].dialect : 0;
 }
 
-const char *gpa_dialect_name(gpa_dialect_t d)
-{
-    switch (d) {
-    case GPA_DIALECT_VENDOR:
-        return "vendor";
-    case GPA_DIALECT_KOORDINATOR:
-        return "koordinator";
-    case GPA_DIALECT_MGPU:
-        return "mgpu";
-    default:
-        return "";
-    }
-}
-
 gpa_dialect_t gpa_dialect_parse(const char *name)
 {
     if (strcmp(name, "vendor") == 0)

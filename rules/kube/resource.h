@@ -40,8 +40,7 @@ const char *gpa_resource_pointer_name(gpa_resource_t r);
 /* The token for a (decoded) name, GPA_R_UNKNOWN for any other name. */
 gpa_resource_t gpa_resource_lookup(const char *name, size_t len);
 gpa_dialect_t gpa_resource_dialect(gpa_resource_t r);
-/* "vendor", "koordinator", "mgpu"; gpa_dialect_parse returns 0 for an unknown name. */
-const char *gpa_dialect_name(gpa_dialect_t d);
+/* "vendor", "koordinator", "mgpu" to the dialect; 0 for an unknown name. */
 gpa_dialect_t gpa_dialect_parse(const char *name);
 
 #endif

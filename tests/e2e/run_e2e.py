@@ -571,6 +571,39 @@ class Webhook(unittest.TestCase):
         self.assertEqual(m['gpuadmit_reloads_total{what="config",result="failure"}'], 1)
         self.assertEqual(s.stop(), 0)
 
+    def test_inventory_directory(self):
+        """--inventory DIR: every manifest under it forms the inventory; a file added or removed reloads it."""
+        invdir = os.path.join(WORK, "inventory")
+        shutil.rmtree(invdir, ignore_errors=True)
+        os.makedirs(os.path.join(invdir, "zone-a"))
+
+        def node(rel, name, count):
+            path = os.path.join(invdir, rel)
+            with open(path + ".tmp", "w") as f:  # .tmp is not a manifest: never read
+                f.write("kind: GPUInventory\nnodes:\n- name: %s\n  gpus: {count: %d, memory: 16Gi}\n" % (name, count))
+            os.rename(path + ".tmp", path)
+
+        node("zone-a/small.yaml", "small", 1)
+        s = self.start("inventory", "--inventory", invdir)
+        two = pod("two", [("main", {"requests": {"nvidia.com/gpu": "2"}, "limits": {"nvidia.com/gpu": "2"}})])
+        files = write_reviews(os.path.join(s.dir, "reviews"), [("two", review(two))])
+
+        def verdict():
+            return json.loads(apiserver(s, "validate", files).stdout)
+
+        first = verdict()
+        self.assertFalse(first["allowed"], first)
+        self.assertIn("infeasible", first["message"])
+        node("big.yml", "big", 4)
+        s.wait_log(lambda l: l.get("msg") == "reloaded" and l.get("what") == "inventory", 5)
+        self.assertTrue(verdict()["allowed"], "the added file's node holds the Pod")
+        os.remove(os.path.join(invdir, "big.yml"))
+        s.wait_log(lambda l: len([x for x in s.lines() if x.get("msg") == "reloaded"]) >= 2, 5)
+        self.assertFalse(verdict()["allowed"], "the removed file's node is gone")
+        m = s.metrics()
+        self.assertEqual(m['gpuadmit_reloads_total{what="inventory",result="success"}'], 2)
+        self.assertEqual(s.stop(), 0)
+
     def test_unreadable_start_up_files(self):
         cfg = os.path.join(WORK, "broken-config.yaml")
         with open(cfg, "w") as f:

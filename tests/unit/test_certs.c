@@ -18,6 +18,8 @@
 
 #include "certs.h"
 #include "cli.h"
+#include "expiry.h"
+#include "tls.h"
 
 static char dir[64];
 
@@ -500,22 +502,23 @@ START_TEST(not_after)
     o.days = 30;
     int64_t before = (int64_t)time(NULL);
     generate(&o, &res);
-    int64_t after = (int64_t)time(NULL), from_file, from_pem;
+    int64_t after = (int64_t)time(NULL), from_cert;
     ck_assert_int_ge(res.not_after, before + 30 * 86400);
     ck_assert_int_le(res.not_after, after + 30 * 86400);
     gpa_error_t err;
     gpa_error_init(&err, NULL);
-    ck_assert_int_eq(gpa_certs_not_after_file(path_of("tls.crt"), &from_file, &err), 0);
-    ck_assert_int_eq(from_file, res.not_after);
-    size_t len;
-    char *pem = slurp("tls.crt", &len);
-    ck_assert_int_eq(gpa_certs_not_after_pem(pem, len, &from_pem, &err), 0);
-    ck_assert_int_eq(from_pem, res.not_after);
-    free(pem);
-    ck_assert_int_eq(gpa_certs_not_after_pem("junk", 4, &from_pem, &err), -1);
-    gpa_error_init(&err, NULL);
-    ck_assert_int_eq(gpa_certs_not_after_file(path_of("missing.crt"), &from_file, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "missing.crt: cannot read"));
+    X509 *leaf = load_cert("tls.crt");
+    ck_assert_int_eq(gpa_certs_not_after_x509(leaf, &from_cert, &err), 0);
+    ck_assert_int_eq(from_cert, res.not_after);
+    X509_free(leaf);
+    ck_assert_int_eq(gpa_certs_not_after_x509(NULL, &from_cert, &err), -1);
+    /* The webhook's expiry metric comes from the same function: the same second. */
+    gpa_tls_opts_t to = {path_of("tls.crt"), path_of("tls.key"), NULL, TLS1_2_VERSION, 0};
+    char why[256];
+    gpa_tls_t *tls = gpa_tls_new(&to, why, sizeof(why));
+    ck_assert_msg(tls != NULL, "%s", why);
+    ck_assert_int_eq(gpa_tls_not_after(tls), res.not_after);
+    gpa_tls_free(tls);
     gpa_certs_result_dispose(&res);
 }
 END_TEST

@@ -166,8 +166,8 @@ static const char *const tricky[] = {
     "---",
     "...",
     "a\\b",
-    "\xef\xbb\xbf"
-    "bom",
+    ("\xef\xbb\xbf"
+     "bom"),
     "x\0y",
 };
 

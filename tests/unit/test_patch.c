@@ -33,15 +33,6 @@ static void check_fails(const char *doc, const gpa_patch_t *p, const char *needl
     ck_assert_msg(gpa_value_equal(orig, json(doc)), "input tree was modified");
 }
 
-START_TEST(escape_keys)
-{
-    ck_assert_str_eq(gpa_pointer_escape(&arena, "koordinator.sh/gpu-core"), "koordinator.sh~1gpu-core");
-    ck_assert_str_eq(gpa_pointer_escape(&arena, "a~b/c"), "a~0b~1c");
-    ck_assert_str_eq(gpa_pointer_escape(&arena, "plain"), "plain");
-    ck_assert_str_eq(gpa_pointer_escape(&arena, ""), "");
-}
-END_TEST
-
 START_TEST(encode_ops)
 {
     gpa_patch_t p = {0};
@@ -140,7 +131,6 @@ int main(void)
     Suite *s = suite_create("patch");
     TCase *tc = tcase_create("patch");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, escape_keys);
     tcase_add_test(tc, encode_ops);
     tcase_add_test(tc, apply_object_ops);
     tcase_add_test(tc, apply_add_replaces_existing_and_null);

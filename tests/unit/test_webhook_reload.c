@@ -1,7 +1,9 @@
 /*
  * Check tests for webhook/reload.c: which changes of a watched file are seen (size, mtime, inode, the target of
  * a swapped symlink, and a same-size rewrite in place within one timestamp tick), that an untouched file is not
- * reloaded, and that a broken file keeps the previous configuration in force.
+ * reloaded, that a broken file keeps the previous configuration in force, and that an inventory directory is
+ * watched file by file (a file changed, added or removed reloads it). The loader is the CLI's (cli/load.h), as
+ * `gpuadmit serve` passes it.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "load.h"
 #include "reload.h"
 
 static char dir[PATH_MAX];
@@ -19,16 +22,64 @@ static char cfg_path[PATH_MAX + 32];
 static gpa_reload_opts_t opts;
 static gpa_snapshot_t snap;
 
+/* ---- the loader: cli/load.h, the first error into err ---- */
+
+static void first_error(void *ctx, const gpa_error_t *err)
+{
+    char *buf = ctx;
+    if (buf[0] == '\0')
+        gpa_error_format(err, buf, 256);
+}
+
+static int load_files(void *ctx, const char *const *paths, size_t n, char ***files, size_t *nfiles, char *err, size_t size)
+{
+    (void)ctx, (void)size;
+    err[0] = '\0';
+    gpa_load_report_t rep = {first_error, err};
+    gpa_load_files_t list = {0};
+    if (gpa_load_files(paths, n, &list, &rep) != 0) {
+        gpa_load_files_dispose(&list);
+        return -1;
+    }
+    *files = list.items;
+    *nfiles = list.len;
+    return 0;
+}
+
+static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t size)
+{
+    (void)ctx, (void)size;
+    err[0] = '\0';
+    gpa_load_report_t rep = {first_error, err};
+    gpa_config_t *cfg = NULL;
+    return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
+}
+
+static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t n, char *err, size_t size)
+{
+    (void)ctx, (void)size;
+    err[0] = '\0';
+    gpa_load_report_t rep = {first_error, err};
+    gpa_inventory_t *inv = NULL;
+    return gpa_load_inventory_files(files, n, &inv, &rep) == 0 ? inv : NULL;
+}
+
+static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};
+
 static void setup(void)
 {
     snprintf(dir, sizeof(dir), "%s/gpa-reload-XXXXXX", getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(cfg_path, sizeof(cfg_path), "%s/config.yaml", dir);
     memset(&snap, 0, sizeof(snap));
+    memset(&opts, 0, sizeof(opts));
+    opts.loader = &loader;
 }
 
 static void teardown(void)
 {
+    gpa_reload_forget(&snap);
+    gpa_reload_dispose();
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
@@ -196,6 +247,129 @@ START_TEST(broken_file_keeps_previous_config)
 }
 END_TEST
 
+/* ---- an inventory directory ---- */
+
+static char inv_dir[PATH_MAX + 32];
+static const char *inv_paths[1] = {inv_dir};
+
+/* dir/inventory/<name>: one compact node named after the file. */
+static void write_node(const char *name, const char *node)
+{
+    char path[PATH_MAX + 128], text[256];
+    snprintf(path, sizeof(path), "%s/%s", inv_dir, name);
+    snprintf(text, sizeof(text), "kind: GPUInventory\nnodes:\n- name: %s\n  gpus: {count: 1, memory: 16Gi}\n", node);
+    write_in_place(path, text);
+}
+
+/* Starts watching the inventory directory (and no configuration); returns the generation in force. */
+static uint64_t start_inventory(void)
+{
+    opts.inventory = inv_paths;
+    opts.ninventory = 1;
+    char err[256];
+    if (gpa_reload_init(&opts, NULL, err, sizeof(err)) != 0)
+        ck_abort_msg("init: %s", err);
+    gpa_reload_refresh(&snap);
+    return snap.generation;
+}
+
+static size_t node_count(void)
+{
+    gpa_reload_refresh(&snap);
+    ck_assert_ptr_nonnull(snap.inventory);
+    size_t n;
+    gpa_inventory_nodes(snap.inventory, &n);
+    return n;
+}
+
+static void setup_inventory(void)
+{
+    setup();
+    snprintf(inv_dir, sizeof(inv_dir), "%s/inventory", dir);
+    ck_assert_int_eq(mkdir(inv_dir, 0755), 0);
+    write_node("a.yaml", "node-a");
+    write_node("notes.txt", "ignored"); /* not a manifest: not read, not watched */
+}
+
+START_TEST(inventory_directory_is_loaded)
+{
+    write_node("b.json", "node-b");
+    start_inventory();
+    ck_assert_uint_eq(node_count(), 2);
+    ck_assert_ptr_nonnull(gpa_inventory_find(snap.inventory, "node-b"));
+    ck_assert_ptr_null(gpa_inventory_find(snap.inventory, "ignored"));
+}
+END_TEST
+
+START_TEST(inventory_file_added_changed_removed_is_reloaded)
+{
+    uint64_t gen = start_inventory();
+    ck_assert_uint_eq(node_count(), 1);
+    gpa_reload_poll();
+    gpa_reload_refresh(&snap);
+    ck_assert_uint_eq(snap.generation, gen);
+    /* added, one level down */
+    char sub[PATH_MAX + 48];
+    snprintf(sub, sizeof(sub), "%s/more", inv_dir);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    write_node("more/c.yml", "node-c");
+    gpa_reload_poll();
+    ck_assert_uint_eq(node_count(), 2);
+    /* changed in place: the same size, the same timestamp */
+    char a[PATH_MAX + 48];
+    snprintf(a, sizeof(a), "%s/a.yaml", inv_dir);
+    struct timespec t = mtime_of(a);
+    write_node("a.yaml", "node-z");
+    set_mtime(a, t);
+    gpa_reload_poll();
+    ck_assert_uint_eq(node_count(), 2);
+    ck_assert_ptr_nonnull(gpa_inventory_find(snap.inventory, "node-z"));
+    /* removed */
+    ck_assert_int_eq(unlink(a), 0);
+    gpa_reload_poll();
+    ck_assert_uint_eq(node_count(), 1);
+    ck_assert_ptr_nonnull(gpa_inventory_find(snap.inventory, "node-c"));
+    /* a file that is not a manifest changes nothing */
+    gen = snap.generation;
+    write_node("notes.txt", "still-ignored");
+    gpa_reload_poll();
+    gpa_reload_refresh(&snap);
+    ck_assert_uint_eq(snap.generation, gen);
+}
+END_TEST
+
+START_TEST(inventory_directory_gone_keeps_previous)
+{
+    start_inventory();
+    char a[PATH_MAX + 48];
+    snprintf(a, sizeof(a), "%s/a.yaml", inv_dir);
+    ck_assert_int_eq(unlink(a), 0);
+    ck_assert_int_eq(rename(inv_dir, cfg_path), 0); /* the directory is gone */
+    gpa_reload_poll();
+    ck_assert_uint_eq(node_count(), 1);
+    ck_assert_ptr_nonnull(gpa_inventory_find(snap.inventory, "node-a"));
+    ck_assert_int_eq(rename(cfg_path, inv_dir), 0); /* back, empty of manifests */
+    gpa_reload_poll();
+    ck_assert_uint_eq(node_count(), 0);
+}
+END_TEST
+
+START_TEST(inventory_configmap_directory_reads_each_file_once)
+{
+    /* What the kubelet mounts for a ConfigMap: inventory.yaml -> ..data/inventory.yaml, ..data -> ..2024_x. */
+    char ts[PATH_MAX + 48], data[PATH_MAX + 48], link_path[PATH_MAX + 48];
+    snprintf(ts, sizeof(ts), "%s/..2024_01_01", inv_dir);
+    snprintf(data, sizeof(data), "%s/..data", inv_dir);
+    snprintf(link_path, sizeof(link_path), "%s/inventory.yaml", inv_dir);
+    ck_assert_int_eq(mkdir(ts, 0755), 0);
+    write_node("..2024_01_01/inventory.yaml", "node-cm");
+    ck_assert_int_eq(symlink("..2024_01_01", data), 0);
+    ck_assert_int_eq(symlink("..data/inventory.yaml", link_path), 0);
+    start_inventory();
+    ck_assert_uint_eq(node_count(), 2); /* node-a and node-cm, the latter once */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("webhook_reload");
@@ -209,6 +383,13 @@ int main(void)
     tcase_add_test(tc, same_size_rewrite_within_one_tick_is_reloaded);
     tcase_add_test(tc, broken_file_keeps_previous_config);
     suite_add_tcase(s, tc);
+    TCase *inv = tcase_create("inventory_directory");
+    tcase_add_checked_fixture(inv, setup_inventory, teardown);
+    tcase_add_test(inv, inventory_directory_is_loaded);
+    tcase_add_test(inv, inventory_file_added_changed_removed_is_reloaded);
+    tcase_add_test(inv, inventory_directory_gone_keeps_previous);
+    tcase_add_test(inv, inventory_configmap_directory_reads_each_file_once);
+    suite_add_tcase(s, inv);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/x509v3.h>
+
 #include "base/arena.h"
 #include "base/buf.h"
-#include "certs_int.h"
+#include "options.h"
 
 void gpa_certs_options_init(gpa_certs_options_t *opts)
 {

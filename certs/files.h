@@ -1,44 +1,29 @@
 /*
- * Internals shared by the files of certs/ (not part of the public interface in certs.h).
+ * The certificate files: paths, atomic writes, PEM in and out, OpenSSL's error text (used by certs.c; not
+ * part of the public interface in certs.h).
  */
-#ifndef GPA_CERTS_INT_H
-#define GPA_CERTS_INT_H
+#ifndef GPA_CERTS_FILES_H
+#define GPA_CERTS_FILES_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include <openssl/x509v3.h>
+#include <openssl/x509.h>
 
-#include "certs.h"
-
-/* --- names.c --- */
-
-/*
- * The serving certificate's names: S, S.NS, S.NS.svc, S.NS.svc.cluster.local, then the extra names in order,
- * duplicates (compared without case) dropped. Returns new GENERAL_NAMES (caller frees with
- * GENERAL_NAMES_free) and, in *joined, a new comma-separated list (caller frees). Options must have passed
- * gpa_certs_check_options().
- */
-GENERAL_NAMES *gpa_certs_sans_build(const gpa_certs_options_t *opts, char **joined, gpa_error_t *err);
-
-/* --- files.c --- */
+#include "base/error.h"
 
 /* "dir/name", new (caller frees). */
 char *gpa_certs_path(const char *dir, const char *name);
 /* Creates dir (mode 0755) unless it exists; an existing non-directory is an error. */
 int gpa_certs_ensure_dir(const char *dir, gpa_error_t *err);
-/*
- * Writes data to dir/name with `mode`, through a temporary file in dir that is flushed to disk and renamed
- * over the old file, so a reader sees the old file or the new one, never a mix.
- */
-int gpa_certs_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode, gpa_error_t *err);
 /* Whether path exists (any type); -1 with an error when it cannot be checked (e.g. permission). */
 int gpa_certs_exists(const char *path, gpa_error_t *err);
 /* The first certificate in a PEM file, new (X509_free); the error names the file and the reason. */
 X509 *gpa_certs_read_cert(const char *path, gpa_error_t *err);
 /* The private key in a PEM file, new (EVP_PKEY_free). */
 EVP_PKEY *gpa_certs_read_key(const char *path, gpa_error_t *err);
-/* PEM of a certificate or private key, written atomically (see above). */
+/* PEM of a certificate or private key written to dir/name through a temporary file in dir that is flushed to
+ * disk and renamed over the old file, so a reader sees the old file or the new one, never a mix. */
 int gpa_certs_write_cert(const char *dir, const char *name, X509 *cert, gpa_error_t *err);
 int gpa_certs_write_key(const char *dir, const char *name, EVP_PKEY *key, gpa_error_t *err);
 

@@ -1,0 +1,267 @@
+/*
+ * Loading by path (load.h): paths expanded into a list of files first, then each file read and parsed.
+ */
+#include "load.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/arena.h"
+
+/* Inputs bigger than this are refused rather than read: no manifest or inventory comes near it. */
+#define MAX_INPUT_BYTES ((size_t)1 << 30)
+/* Directory recursion bound (symlink loops are caught before it, by device and inode). */
+#define MAX_DIR_DEPTH 32
+
+void gpa_load_report(const gpa_load_report_t *rep, const gpa_error_t *err)
+{
+    if (rep != NULL && rep->on_error != NULL) {
+        rep->on_error(rep->ctx, err);
+        return;
+    }
+    /* "file:line:column: reason" on stderr, the shape compilers use, so editors can jump to it. */
+    char line[1024];
+    gpa_error_format(err, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+}
+
+/* Reports "path: message" and returns -1. */
+__attribute__((format(printf, 3, 4))) static int fail(const gpa_load_report_t *rep, const char *path, const char *fmt, ...)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, path);
+    char msg[sizeof(err.message)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    gpa_error_set(&err, 0, 0, "", "%s", msg);
+    gpa_load_report(rep, &err);
+    return -1;
+}
+
+static void list_push(gpa_load_files_t *l, char *path)
+{
+    if (l->len == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->items = gpa_xrealloc(l->items, l->cap * sizeof(*l->items));
+    }
+    l->items[l->len++] = path;
+}
+
+void gpa_load_files_dispose(gpa_load_files_t *l)
+{
+    for (size_t i = 0; i < l->len; i++)
+        free(l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof(*l));
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int has_manifest_ext(const char *name)
+{
+    size_t n = strlen(name);
+    static const char *const exts[] = {".yaml", ".yml", ".json"};
+    for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+        size_t e = strlen(exts[i]);
+        if (n > e && strcmp(name + n - e, exts[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir), nl = strlen(name);
+    int slash = dl > 0 && dir[dl - 1] == '/';
+    char *p = gpa_xmalloc(dl + nl + 2);
+    memcpy(p, dir, dl);
+    if (!slash)
+        p[dl++] = '/';
+    memcpy(p + dl, name, nl + 1);
+    return p;
+}
+
+/* The directories being walked, innermost first: a directory that is its own ancestor (through a symlink)
+ * is a loop. */
+typedef struct st_ancestor_t {
+    dev_t dev;
+    ino_t ino;
+    const struct st_ancestor_t *up;
+} ancestor_t;
+
+/* Adds the manifest files under path, recursively, each directory's entries in byte order. 0, or -1 reported. */
+static int collect(const char *path, int explicit_, int depth, const ancestor_t *up, gpa_load_files_t *out,
+                   const gpa_load_report_t *rep);
+
+static int collect_dir(const char *dir, const struct stat *st, int depth, const ancestor_t *up, gpa_load_files_t *out,
+                       const gpa_load_report_t *rep)
+{
+    for (const ancestor_t *a = up; a != NULL; a = a->up)
+        if (a->dev == st->st_dev && a->ino == st->st_ino)
+            return fail(rep, dir, "symlink loop (the directory contains itself); not read again");
+    if (depth > MAX_DIR_DEPTH)
+        return fail(rep, dir, "directories nested deeper than %d", MAX_DIR_DEPTH);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return fail(rep, dir, "cannot open directory: %s", strerror(errno));
+    gpa_load_files_t names = {0};
+    struct dirent *e;
+    /* Every entry but "." and "..": `kubectl apply -f DIR` reads hidden manifests (.gpu.yaml) too, so
+     * skipping them would pass in CI what the cluster is then given. */
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            list_push(&names, gpa_xstrdup(e->d_name));
+    closedir(d);
+    qsort(names.items, names.len, sizeof(*names.items), cmp_str);
+    ancestor_t self = {st->st_dev, st->st_ino, up};
+    int rc = 0;
+    for (size_t i = 0; i < names.len; i++) {
+        char *child = join_path(dir, names.items[i]);
+        if (collect(child, 0, depth + 1, &self, out, rep) != 0)
+            rc = -1;
+        free(child);
+    }
+    gpa_load_files_dispose(&names);
+    return rc;
+}
+
+static int collect(const char *path, int explicit_, int depth, const ancestor_t *up, gpa_load_files_t *out,
+                   const gpa_load_report_t *rep)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0) {
+        list_push(out, gpa_xstrdup(path));
+        return 0;
+    }
+    if (stat(path, &st) != 0)
+        return fail(rep, path, "cannot read: %s", strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return collect_dir(path, &st, depth, up, out, rep);
+    /* A file named on the command line is read whatever its name; inside directories only manifests are. */
+    if (explicit_ || has_manifest_ext(path))
+        list_push(out, gpa_xstrdup(path));
+    return 0;
+}
+
+int gpa_load_files(const char *const *paths, size_t npaths, gpa_load_files_t *out, const gpa_load_report_t *rep)
+{
+    int rc = 0;
+    for (size_t i = 0; i < npaths; i++)
+        if (collect(paths[i], 1, 0, NULL, out, rep) != 0)
+            rc = -1;
+    return rc;
+}
+
+char *gpa_read_file(const char *path, size_t *len, gpa_error_t *err)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        gpa_error_set(err, 0, 0, "", "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = gpa_xmalloc(cap + 1);
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+        if (n == cap) {
+            if (cap >= MAX_INPUT_BYTES) {
+                gpa_error_set(err, 0, 0, "", "larger than %zu bytes", MAX_INPUT_BYTES);
+                goto Error;
+            }
+            cap *= 2;
+            buf = gpa_xrealloc(buf, cap + 1);
+        }
+    }
+    if (ferror(f)) {
+        gpa_error_set(err, 0, 0, "", "cannot read: %s", strerror(errno));
+        goto Error;
+    }
+    if (!is_stdin)
+        fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+Error:
+    if (!is_stdin)
+        fclose(f);
+    free(buf);
+    return NULL;
+}
+
+int gpa_load_config(const char *path, gpa_config_t **out, const gpa_load_report_t *rep)
+{
+    if (path == NULL) {
+        *out = gpa_config_default();
+        return 0;
+    }
+    gpa_error_t err;
+    gpa_error_init(&err, path);
+    size_t len = 0;
+    char *text = gpa_read_file(path, &len, &err);
+    int rc = text != NULL ? gpa_config_parse(text, len, path, out, &err) : -1;
+    if (rc != 0)
+        gpa_load_report(rep, &err);
+    free(text);
+    return rc;
+}
+
+/* Whether files[i] is the same file (device and inode) as an earlier one. */
+static int seen_before(const char *const *files, size_t i)
+{
+    struct stat a, b;
+    if (strcmp(files[i], "-") == 0 || stat(files[i], &a) != 0)
+        return 0;
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(files[j], "-") != 0 && stat(files[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return 1;
+    return 0;
+}
+
+int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_inventory_t **out, const gpa_load_report_t *rep)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    int rc = 0;
+    for (size_t i = 0; i < nfiles && rc == 0; i++) {
+        if (seen_before(files, i))
+            continue;
+        gpa_error_t err;
+        gpa_error_init(&err, files[i]);
+        size_t len = 0;
+        char *text = gpa_read_file(files[i], &len, &err);
+        if (text == NULL || gpa_inventory_parse(inv, text, len, files[i], &err) != 0) {
+            gpa_load_report(rep, &err);
+            rc = -1;
+        }
+        free(text);
+    }
+    if (rc != 0) {
+        gpa_inventory_release(inv);
+        return -1;
+    }
+    *out = inv;
+    return 0;
+}
+
+int gpa_load_inventory(const char *const *paths, size_t npaths, gpa_inventory_t **out, const gpa_load_report_t *rep)
+{
+    gpa_load_files_t files = {0};
+    int rc = gpa_load_files(paths, npaths, &files, rep);
+    if (rc == 0)
+        rc = gpa_load_inventory_files((const char *const *)files.items, files.len, out, rep);
+    gpa_load_files_dispose(&files);
+    return rc;
+}
