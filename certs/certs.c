@@ -219,7 +219,7 @@ static int leaf_extensions(X509 *x, const ca_t *ca, gpa_certs_key_t type, GENERA
 /* The serving certificate's common name: S.NS.svc when it fits X.509's 64 characters, else S. */
 static void leaf_cn(const gpa_certs_options_t *opts, char *cn, size_t size)
 {
-    int n = snprintf(cn, size, "%s.%s.svc", opts->service, opts->namespace_);
+    int n = snprintf(cn, size, "%s.%s.svc", opts->service, opts->ns);
     if (n < 0 || (size_t)n >= size)
         snprintf(cn, size, "%s", opts->service);
 }

@@ -122,10 +122,10 @@ int gpa_certs_check_options(const gpa_certs_options_t *opts, gpa_error_t *err)
         return gpa_error_set(err, 0, 0, "", "--service is required");
     if ((why = label_problem(opts->service, 1)) != NULL)
         return gpa_error_set(err, 0, 0, "", "--service \"%s\": a Service name %s", opts->service, why);
-    if (opts->namespace_ == NULL)
+    if (opts->ns == NULL)
         return gpa_error_set(err, 0, 0, "", "--namespace is required");
-    if ((why = label_problem(opts->namespace_, 0)) != NULL)
-        return gpa_error_set(err, 0, 0, "", "--namespace \"%s\": a namespace name %s", opts->namespace_, why);
+    if ((why = label_problem(opts->ns, 0)) != NULL)
+        return gpa_error_set(err, 0, 0, "", "--namespace \"%s\": a namespace name %s", opts->ns, why);
     if (opts->out_dir == NULL || opts->out_dir[0] == '\0')
         return gpa_error_set(err, 0, 0, "", "--out is required");
     if (check_days("--days", opts->days, err) != 0 || check_days("--ca-days", opts->ca_days, err) != 0)
@@ -185,7 +185,7 @@ static int add_name(GENERAL_NAMES *gens, gpa_buf_t *seen, const char *name, gpa_
 
 GENERAL_NAMES *gpa_certs_sans_build(const gpa_certs_options_t *opts, char **joined, gpa_error_t *err)
 {
-    const char *s = opts->service, *ns = opts->namespace_;
+    const char *s = opts->service, *ns = opts->ns;
     char *fixed[4] = {
         gpa_xstrdup(s),
         gpa_xmalloc(strlen(s) + strlen(ns) + 2),

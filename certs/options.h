@@ -24,7 +24,7 @@ typedef enum en_gpa_certs_key_t {
 
 typedef struct st_gpa_certs_options_t {
     const char *service;           /* Kubernetes Service name (DNS-1035 label), required */
-    const char *namespace_;        /* its namespace (DNS-1123 label), required */
+    const char *ns;                /* its namespace (DNS-1123 label), required */
     const char *out_dir;           /* created (mode 0755) when missing; its parent must exist */
     int days;                      /* serving certificate lifetime, 1..GPA_CERTS_MAX_DAYS */
     int ca_days;                   /* lifetime of a new CA, days..GPA_CERTS_MAX_DAYS (raised to `days` if lower) */

@@ -79,7 +79,7 @@ static int apply(args_t *args, const char *verb, const char *name, const char *v
     if (strcmp(name, "--service") == 0)
         o->service = value;
     else if (strcmp(name, "--namespace") == 0 || strcmp(name, "-n") == 0)
-        o->namespace_ = value;
+        o->ns = value;
     else if (strcmp(name, "--out") == 0)
         o->out_dir = value;
     else if (strcmp(name, "--extra-san") == 0)

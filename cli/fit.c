@@ -29,7 +29,7 @@ typedef struct st_fit_cmd_t {
 
 /* What one Pod spec came to: a placement, or the reasons it is not even a valid request. */
 typedef struct st_fit_result_t {
-    const char *source, *kind, *namespace_, *name;
+    const char *source, *kind, *ns, *name;
     gpa_placement_t p;
     const char **invalid; /* deny findings when the spec does not normalize */
     size_t ninvalid;
@@ -63,7 +63,7 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     json_t *o = json_object(), *devs = json_array(), *ann = json_object(), *reasons = json_array();
     json_object_set_new(o, "source", json_string(r->source));
     json_object_set_new(o, "kind", json_string(r->kind));
-    json_object_set_new(o, "namespace", json_string(r->namespace_));
+    json_object_set_new(o, "namespace", json_string(r->ns));
     json_object_set_new(o, "name", json_string(r->name));
     json_object_set_new(o, "feasible", json_boolean(r->p.feasible));
     json_object_set_new(o, "node", r->p.node != NULL ? json_string(r->p.node) : json_null());
@@ -90,8 +90,8 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
 
 static void print_text(fit_cmd_t *f, const fit_result_t *r)
 {
-    const char *who = gpa_arena_printf(&f->vb.scratch, "%s %s/%s%s%s", r->source, r->kind, r->namespace_,
-                                       r->namespace_[0] != '\0' ? "/" : "", r->name);
+    const char *who =
+        gpa_arena_printf(&f->vb.scratch, "%s %s/%s%s%s", r->source, r->kind, r->ns, r->ns[0] != '\0' ? "/" : "", r->name);
     if (r->ninvalid > 0) {
         printf("%s: not a valid GPU request\n", who);
         for (size_t i = 0; i < r->ninvalid; i++)
@@ -147,7 +147,7 @@ static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
 static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, size_t k)
 {
     const gpa_podspec_t *pod = &obj->pods[k];
-    fit_result_t r = {.source = source, .kind = obj->kind, .namespace_ = obj->namespace_, .name = obj->name};
+    fit_result_t r = {.source = source, .kind = obj->kind, .ns = obj->ns, .name = obj->name};
     gpa_request_t req;
     gpa_arena_clear(&f->vb.scratch);
     if (obj->npods > 1) /* a workload with several templates: say which */

@@ -21,7 +21,7 @@ int gpa_cli_objects(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_obje
     if (gpa_decode_document(a, review ? env.object : doc, out, &err) != 0)
         goto Error;
     for (size_t i = first; review && i < out->len; i++)
-        gpa_object_set_request(out->items[i], env.namespace_, env.name);
+        gpa_object_set_request(out->items[i], env.ns, env.name);
     return 0;
 Error:;
     char line[1024];

@@ -8,9 +8,9 @@
 static const char *object_name(gpa_arena_t *a, const gpa_object_t *obj)
 {
     const char *kind = obj->kind[0] != '\0' ? obj->kind : "<no kind>";
-    if (obj->namespace_[0] == '\0')
+    if (obj->ns[0] == '\0')
         return gpa_arena_printf(a, "%s/%s", kind, obj->name);
-    return gpa_arena_printf(a, "%s/%s/%s", kind, obj->namespace_, obj->name);
+    return gpa_arena_printf(a, "%s/%s/%s", kind, obj->ns, obj->name);
 }
 
 static void print_status(FILE *out, const char *source, const char *name, const gpa_verdict_t *v)
@@ -73,6 +73,6 @@ json_t *gpa_report_json(const char *source, const gpa_object_t *obj, const gpa_v
     for (size_t i = 0; i < v->violations.len; i++)
         json_array_append_new(violations, violation_json(&v->violations.items[i]));
     return json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o}", "source", safe(source), "kind", safe(obj->kind), "namespace",
-                     safe(obj->namespace_), "name", safe(obj->name), "allowed", v->allowed, "violations", violations, "warnings",
+                     safe(obj->ns), "name", safe(obj->name), "allowed", v->allowed, "violations", violations, "warnings",
                      warnings_json(&v->warnings), "mutations", strings_json(&v->mutations));
 }

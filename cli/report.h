@@ -13,7 +13,6 @@
 #include "policy/engine.h"
 #include "document/value.h"
 
-
 /*
  * The text report of one object (README, "validate -o text"):
  *   SOURCE KIND/NS/NAME CONTAINER: RULE: MESSAGE          one line per finding ("[warn]" appended for warn)

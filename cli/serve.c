@@ -24,7 +24,7 @@ static const char usage_text[] =
     "  --metrics-listen [HOST]:PORT  plain-HTTP /metrics, /healthz, /readyz (default :8080; \"\" disables)\n"
     "  --cert FILE, --key FILE       serving certificate (with intermediates) and key, PEM; reloaded on change\n"
     "  --client-ca FILE              require client certificates signed by this CA bundle (mTLS)\n"
-    "  --config FILE                 configuration (SPEC §7); reloaded on change\n"
+    "  --config FILE                 configuration (README.md#configuration); reloaded on change\n"
     "  --inventory PATH              inventory for the infeasible rule: a file or a directory (its .yaml, .yml,\n"
     "                                .json files, recursively); repeatable; reloaded on change\n"
     "  --threads N                   worker threads (default: number of CPUs)\n"

@@ -22,7 +22,7 @@
 
 /* An object of the suite's resources, found by Kind/namespace/name. */
 typedef struct st_indexed_t {
-    const char *kind, *namespace_, *name;
+    const char *kind, *ns, *name;
     gpa_value_t *doc;
     const char *file;
 } indexed_t;
@@ -214,7 +214,7 @@ static int find_ref(loader_t *l, const gpa_value_t *node, const char *path, objr
     const indexed_t *found = NULL;
     for (size_t i = 0; i < l->index.len; i++) {
         const indexed_t *x = &l->index.items[i];
-        if (strcmp(x->kind, kind) != 0 || strcmp(x->namespace_, ns) != 0 || strcmp(x->name, name) != 0)
+        if (strcmp(x->kind, kind) != 0 || strcmp(x->ns, ns) != 0 || strcmp(x->name, name) != 0)
             continue;
         if (found != NULL)
             return fail(l, node, path, "%s names two objects: %s:%u and %s:%u", ref, found->file, found->doc->line, x->file,
@@ -309,7 +309,7 @@ static int unwrap_review(loader_t *l, gpa_suite_case_t *tc, const gpa_value_t *a
     tc->operation = env.op;
     tc->object = env.object;
     tc->old_object = env.old_object;
-    tc->namespace_ = env.namespace_;
+    tc->ns = env.ns;
     return 0;
 }
 

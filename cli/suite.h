@@ -79,7 +79,7 @@ typedef struct st_gpa_suite_case_t {
     const char *object_file; /* the file it was read from (the suite file for inline objects) */
     gpa_value_t *old_object; /* UPDATE/DELETE: the old object, else NULL */
     const char *old_file;
-    const char *namespace_; /* an AdmissionReview's request.namespace, else NULL (the object's own) */
+    const char *ns; /* an AdmissionReview's request.namespace, else NULL (the object's own) */
     gpa_operation_t operation;
     int mutate;
     gpa_value_t *review; /* an AdmissionReview case: the review, answered by gpa_review (review.h); else NULL */

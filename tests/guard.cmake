@@ -9,3 +9,8 @@ foreach(lib gpa_certs gpa_webhook gpa_load gpa_cli)
   endif()
 endforeach()
 add_test(NAME guard_exports COMMAND ${CMAKE_CURRENT_LIST_DIR}/guard/check_exports.sh ${GPA_GUARD_LIBS})
+
+# Layers (tests/guard/check_layers.py): no include points up the stack, no two files depend on each other,
+# and sources cite the repository's own reference, not a document outside it.
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME guard_layers COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/guard/check_layers.py ${CMAKE_SOURCE_DIR})

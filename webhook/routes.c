@@ -129,7 +129,7 @@ static void log_denial(gpa_webhook_t hook, const gpa_review_t *r)
     gpa_log_str(l, "uid", r->uid);
     gpa_log_str(l, "operation", r->operation);
     gpa_log_str(l, "kind", r->kind);
-    gpa_log_str(l, "namespace", r->namespace_);
+    gpa_log_str(l, "namespace", r->ns);
     gpa_log_str(l, "name", r->name);
     gpa_log_strs(l, "rules", rules, n);
     gpa_log_end(l);

@@ -1,5 +1,5 @@
 /*
- * gpuadmit serve: the TLS admission webhook (SPEC §6). N worker threads, each with its own h2o event loop and
+ * gpuadmit serve: the TLS admission webhook (README.md#the-cli). N worker threads, each with its own h2o event loop and
  * its own SO_REUSEPORT listener on --listen; one more thread serves the plain-HTTP metrics port; the calling
  * thread waits for signals and polls the watched files (reload.h).
  *

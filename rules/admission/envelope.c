@@ -88,7 +88,7 @@ static int read_head(const gpa_value_t *root, const gpa_value_t **request, gpa_e
 int gpa_envelope_read(const gpa_value_t *root, gpa_envelope_t *out, gpa_error_t *err)
 {
     memset(out, 0, sizeof(*out));
-    out->api_version = out->uid = out->operation = out->namespace_ = out->name = out->kind = "";
+    out->api_version = out->uid = out->operation = out->ns = out->name = out->kind = "";
     const gpa_value_t *request = NULL;
     if (read_head(root, &request, out, err) != 0)
         return -1;
@@ -99,7 +99,7 @@ int gpa_envelope_read(const gpa_value_t *root, gpa_envelope_t *out, gpa_error_t 
     if (read_operation(request, out, err) != 0)
         return -1;
     const gpa_value_t *kind = gpa_value_get(request, "kind");
-    if (opt_string(request, "namespace", "request.namespace", &out->namespace_, err) != 0 ||
+    if (opt_string(request, "namespace", "request.namespace", &out->ns, err) != 0 ||
         opt_string(request, "name", "request.name", &out->name, err) != 0 ||
         (kind != NULL && kind->type == GPA_VOBJECT && opt_string(kind, "kind", "request.kind.kind", &out->kind, err) != 0))
         return -1;

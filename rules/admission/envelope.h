@@ -26,7 +26,7 @@ typedef struct st_gpa_envelope_t {
     const char *uid;
     const char *operation; /* "CREATE", ... (static) */
     gpa_operation_t op;
-    const char *namespace_;  /* request.namespace, "" when absent */
+    const char *ns;          /* request.namespace, "" when absent */
     const char *name;        /* request.name, "" when absent */
     const char *kind;        /* request.kind.kind, "" when absent */
     gpa_value_t *object;     /* request.object, or NULL (DELETE, CONNECT) */

@@ -118,7 +118,7 @@ static int decode(gpa_arena_t *a, gpa_review_t *out, const gpa_envelope_t *req, 
         const char *path = gpa_arena_printf(a, "request.%s%s%s", key, err.path[0] != '\0' ? "." : "", err.path);
         return bad(a, out, path, err.message);
     }
-    gpa_object_set_request(*obj, req->namespace_, req->name);
+    gpa_object_set_request(*obj, req->ns, req->name);
     return 0;
 }
 
@@ -134,7 +134,7 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
     const gpa_object_t *facts = obj != NULL ? obj : old;
     if (facts != NULL) {
         out->kind = facts->kind[0] != '\0' ? facts->kind : req->kind;
-        out->namespace_ = facts->namespace_;
+        out->ns = facts->ns;
         out->name = facts->name;
     }
     out->allowed = 1;
@@ -160,7 +160,7 @@ void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *
                 size_t len, gpa_review_t *out)
 {
     memset(out, 0, sizeof(*out));
-    out->api_version = out->uid = out->operation = out->kind = out->namespace_ = out->name = "";
+    out->api_version = out->uid = out->operation = out->kind = out->ns = out->name = "";
     gpa_value_t *root;
     gpa_error_t err;
     gpa_error_init(&err, NULL);
@@ -180,7 +180,7 @@ void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *
         return;
     }
     out->kind = req.kind;
-    out->namespace_ = req.namespace_;
+    out->ns = req.ns;
     out->name = req.name;
     check(a, cfg, inv, hook, &req, out);
 }

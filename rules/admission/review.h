@@ -26,7 +26,7 @@ typedef struct st_gpa_review_t {
     char *body;      /* arena-owned, NUL-terminated: the response JSON, or for 400 a one-line reason */
     size_t len;
     /* Facts for logs and metrics (arena-owned or static; "" when unknown). */
-    const char *api_version, *uid, *operation, *kind, *namespace_, *name;
+    const char *api_version, *uid, *operation, *kind, *ns, *name;
     int allowed;
     gpa_verdict_t verdict; /* what the engine found (empty for DELETE/CONNECT and 400) */
 } gpa_review_t;

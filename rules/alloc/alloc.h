@@ -1,5 +1,5 @@
 /*
- * The normalizing allocator: places a canonical request (normalize.h) on an inventory's devices (SPEC §5).
+ * The normalizing allocator: places a canonical request (normalize.h) on an inventory's devices (docs/allocator.md).
  * Shared by the `infeasible` rule (validate, review, serve) and `gpuadmit fit`. Formulas: docs/allocator.md.
  *
  * Arithmetic is exact (64-bit integers, overflow checked). A share's memory on a device of M bytes:

@@ -1,5 +1,5 @@
 /*
- * The cluster's GPU inventory (SPEC §5): nodes, their labels and devices (health, core, memory), and what
+ * The cluster's GPU inventory (docs/allocator.md): nodes, their labels and devices (health, core, memory), and what
  * scheduled Pods already use. Loaded from any mix of documents; reference-counted so the webhook can swap a
  * reloaded inventory in under traffic.
  *

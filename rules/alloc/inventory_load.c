@@ -344,7 +344,7 @@ static int load_pod(loader_t *l, gpa_value_t *doc)
     if (obj->phase != NULL && (strcmp(obj->phase, "Succeeded") == 0 || strcmp(obj->phase, "Failed") == 0))
         return 0;
     pod_ctx_t p = {.l = l, .obj = obj, .spec = &obj->pods[0], .at = doc};
-    p.pod = gpa_arena_printf(l->a, "%s/%s", obj->namespace_, obj->name);
+    p.pod = gpa_arena_printf(l->a, "%s/%s", obj->ns, obj->name);
     const char *allocated = gpa_pairs_get(obj->annotations, obj->nannotations, GPA_ANNOTATION_DEVICE_ALLOCATED);
     if (allocated != NULL)
         return load_device_allocated(&p, allocated);

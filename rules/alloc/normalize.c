@@ -1,5 +1,5 @@
 /*
- * The canonical request (SPEC §5). What a request means is kube/gpu_request.h's, which the rules and the
+ * The canonical request (docs/allocator.md). What a request means is kube/gpu_request.h's, which the rules and the
  * mutations read too (amounts, Koordinator forms, devices and per-device shares, mGPU cards), so a container
  * the rules admit normalizes and the two never disagree about counts or per-device amounts. A spec the rules would deny
  * structurally (whatever the configured actions) does not normalize: -1, and the rules say why.

@@ -1,5 +1,5 @@
 /*
- * The canonical request (SPEC §5): every dialect normalized to device groups. Validation (divisibility,
+ * The canonical request (docs/allocator.md): every dialect normalized to device groups. Validation (divisibility,
  * per-device limits, min-memory), mutation and the allocator all read this one form, so what validation
  * admits, placement can place.
  */

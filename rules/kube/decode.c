@@ -480,7 +480,7 @@ static int decode_metadata(decoder_t *d, gpa_object_t *obj, const gpa_value_t *r
             return -1;
     }
     obj->name = name != NULL ? name : generate_name != NULL ? generate_name : "";
-    obj->namespace_ = ns != NULL ? ns : "";
+    obj->ns = ns != NULL ? ns : "";
     if (decode_pairs(d, labels, where_key(d, mw, "labels"), &obj->labels, &obj->nlabels) != 0 ||
         decode_pairs(d, annotations, where_key(d, mw, "annotations"), &obj->annotations, &obj->nannotations) != 0)
         return -1;

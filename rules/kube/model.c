@@ -21,10 +21,10 @@ const gpa_amount_t *gpa_container_amount(const gpa_container_t *c, gpa_resource_
     return NULL;
 }
 
-void gpa_object_set_request(gpa_object_t *obj, const char *namespace_, const char *name)
+void gpa_object_set_request(gpa_object_t *obj, const char *ns, const char *name)
 {
-    if (namespace_ != NULL && namespace_[0] != '\0')
-        obj->namespace_ = namespace_;
+    if (ns != NULL && ns[0] != '\0')
+        obj->ns = ns;
     if (obj->name[0] == '\0' && name != NULL)
         obj->name = name;
 }

@@ -94,7 +94,7 @@ typedef struct st_gpa_podspec_t {
 typedef struct st_gpa_object_t {
     const char *api_version; /* "" when absent */
     const char *kind;        /* "" when absent */
-    const char *namespace_;  /* metadata.namespace, "" when absent */
+    const char *ns;          /* metadata.namespace, "" when absent */
     const char *name;        /* metadata.name, else metadata.generateName, else "" */
     const char *phase;       /* status.phase, or NULL */
     gpa_pair_t *labels;
@@ -113,7 +113,7 @@ typedef struct st_gpa_object_t {
  * wins over the object's own metadata.namespace, so an object cannot claim an excluded namespace; an object
  * without a name takes the request's (generateName). NULL or "" leaves a field as decoded.
  */
-void gpa_object_set_request(gpa_object_t *obj, const char *namespace_, const char *name);
+void gpa_object_set_request(gpa_object_t *obj, const char *ns, const char *name);
 /* The value of annotation `key` among pairs, or NULL. */
 const char *gpa_pairs_get(const gpa_pair_t *pairs, size_t n, const char *key);
 /* The amount the engine reads for resource r: the request, or the limit where no request is given.

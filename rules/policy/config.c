@@ -1,6 +1,6 @@
 /*
- * Configuration (README.md#configuration): a strict reader. Every key is known, every value has the type and range README.md#configuration
- * gives it, and the first fault is an error at its node (line:column from the parser), so a bad config is
+ * Configuration (README.md#configuration): a strict reader. Every key is known, every value has the type and range
+ * README.md#configuration gives it, and the first fault is an error at its node (line:column from the parser), so a bad config is
  * never half-applied. Strings the configuration keeps live in its own arena.
  */
 #include "policy/config.h"
@@ -55,12 +55,12 @@ void gpa_config_release(gpa_config_t *cfg)
     free(cfg);
 }
 
-int gpa_config_excludes(const gpa_config_t *cfg, const char *namespace_)
+int gpa_config_excludes(const gpa_config_t *cfg, const char *ns)
 {
-    if (namespace_ == NULL)
+    if (ns == NULL)
         return 0;
     for (size_t i = 0; i < cfg->nexclude_namespaces; i++)
-        if (strcmp(cfg->exclude_namespaces[i], namespace_) == 0)
+        if (strcmp(cfg->exclude_namespaces[i], ns) == 0)
             return 1;
     return 0;
 }

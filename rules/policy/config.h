@@ -41,6 +41,6 @@ int gpa_config_parse(const char *text, size_t len, const char *source, gpa_confi
 gpa_config_t *gpa_config_retain(gpa_config_t *cfg);
 void gpa_config_release(gpa_config_t *cfg); /* NULL is fine */
 /* Whether objects of this namespace are never checked or mutated. */
-int gpa_config_excludes(const gpa_config_t *cfg, const char *namespace_);
+int gpa_config_excludes(const gpa_config_t *cfg, const char *ns);
 
 #endif

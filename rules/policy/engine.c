@@ -40,7 +40,7 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *
     if (gpa_decode_object(a, root, &mutated, err) != 0)
         return -1;
     /* Where the caller placed the object (an AdmissionReview's request.namespace, which wins) carries over. */
-    gpa_object_set_request(mutated, obj->namespace_, obj->name);
+    gpa_object_set_request(mutated, obj->ns, obj->name);
     *target = mutated;
     return 0;
 }
@@ -75,7 +75,7 @@ int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const 
     out->mutated = obj->root;
     if (opts->operation == GPA_OP_DELETE || opts->operation == GPA_OP_CONNECT)
         return 0;
-    if (gpa_config_excludes(cfg, obj->namespace_) || obj->npods == 0)
+    if (gpa_config_excludes(cfg, obj->ns) || obj->npods == 0)
         return 0;
     gpa_object_t *target = obj;
     /* Mutation warnings come first: they say what happened to the object before validation read it. */

@@ -5,6 +5,8 @@ files depend on each other, directly or through others (a module is a .c and its
   base -> document -> kube -> alloc -> policy -> admission   (rules/, the engine: no I/O)
   certs (uses base) ; webhook (uses the engine, certs) ; cli (uses everything)
 
+Sources also cite the repository's own reference (docs/rules.md ...), never the specification outside it.
+
 usage: check_layers.py SOURCE_DIR     (exit 1 with every offending edge and cycle listed)
 """
 import os
@@ -105,6 +107,10 @@ def main():
                 bad.append(f"{rel}: includes {inc} ({folder_of(rel)} may not use {folder_of(dst)})")
             if module(dst) != module(rel):
                 graph.setdefault(module(rel), set()).add(module(dst))
+    for rel in sorted(files):
+        for n, line in enumerate(open(rel, encoding="utf-8"), 1):
+            if "SPEC §" in line:
+                bad.append(f"{rel}:{n}: cites SPEC; cite the repository's reference (docs/rules.md, docs/*.md, README.md)")
     for comp in find_cycles(graph):
         bad.append("files depend on each other in a circle: " + " <-> ".join(comp))
     for line in bad:

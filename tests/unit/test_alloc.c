@@ -1,5 +1,5 @@
 /*
- * The allocator: SPEC §5's arithmetic, per-device capacity, health, vendor counts, node selection, mGPU,
+ * The allocator: docs/allocator.md's arithmetic, per-device capacity, health, vendor counts, node selection, mGPU,
  * binpack versus spread, init containers, reasons, and the depth-first search against brute force.
  * Requests are built by hand (the canonical form of normalize.h), inventories from the compact form.
  */
@@ -401,7 +401,7 @@ static const char *feasible_why(const gpa_inventory_t *inv, const gpa_request_t 
 
 START_TEST(closest_prefers_most_free_memory)
 {
-    /* SPEC's 96Gi per card on 40Gi and 80Gi cards: the 80Gi node came nearer, though a40 sorts first. */
+    /* the 96Gi per card on 40Gi and 80Gi cards: the 80Gi node came nearer, though a40 sorts first. */
     gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
                                   "- {name: plan-a100, replicas: 2, gpus: {count: 8, memory: 80Gi}}\n"
                                   "- {name: a40, gpus: {count: 4, memory: 40Gi}}\n"

@@ -85,7 +85,7 @@ static void opts_for(gpa_certs_options_t *o)
 {
     gpa_certs_options_init(o);
     o->service = "gpuadmit";
-    o->namespace_ = "gpu-system";
+    o->ns = "gpu-system";
     o->out_dir = dir;
     o->extra_sans = extra;
     o->nextra_sans = sizeof(extra) / sizeof(extra[0]);
@@ -474,7 +474,7 @@ START_TEST(bad_options)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         opts_for(&o);
         o.service = cases[i].service;
-        o.namespace_ = cases[i].ns;
+        o.ns = cases[i].ns;
         o.days = cases[i].days;
         o.extra_sans = &cases[i].san;
         o.nextra_sans = cases[i].san != NULL;

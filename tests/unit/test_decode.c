@@ -67,7 +67,7 @@ START_TEST(pod_containers_and_amounts)
                                  "  - name: sidecar\n");
     ck_assert_str_eq(o->kind, "Pod");
     ck_assert_str_eq(o->name, "trainer");
-    ck_assert_str_eq(o->namespace_, "ml");
+    ck_assert_str_eq(o->ns, "ml");
     ck_assert_uint_eq(o->npods, 1);
     gpa_podspec_t *p = &o->pods[0];
     ck_assert_str_eq(p->path, "spec");

@@ -90,7 +90,7 @@ START_TEST(validate_v1_allowed)
     ck_assert_str_eq(r.uid, "u-1");
     ck_assert_str_eq(r.operation, "CREATE");
     ck_assert_str_eq(r.kind, "Pod");
-    ck_assert_str_eq(r.namespace_, "team-a"); /* from request.namespace */
+    ck_assert_str_eq(r.ns, "team-a"); /* from request.namespace */
     ck_assert_str_eq(r.name, "p");
     ck_assert_str_eq(r.api_version, "admission.k8s.io/v1");
     ck_assert_int_eq(r.allowed, 1);
@@ -197,7 +197,7 @@ START_TEST(request_namespace_fills_object)
     gpa_review_t r = review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "CREATE", "kube-system", POD(MEM_AND_RATIO), ""));
     json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
     ck_assert(json_is_true(json_object_get(resp, "allowed")));
-    ck_assert_str_eq(r.namespace_, "kube-system");
+    ck_assert_str_eq(r.ns, "kube-system");
     json_decref(root);
 }
 END_TEST
@@ -214,7 +214,7 @@ START_TEST(request_namespace_wins_over_object)
     gpa_review_t r = review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "CREATE", "team-a", POD_NS("kube-system", MEM_AND_RATIO), ""));
     json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
     ck_assert(json_is_false(json_object_get(resp, "allowed")));
-    ck_assert_str_eq(r.namespace_, "team-a");
+    ck_assert_str_eq(r.ns, "team-a");
     json_decref(root);
     /* And the other way round: an object in kube-system that says team-a is excluded. */
     r = review(GPA_WEBHOOK_VALIDATE, REVIEW_NS("v1", "CREATE", "kube-system", POD_NS("team-a", MEM_AND_RATIO), ""));
