@@ -49,13 +49,12 @@ typedef struct st_objref_t {
 static int fail(loader_t *l, const gpa_value_t *node, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fail(loader_t *l, const gpa_value_t *node, const char *path, const char *fmt, ...)
 {
-    char msg[400];
+    gpa_error_init(l->err, l->file);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    int rc = gpa_schema_vfail(l->err, node, path, fmt, ap);
     va_end(ap);
-    gpa_error_init(l->err, l->file);
-    return gpa_error_set(l->err, node != NULL ? node->line : 0, node != NULL ? node->column : 0, path, "%s", msg);
+    return rc;
 }
 
 /* The mapping's keys must all be among `allowed` (NULL-terminated). */

@@ -2,9 +2,12 @@
  * One wording for closed-schema faults (schema.h).
  */
 #include "document/schema.h"
-#include "base/buf.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "base/buf.h"
 
 static int is_known(const char *key, const char *const *known)
 {
@@ -50,4 +53,20 @@ int gpa_schema_want(gpa_error_t *err, const gpa_value_t *v, gpa_vtype_t type, co
 const char *gpa_schema_path(gpa_arena_t *a, const char *parent, const char *key)
 {
     return parent[0] != '\0' ? gpa_arena_printf(a, "%s.%s", parent, key) : gpa_arena_strdup(a, key);
+}
+
+int gpa_schema_vfail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, va_list ap)
+{
+    char msg[400];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    return gpa_error_set(err, v != NULL ? v->line : 0, v != NULL ? v->column : 0, path, "%s", msg);
+}
+
+int gpa_schema_fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = gpa_schema_vfail(err, v, path, fmt, ap);
+    va_end(ap);
+    return rc;
 }

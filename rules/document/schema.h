@@ -13,6 +13,8 @@
 #ifndef GPA_SCHEMA_H
 #define GPA_SCHEMA_H
 
+#include <stdarg.h>
+
 #include "base/arena.h"
 #include "base/error.h"
 #include "document/value.h"
@@ -31,6 +33,10 @@ int gpa_schema_want(gpa_error_t *err, const gpa_value_t *v, gpa_vtype_t type, co
  * `must be <want>, not <v's type>`. Returns -1. A NULL v reads as missing (line and column 0).
  */
 int gpa_schema_wrong_type(gpa_error_t *err, const gpa_value_t *v, const char *want, const char *path);
+/* Any other fault of a value: err at v (its line and column, 0 for a NULL v), the message formatted. Returns -1. */
+int gpa_schema_fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int gpa_schema_vfail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, va_list ap);
 /* `parent.key`, or `key` when parent is "" (arena-owned): paths never start with a dot. */
 const char *gpa_schema_path(gpa_arena_t *a, const char *parent, const char *key);
 

@@ -67,19 +67,6 @@ int gpa_config_excludes(const gpa_config_t *cfg, const char *ns)
 
 /* ---- reading ---- */
 
-/* Fills err at node v (path as given) and returns -1. */
-static int fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(gpa_error_t *err, const gpa_value_t *v, const char *path, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return gpa_error_set(err, v != NULL ? v->line : 0, v != NULL ? v->column : 0, path, "%s", msg);
-}
-
 /* A quantity given as a string or a number (YAML reads `1e9` as a number). */
 static int read_quantity(gpa_error_t *err, const gpa_value_t *v, const char *path, int64_t min, int64_t max, int64_t *out)
 {
@@ -87,9 +74,9 @@ static int read_quantity(gpa_error_t *err, const gpa_value_t *v, const char *pat
         return gpa_schema_wrong_type(err, v, "a quantity such as 256Mi", path);
     gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
     if (q.status != GPA_Q_OK)
-        return fail(err, v, path, "\"%s\" is %s", v->u.str.ptr, gpa_quantity_status_text(q.status));
+        return gpa_schema_fail(err, v, path, "\"%s\" is %s", v->u.str.ptr, gpa_quantity_status_text(q.status));
     if (q.value < min || q.value > max)
-        return fail(err, v, path, "%s is out of range (%lld to %lld)", v->u.str.ptr, (long long)min, (long long)max);
+        return gpa_schema_fail(err, v, path, "%s is out of range (%lld to %lld)", v->u.str.ptr, (long long)min, (long long)max);
     *out = q.value;
     return 0;
 }
@@ -115,7 +102,7 @@ static int read_dialects(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *e
             return -1;
         gpa_dialect_t one = gpa_dialect_parse(item->u.str.ptr);
         if (one == 0)
-            return fail(err, item, path, "unknown dialect \"%s\" (vendor, koordinator, mgpu)", item->u.str.ptr);
+            return gpa_schema_fail(err, item, path, "unknown dialect \"%s\" (vendor, koordinator, mgpu)", item->u.str.ptr);
         d |= (unsigned)one;
     }
     cfg->dialects = d;
@@ -139,7 +126,7 @@ static int read_action(const gpa_value_t *v, const char *path, gpa_action_t *out
     else if (strcmp(s, "off") == 0)
         *out = GPA_ACTION_OFF;
     else
-        return fail(err, v, path, "unknown action \"%s\" (deny, warn, off)", s);
+        return gpa_schema_fail(err, v, path, "unknown action \"%s\" (deny, warn, off)", s);
     return 0;
 }
 
@@ -153,7 +140,7 @@ static int read_rules(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
         snprintf(path, sizeof(path), "rules.%s", m->key);
         int idx = gpa_rule_index(m->key);
         if (idx < 0 || strlen(m->key) != m->key_len)
-            return fail(err, m->value, path, "unknown rule \"%s\"", m->key);
+            return gpa_schema_fail(err, m->value, path, "unknown rule \"%s\"", m->key);
         if (read_action(m->value, path, &cfg->actions[idx], err) != 0)
             return -1;
     }
@@ -195,7 +182,7 @@ static int read_strategy(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *e
     else if (strcmp(v->u.str.ptr, "spread") == 0)
         cfg->placement.strategy = GPA_STRATEGY_SPREAD;
     else
-        return fail(err, v, path, "unknown strategy \"%s\" (binpack, spread)", v->u.str.ptr);
+        return gpa_schema_fail(err, v, path, "unknown strategy \"%s\" (binpack, spread)", v->u.str.ptr);
     return 0;
 }
 
@@ -265,7 +252,7 @@ int gpa_config_parse(const char *text, size_t len, const char *source, gpa_confi
     gpa_docs_t docs = {0};
     int rc = gpa_docs_parse(&a, text, len, &docs, err);
     if (rc == 0 && docs.len > 1)
-        rc = fail(err, docs.docs[1], "", "a configuration is one document; this file holds %zu", docs.len);
+        rc = gpa_schema_fail(err, docs.docs[1], "", "a configuration is one document; this file holds %zu", docs.len);
     if (rc == 0)
         rc = gpa_config_load(docs.len == 1 ? docs.docs[0] : NULL, source, out, err);
     gpa_arena_dispose(&a);
