@@ -218,16 +218,23 @@ static const char *group_failure(gpa_arena_t *a, gpa_search_t *s, size_t k, int6
                             dev);
 }
 
+/* 1 with r filled when group k cannot fit the node's devices on its own (a capacity reason, with how near it came). */
+static int capacity_failure(gpa_arena_t *a, gpa_search_t *s, size_t k, gpa_node_reason_t *r)
+{
+    int64_t near = 0;
+    const char *why = group_failure(a, s, k, &near);
+    if (why == NULL)
+        return 0;
+    set_reason(r, RANK_CAPACITY, why);
+    r->near_ = near;
+    return 1;
+}
+
 void gpa_explain_group(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, size_t k, gpa_node_reason_t *r)
 {
     gpa_search_start(s, node);
-    int64_t near = 0;
-    const char *why = group_failure(a, s, k, &near);
-    if (why != NULL) {
-        set_reason(r, RANK_CAPACITY, why);
-        r->near_ = near;
+    if (capacity_failure(a, s, k, r))
         return;
-    }
     set_reason(
         r, RANK_TOGETHER,
         gpa_arena_printf(a, "%sits shares do not fit on the devices together", container_prefix(a, s->req, &s->req->groups[k])));
@@ -236,15 +243,9 @@ void gpa_explain_group(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, 
 void gpa_explain_app(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, gpa_node_reason_t *r)
 {
     gpa_search_start(s, node);
-    for (size_t k = 0; k < s->req->napp_groups; k++) {
-        int64_t near = 0;
-        const char *why = group_failure(a, s, k, &near);
-        if (why != NULL) {
-            set_reason(r, RANK_CAPACITY, why);
-            r->near_ = near;
+    for (size_t k = 0; k < s->req->napp_groups; k++)
+        if (capacity_failure(a, s, k, r))
             return;
-        }
-    }
     set_reason(r, RANK_TOGETHER, "each container fits alone, but not all of them together on this node's devices");
 }
 
