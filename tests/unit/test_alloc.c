@@ -16,6 +16,7 @@
 #include "alloc/inventory.h"
 #include "alloc/normalize.h"
 #include "document/docs.h"
+#include "run.h"
 
 #define GI ((int64_t)1 << 30)
 
@@ -682,9 +683,5 @@ int main(void)
     tcase_add_test(tc, dfs_matches_brute_force);
     tcase_add_test(tc, admitted_examples_normalize_and_place);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return gpa_test_run(s);
 }

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "expiry.h"
 #include "tls.h"
+#include "run.h"
 
 static char dir[64];
 
@@ -614,9 +615,5 @@ int main(void)
     tcase_add_test(tc, not_after_calendar);
     tcase_add_test(tc, cli_exit_codes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -9,6 +9,7 @@
 #include "policy/config.h"
 #include "kube/resource.h"
 #include "policy/rules.h"
+#include "run.h"
 
 static gpa_config_t *parse_ok(const char *text)
 {
@@ -158,9 +159,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(config_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(config_suite());
 }

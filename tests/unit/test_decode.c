@@ -4,6 +4,7 @@
 
 #include "kube/decode.h"
 #include "document/docs.h"
+#include "run.h"
 
 static gpa_arena_t arena;
 
@@ -282,9 +283,5 @@ static Suite *decode_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(decode_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(decode_suite());
 }

@@ -21,6 +21,7 @@
 #include "policy/engine.h"
 #include "policy/mutate.h"
 #include "policy/rules.h"
+#include "run.h"
 
 #define MAX_SECTIONS 64
 #define MAX_EXAMPLES 8
@@ -286,9 +287,5 @@ int main(void)
     tcase_add_test(tc, every_resource_is_documented);
     tcase_add_test(tc, examples_do_what_they_say);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -9,6 +9,7 @@
 #include "document/emit.h"
 #include "document/json.h"
 #include "document/yaml.h"
+#include "run.h"
 
 static gpa_arena_t arena;
 
@@ -259,9 +260,5 @@ int main(void)
     tcase_add_test(tc, test_yaml_invalid_utf8_falls_back);
     tcase_add_test(tc, test_emit_appends);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -8,6 +8,7 @@
 #include "alloc/inventory.h"
 #include "policy/engine.h"
 #include "policy/rules.h"
+#include "run.h"
 
 static gpa_verdict_t check_op(gpa_object_t *obj, gpa_operation_t op, gpa_object_t *old, int mutate)
 {
@@ -282,9 +283,5 @@ int main(void)
     tcase_add_test(tc, inject_writes_what_shared_required_asks);
     tcase_add_test(tc, violation_line);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -8,6 +8,7 @@
 
 #include "fixture.h"
 #include "kube/gpu_request.h"
+#include "run.h"
 
 #define POD1(limits)                                                                                                               \
     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\","             \
@@ -93,9 +94,5 @@ int main(void)
     tcase_add_test(tc, forms);
     tcase_add_test(tc, shares);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc/inventory.h"
+#include "run.h"
 
 #define GI ((int64_t)1 << 30)
 #define MI ((int64_t)1 << 20)
@@ -237,9 +238,5 @@ int main(void)
     tcase_add_test(tc, errors_with_lines_nothing_half_loaded);
     tcase_add_test(tc, retain_release);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return gpa_test_run(s);
 }

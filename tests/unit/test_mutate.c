@@ -8,6 +8,7 @@
 #include "policy/mutate.h"
 #include "policy/rules.h"
 #include "policy/validate.h"
+#include "run.h"
 
 typedef struct st_result_t {
     const char *patch;
@@ -314,9 +315,5 @@ int main(void)
     tcase_add_test(tc, nothing_to_do);
     tcase_add_test(tc, table);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -12,6 +12,7 @@
 #include "alloc/normalize.h"
 #include "document/value.h"
 #include "document/json.h"
+#include "run.h"
 
 static gpa_arena_t A;
 static gpa_config_t *CFG;
@@ -208,9 +209,5 @@ static Suite *normalize_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(normalize_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(normalize_suite());
 }

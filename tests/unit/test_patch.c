@@ -5,6 +5,7 @@
 
 #include "fixture.h"
 #include "document/patch.h"
+#include "run.h"
 
 static gpa_value_t *str(const char *s)
 {
@@ -139,9 +140,5 @@ int main(void)
     tcase_add_test(tc, apply_second_edit_of_a_copied_node);
     tcase_add_test(tc, apply_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kube/quantity.h"
+#include "run.h"
 
 typedef struct st_qcase_t {
     const char *text;
@@ -301,9 +302,5 @@ int main(void)
     tcase_add_test(tc, test_saturating_and_ceil_mul);
     tcase_add_test(tc, test_status_text);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

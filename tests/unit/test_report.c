@@ -11,6 +11,7 @@
 #include "fixture.h"
 #include "policy/engine.h"
 #include "report.h"
+#include "run.h"
 
 static void use_config(const char *text)
 {
@@ -102,9 +103,5 @@ int main(void)
     tcase_add_test(tc, text_keeps_a_mutation_warning_that_names_a_rule);
     tcase_add_test(tc, json_lists_every_warning);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -8,6 +8,7 @@
 #include "document/patch.h"
 #include "fixture.h"
 #include "admission/review.h"
+#include "run.h"
 
 static gpa_review_t review(gpa_webhook_t hook, const char *body)
 {
@@ -356,9 +357,5 @@ int main(void)
     tcase_add_test(tc, truncated_and_corrupted_everywhere);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -15,6 +15,7 @@
 #include "policy/validate.h"
 #include "document/value.h"
 #include "document/json.h"
+#include "run.h"
 
 static gpa_arena_t A;
 static gpa_config_t *CFG;
@@ -761,9 +762,5 @@ static Suite *rules_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(rules_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(rules_suite());
 }

@@ -15,6 +15,7 @@
 #include "document/schema.h"
 #include "kube/decode.h"
 #include "policy/config.h"
+#include "run.h"
 
 static char line_text[1024];
 
@@ -208,9 +209,5 @@ int main(void)
     tcase_add_test(tc, wrong_type_is_worded_alike);
     tcase_add_test(tc, objects_in_a_list_keep_their_place);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

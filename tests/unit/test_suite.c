@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "suite.h"
+#include "run.h"
 
 /* ---- fixtures: a temporary folder per test ---- */
 
@@ -538,9 +539,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(suite());
 }

@@ -16,6 +16,7 @@
 
 #include "load.h"
 #include "reload.h"
+#include "run.h"
 
 static char dir[PATH_MAX];
 static char cfg_path[PATH_MAX + 32];
@@ -390,9 +391,5 @@ int main(void)
     tcase_add_test(inv, inventory_directory_gone_keeps_previous);
     tcase_add_test(inv, inventory_configmap_directory_reads_each_file_once);
     suite_add_tcase(s, inv);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "../../webhook/routes.c"
+#include "run.h"
 
 typedef struct st_fake_t {
     h2o_req_t req;
@@ -119,9 +120,5 @@ int main(void)
     tcase_add_test(tc, methods);
     tcase_add_test(tc, content_types);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }

@@ -8,6 +8,7 @@
 #include "document/value.h"
 #include "document/json.h"
 #include "document/yaml.h"
+#include "run.h"
 
 static gpa_arena_t arena;
 
@@ -368,9 +369,5 @@ int main(void)
     tcase_add_test(tc, test_json_yaml_equal);
     tcase_add_test(tc, test_strings);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return gpa_test_run(s);
 }
