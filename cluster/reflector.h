@@ -1,0 +1,45 @@
+/*
+ * gpuadmit cluster: keeps a view of one kind of object current, as every Kubernetes controller does: list
+ * (paged with limit + continue), then watch from the list's resourceVersion with bookmarks; a 410 Gone (status
+ * or ERROR event) lists again; a dropped stream or a 5xx reconnects after a capped, jittered backoff; a
+ * resource the server does not serve (404: no such CRD) is retried later, never fatal.
+ *
+ * The reflector runs on its own thread and calls the sink from that thread, in order. Every list (the first
+ * and every relist) is delivered as begin_list, one apply(ADDED) per item, end_list: the sink replaces its
+ * whole view at end_list, so after any sequence of disconnects the view equals a fresh list.
+ *
+ * Ownership: an object passed to apply() lives in an arena the reflector resets after the call: copy what you
+ * keep. The sink and its ctx must outlive the reflector.
+ */
+#ifndef GPA_CLUSTER_REFLECTOR_H
+#define GPA_CLUSTER_REFLECTOR_H
+#include "document/value.h"
+#include "kubeconfig.h"
+
+typedef enum en_gpa_watch_event_t {
+    GPA_WATCH_ADDED,
+    GPA_WATCH_MODIFIED,
+    GPA_WATCH_DELETED,
+} gpa_watch_event_t;
+
+typedef struct st_gpa_reflector_sink_t {
+    void (*begin_list)(void *ctx);
+    void (*apply)(void *ctx, gpa_watch_event_t event, const gpa_value_t *object);
+    void (*end_list)(void *ctx); /* the view is complete (first sync, or a relist) */
+    void (*broken)(void *ctx, const char *why); /* the watch failed and will be retried (for logs and metrics) */
+    void *ctx;
+} gpa_reflector_sink_t;
+
+typedef struct st_gpa_reflector_t gpa_reflector_t;
+
+/* path: the collection, e.g. "/api/v1/pods" or "/apis/scheduling.koordinator.sh/v1alpha1/devices". */
+gpa_reflector_t *gpa_reflector_start(const gpa_kube_target_t *target, const char *path, const gpa_reflector_sink_t *sink,
+                                     gpa_error_t *err);
+/* Stops the thread (interrupting a blocked watch) and frees the reflector. */
+void gpa_reflector_stop(gpa_reflector_t *r);
+
+/* One paged list, no watch, on the calling thread (fit --cluster, audit). Returns 0 or -1 with err; 404 is an
+ * empty list. */
+int gpa_kube_list(const gpa_kube_target_t *target, const char *path, const gpa_reflector_sink_t *sink, gpa_error_t *err);
+
+#endif
