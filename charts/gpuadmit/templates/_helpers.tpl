@@ -46,7 +46,17 @@ app.kubernetes.io/component: admission-webhook
 {{- end }}
 
 {{- define "gpuadmit.tlsSecretName" -}}
-{{- default (printf "%s-tls" (include "gpuadmit.fullname" .)) .Values.tls.secretName }}
+{{- default (printf "%s-tls" (include "gpuadmit.fullname" .)) .Values.certs.secretName }}
+{{- end }}
+
+{{/* The cert-manager Certificate (certs.mode certManager), named in cert-manager.io/inject-ca-from. */}}
+{{- define "gpuadmit.certificateName" -}}
+{{- printf "%s-serving" (include "gpuadmit.fullname" .) }}
+{{- end }}
+
+{{/* Whether the server talks to the API server at all: a service-account token is mounted only then. */}}
+{{- define "gpuadmit.needsAPI" -}}
+{{- if or (eq .Values.certs.mode "selfManaged") .Values.inventory.cluster }}true{{ end }}
 {{- end }}
 
 {{- define "gpuadmit.inventoryConfigMap" -}}
@@ -57,18 +67,16 @@ app.kubernetes.io/component: admission-webhook
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
 
-{{/* Checks the values the webhook configurations depend on; renders nothing. */}}
+{{/* Checks what the schema cannot (values.schema.json checks types, enums and ranges); renders nothing. */}}
 {{- define "gpuadmit.checkValues" -}}
-{{- $w := .Values.webhook }}
-{{- if not (has $w.failurePolicy (list "Fail" "Ignore")) }}
-{{- fail (printf "webhook.failurePolicy must be Fail or Ignore, not %v" $w.failurePolicy) }}
+{{- if and (eq .Values.certs.mode "secret") (not .Values.certs.secret.caBundle) }}
+{{- fail "certs.secret.caBundle is required with certs.mode=secret: run `gpuadmit certs --service <fullname> --namespace <namespace> --out DIR` and pass what it prints (--set certs.secret.caBundle=...); or leave certs.mode at selfManaged" }}
 {{- end }}
-{{- $t := int $w.timeoutSeconds }}
-{{- if or (lt $t 1) (gt $t 30) }}
-{{- fail (printf "webhook.timeoutSeconds must be 1..30 (kube-apiserver's limit), not %v" $w.timeoutSeconds) }}
+{{- if and .Values.certs.secret.create (ne .Values.certs.mode "secret") }}
+{{- fail (printf "certs.secret.create needs certs.mode=secret (it is %s)" .Values.certs.mode) }}
 {{- end }}
-{{- if and (not $w.caBundle) (not $w.injectCAFrom) }}
-{{- fail "webhook.caBundle is required: run `gpuadmit certs --service <fullname> --namespace <namespace> --out DIR` and pass what it prints (--set webhook.caBundle=...), or set webhook.injectCAFrom" }}
+{{- if and (not .Values.webhook.validating.enabled) (not .Values.webhook.mutating.enabled) }}
+{{- fail "webhook.validating.enabled and webhook.mutating.enabled are both false: nothing would be checked" }}
 {{- end }}
 {{- end }}
 
@@ -81,40 +89,211 @@ app.kubernetes.io/component: admission-webhook
 {{- uniq $ns | join "," }}
 {{- end }}
 
-{{- define "gpuadmit.namespaceSelector" -}}
+{{/* The namespaceSelector and objectSelector both webhooks share. */}}
+{{- define "gpuadmit.selectors" -}}
 {{- $ns := include "gpuadmit.excludedNamespaces" . }}
-{{- if $ns -}}
+{{- $exprs := list }}
+{{- if $ns }}
+{{- $exprs = append $exprs (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" (splitList "," $ns)) }}
+{{- end }}
+{{- $exprs = concat $exprs (.Values.webhook.namespaceSelectorExpressions | default list) }}
+{{- if $exprs }}
 namespaceSelector:
   matchExpressions:
-    - key: kubernetes.io/metadata.name
-      operator: NotIn
-      values:
-        {{- range (splitList "," $ns) }}
-        - {{ . | quote }}
-        {{- end }}
+    {{- toYaml $exprs | nindent 4 }}
+{{- end }}
+{{- with .Values.webhook.objectSelector }}
+objectSelector:
+  {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
 
 {{/*
-What the webhooks see: Pods and every workload that carries a Pod template (docs/rules.md#objects). Argument: a dict with
-"ops", the operations.
+The kinds the webhooks see (docs/rules.md#objects), as data: per API group the resources, and for each the paths
+where Pod templates ("template": an object with metadata and spec), or a ResourceRequirements ("resources")
+sit. "" is the object itself. `[*]` is every item of a list, `*` every value of a map. `switch` names the
+webhook.kinds value that turns the group off; none: always on. Resources with the same paths share a line.
 */}}
-{{- define "gpuadmit.rules" -}}
-{{- $ops := .ops -}}
-{{- $kinds := list
-  (list "" "v1" "pods")
-  (list "apps" "v1" "deployments,replicasets,statefulsets,daemonsets")
-  (list "batch" "v1" "jobs,cronjobs")
-  (list "batch.volcano.sh" "v1alpha1" "jobs")
-  (list "ray.io" "v1" "rayclusters,rayjobs") -}}
-rules:
-{{- range $kinds }}
-  - operations: {{ toJson $ops }}
-    apiGroups: [{{ index . 0 | quote }}]
-    apiVersions: [{{ index . 1 | quote }}]
-    resources: {{ toJson (splitList "," (index . 2)) }}
-    scope: Namespaced
+{{- define "gpuadmit.kindTable" -}}
+- group: ""
+  versions: [v1]
+  scope: Namespaced
+  kinds:
+    - {resources: [pods], templates: [""]}
+    - {resources: [podtemplates], templates: [template]}
+- group: apps
+  versions: [v1]
+  scope: Namespaced
+  kinds:
+    - {resources: [deployments, replicasets, statefulsets, daemonsets], templates: [spec.template]}
+- group: batch
+  versions: [v1]
+  scope: Namespaced
+  kinds:
+    - {resources: [jobs], templates: [spec.template]}
+    - {resources: [cronjobs], templates: [spec.jobTemplate.spec.template]}
+- group: batch.volcano.sh
+  switch: volcano
+  versions: ["*"]
+  scope: Namespaced
+  kinds:
+    - {resources: [jobs], templates: ["spec.tasks[*].template"]}
+    - {resources: [cronjobs], templates: ["spec.jobTemplate.spec.tasks[*].template"]}
+- group: ray.io
+  switch: ray
+  versions: ["*"]
+  scope: Namespaced
+  kinds:
+    - {resources: [rayclusters], templates: [spec.headGroupSpec.template, "spec.workerGroupSpecs[*].template"]}
+    - {resources: [rayjobs], templates: [spec.rayClusterSpec.headGroupSpec.template, "spec.rayClusterSpec.workerGroupSpecs[*].template"]}
+    - {resources: [rayservices], templates: [spec.rayClusterConfig.headGroupSpec.template, "spec.rayClusterConfig.workerGroupSpecs[*].template"]}
+- group: leaderworkerset.x-k8s.io
+  switch: leaderWorkerSet
+  versions: ["*"]
+  scope: Namespaced
+  kinds:
+    - {resources: [leaderworkersets], templates: [spec.leaderWorkerTemplate.leaderTemplate, spec.leaderWorkerTemplate.workerTemplate]}
+- group: jobset.x-k8s.io
+  switch: jobSet
+  versions: ["*"]
+  scope: Namespaced
+  kinds:
+    - {resources: [jobsets], templates: ["spec.replicatedJobs[*].template.spec.template"]}
+- group: kubeflow.org
+  switch: kubeflow
+  versions: ["*"]
+  scope: Namespaced
+  kinds:
+    - resources: [pytorchjobs, tfjobs, xgboostjobs, paddlejobs, mpijobs]
+      templates: ["spec.pytorchReplicaSpecs.*.template", "spec.tfReplicaSpecs.*.template", "spec.xgbReplicaSpecs.*.template", "spec.paddleReplicaSpecs.*.template", "spec.mpiReplicaSpecs.*.template"]
+- group: trainer.kubeflow.org
+  switch: trainer
+  versions: ["*"]
+  scope: "*"
+  kinds:
+    - {resources: [trainingruntimes, clustertrainingruntimes], templates: ["spec.template.spec.replicatedJobs[*].template.spec.template"]}
+    - {resources: [trainjobs], resources_at: [spec.trainer.resourcesPerNode]}
 {{- end }}
+
+{{/* The kind table's groups that are switched on, as a list. */}}
+{{- define "gpuadmit.enabledGroups" -}}
+{{- $on := list }}
+{{- range (include "gpuadmit.kindTable" . | fromYamlArray) }}
+{{- if or (not .switch) (index $.Values.webhook.kinds .switch) }}
+{{- $on = append $on . }}
+{{- end }}
+{{- end }}
+{{- toJson $on }}
+{{- end }}
+
+{{/* The webhook rules for the enabled kinds. Argument: dict "root" and "ops" (the operations). */}}
+{{- define "gpuadmit.rules" -}}
+rules:
+{{- range (include "gpuadmit.enabledGroups" .root | fromJsonArray) }}
+{{- $resources := list }}
+{{- range .kinds }}
+{{- $resources = concat $resources .resources }}
+{{- end }}
+  - operations: {{ toJson $.ops }}
+    apiGroups: [{{ .group | quote }}]
+    apiVersions: {{ toJson .versions }}
+    resources: {{ toJson $resources }}
+    scope: {{ .scope | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+CEL: whether a resource name belongs to an enabled dialect's domain (config.dialects). The whole domain, not
+only the names gpuadmit knows: a near miss (unknown-resource) must reach it too. Argument: dict "var", "dialects".
+*/}}
+{{- define "gpuadmit.celGpuName" -}}
+{{- $domains := list }}
+{{- if has "vendor" .dialects }}{{ $domains = concat $domains (list "nvidia[.]com" "amd[.]com" "dcu[.]com") }}{{ end }}
+{{- if has "koordinator" .dialects }}{{ $domains = append $domains "koordinator[.]sh" }}{{ end }}
+{{- if has "mgpu" .dialects }}{{ $domains = append $domains "vke[.]volcengine[.]com" }}{{ end }}
+{{- if $domains }}{{ printf "%s.matches('^(%s)/')" .var (join "|" $domains) }}{{ else }}false{{ end }}
+{{- end }}
+
+{{/* CEL: a ResourceRequirements at "var" declares a GPU resource. Argument: dict "var", "dialects". */}}
+{{- define "gpuadmit.celResources" -}}
+{{- $r := .var -}}
+{{- $g := include "gpuadmit.celGpuName" (dict "var" "n" "dialects" .dialects) -}}
+(has({{ $r }}.limits) && {{ $r }}.limits.exists(n, {{ $g }})) || (has({{ $r }}.requests) && {{ $r }}.requests.exists(n, {{ $g }}))
+{{- end }}
+
+{{/* CEL: a Pod template (metadata, spec) at "var" declares a GPU resource, or the mGPU card annotation. */}}
+{{- define "gpuadmit.celTemplate" -}}
+{{- $t := .var -}}
+{{- $res := include "gpuadmit.celResources" (dict "var" "c.resources" "dialects" .dialects) -}}
+{{- $terms := list -}}
+{{- range (list "containers" "initContainers") }}
+{{- $terms = append $terms (printf "(has(%s.spec.%s) && %s.spec.%s.exists(c, has(c.resources) && (%s)))" $t . $t . $res) }}
+{{- end }}
+{{- $expr := printf "(has(%s.spec) && (%s))" $t (join " || " $terms) -}}
+{{- if has "mgpu" .dialects }}
+{{- $expr = printf "%s || (has(%s.metadata) && has(%s.metadata.annotations) && 'vke.volcengine.com/container-multiple-gpu' in %s.metadata.annotations)" $expr $t $t $t }}
+{{- end }}
+{{- $expr }}
+{{- end }}
+
+{{/*
+CEL: follows a path (list of segments) from "var" and applies "leaf" (celTemplate or celResources) where it
+ends. Each level has its own iteration variable (x1, x2, ...), so nested lists never shadow one another.
+*/}}
+{{- define "gpuadmit.celPath" -}}
+{{- if not .segs }}
+{{- include .leaf (dict "var" .var "dialects" .dialects) }}
+{{- else }}
+{{- $seg := first .segs }}
+{{- $rest := rest .segs }}
+{{- $it := printf "x%d" (int .depth) }}
+{{- $next := dict "segs" $rest "leaf" .leaf "dialects" .dialects "depth" (add1 .depth) }}
+{{- if eq $seg "*" }}
+{{- /* A map's values, as a list (has() takes a field of a variable, not of an index expression). */}}
+{{- $key := printf "k%d" (int .depth) }}
+{{- $_ := set $next "var" $it }}
+{{- printf "%s.map(%s, %s[%s]).exists(%s, %s)" .var $key .var $key $it (include "gpuadmit.celPath" $next) }}
+{{- else if hasSuffix "[*]" $seg }}
+{{- $list := printf "%s.%s" .var (trimSuffix "[*]" $seg) }}
+{{- $_ := set $next "var" $it }}
+{{- printf "has(%s) && %s.exists(%s, %s)" $list $list $it (include "gpuadmit.celPath" $next) }}
+{{- else }}
+{{- $field := printf "%s.%s" .var $seg }}
+{{- $_ := set $next "var" $field }}
+{{- printf "has(%s) && (%s)" $field (include "gpuadmit.celPath" $next) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The one matchCondition: the request is for an enabled kind and the object declares a GPU resource of an
+enabled dialect somewhere gpuadmit reads (docs/rules.md#objects). One disjunct per group of resources that
+share their paths, chosen by request.resource, so a kind is only searched where it keeps Pod templates.
+*/}}
+{{- define "gpuadmit.matchExpression" -}}
+{{- $dialects := .Values.config.dialects | default (list "vendor" "koordinator" "mgpu") }}
+{{- $branches := list }}
+{{- range (include "gpuadmit.enabledGroups" . | fromJsonArray) }}
+{{- $group := .group }}
+{{- range .kinds }}
+{{- $paths := list }}
+{{- range (.templates | default list) }}
+{{- $segs := ternary (list) (splitList "." .) (eq . "") }}
+{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" $segs "leaf" "gpuadmit.celTemplate" "dialects" $dialects "depth" 1)) }}
+{{- end }}
+{{- range (.resources_at | default list) }}
+{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celResources" "dialects" $dialects "depth" 1)) }}
+{{- end }}
+{{- $which := printf "request.resource.resource == '%s'" (first .resources) }}
+{{- if gt (len .resources) 1 }}
+{{- $quoted := list }}
+{{- range .resources }}{{ $quoted = append $quoted (printf "'%s'" .) }}{{ end }}
+{{- $which = printf "request.resource.resource in [%s]" (join ", " $quoted) }}
+{{- end }}
+{{- $branches = append $branches (printf "(request.resource.group == '%s' && %s && ((%s)))" $group $which (join ") || (" $paths)) }}
+{{- end }}
+{{- end }}
+{{- join " ||\n" $branches }}
 {{- end }}
 
 {{/* The fields both webhooks share. Argument: a dict with "root" (the chart context) and "path". */}}
@@ -131,17 +310,24 @@ clientConfig:
     namespace: {{ $root.Release.Namespace }}
     path: {{ .path }}
     port: {{ int $root.Values.service.port }}
-  {{- if $root.Values.webhook.caBundle }}
-  caBundle: {{ $root.Values.webhook.caBundle | quote }}
+  {{- if eq $root.Values.certs.mode "secret" }}
+  caBundle: {{ $root.Values.certs.secret.caBundle | quote }}
   {{- end }}
-{{- with include "gpuadmit.namespaceSelector" $root }}
+{{- with include "gpuadmit.selectors" $root }}
 {{ . }}
+{{- end }}
+{{- if $root.Values.webhook.matchConditions }}
+matchConditions:
+  - name: declares-gpu-resource
+    # One line per group of kinds; generated from the kind table above (gpuadmit.kindTable).
+    expression: |-
+      {{- include "gpuadmit.matchExpression" $root | nindent 6 }}
 {{- end }}
 {{- end }}
 
 {{- define "gpuadmit.webhookAnnotations" -}}
-{{- if .Values.webhook.injectCAFrom -}}
+{{- if eq .Values.certs.mode "certManager" -}}
 annotations:
-  cert-manager.io/inject-ca-from: {{ .Values.webhook.injectCAFrom | quote }}
+  cert-manager.io/inject-ca-from: {{ printf "%s/%s" .Release.Namespace (include "gpuadmit.certificateName" .) | quote }}
 {{- end }}
 {{- end }}
