@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "base/arena.h"
+#include "certsync.h"
 #include "cli.h"
 #include "load.h"
 #include "log.h"
@@ -38,6 +41,17 @@ static const char usage_text[] =
     "  --reload-interval DURATION    how often watched files are checked (default 1s)\n"
     "  --log-level LEVEL             debug | info | warn | error (default info)\n"
     "\n"
+    "Self-managed certificates (instead of --cert/--key; docs/deploy.md#certificates), from the API server:\n"
+    "  --cert-secret NAME            the Secret holding the CA and serving certificate (created when missing)\n"
+    "  --cert-namespace NS           its namespace, and the Service's\n"
+    "  --cert-service NAME           the Service kube-apiserver calls (the certificate's names)\n"
+    "  --webhook-config-name NAME    the Validating/MutatingWebhookConfiguration whose caBundle is kept current\n"
+    "  --cert-dir DIR                writable directory the serving certificate and key are written to\n"
+    "  --cert-days N, --cert-ca-days N   lifetimes (default 365 and 3650)\n"
+    "  --cert-renew-before DURATION  renew what has less than this left (default 30d; s, m, h, d)\n"
+    "  --cert-switch-delay DURATION  between trusting a new CA and serving from it (default 5m)\n"
+    "  --cert-sync-interval DURATION how often the Secret and caBundle are checked (default 1m)\n"
+    "\n"
     "DURATION: an integer with ms, s or m (\"500ms\", \"10s\"); a bare integer counts seconds.\n";
 
 enum {
@@ -58,6 +72,17 @@ enum {
     OPT_RELOAD,
     OPT_LOG_LEVEL,
     OPT_HELP,
+    /* self-managed certificates */
+    OPT_CERT_SECRET,
+    OPT_CERT_NAMESPACE,
+    OPT_CERT_SERVICE,
+    OPT_CERT_WEBHOOK_CONFIG,
+    OPT_CERT_DIR,
+    OPT_CERT_DAYS,
+    OPT_CERT_CA_DAYS,
+    OPT_CERT_RENEW,
+    OPT_CERT_SWITCH,
+    OPT_CERT_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +103,16 @@ static const struct option long_opts[] = {
     {"reload-interval", required_argument, NULL, OPT_RELOAD},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"help", no_argument, NULL, OPT_HELP},
+    {"cert-secret", required_argument, NULL, OPT_CERT_SECRET},
+    {"cert-namespace", required_argument, NULL, OPT_CERT_NAMESPACE},
+    {"cert-service", required_argument, NULL, OPT_CERT_SERVICE},
+    {"webhook-config-name", required_argument, NULL, OPT_CERT_WEBHOOK_CONFIG},
+    {"cert-dir", required_argument, NULL, OPT_CERT_DIR},
+    {"cert-days", required_argument, NULL, OPT_CERT_DAYS},
+    {"cert-ca-days", required_argument, NULL, OPT_CERT_CA_DAYS},
+    {"cert-renew-before", required_argument, NULL, OPT_CERT_RENEW},
+    {"cert-switch-delay", required_argument, NULL, OPT_CERT_SWITCH},
+    {"cert-sync-interval", required_argument, NULL, OPT_CERT_INTERVAL},
     {NULL, 0, NULL, 0},
 };
 
@@ -133,7 +168,161 @@ typedef struct st_serve_args_t {
     gpa_server_opts_t opts;
     const char **inventory;
     size_t ninventory;
+    gpa_certsync_opts_t certsync; /* used when certsync.secret is set */
+    int64_t certsync_interval;    /* seconds */
 } serve_args_t;
+
+/* ---- self-managed certificates (cluster/certsync.h): flags, first sync, background syncs ---------------- */
+
+/* Seconds from "90s", "5m", "12h", "30d" or "60" (seconds); 1 s to 100 years. */
+static int parse_seconds(const char *s, int64_t *out)
+{
+    static const char *const units[] = {"s", "m", "h", "d", NULL};
+    static const uint64_t mult[] = {1, 60, 3600, 86400};
+    uint64_t n;
+    if (parse_scaled(s, units, mult, 1, 36500ull * 86400, 1, &n) != 0)
+        return -1;
+    *out = (int64_t)n;
+    return 0;
+}
+
+static int apply_certsync(serve_args_t *a, int opt, const char *v)
+{
+    gpa_certsync_opts_t *c = &a->certsync;
+    static const char *const none[] = {NULL};
+    uint64_t n;
+    switch (opt) {
+    case OPT_CERT_SECRET:
+        c->secret = v;
+        return 0;
+    case OPT_CERT_NAMESPACE:
+        c->ns = v;
+        return 0;
+    case OPT_CERT_SERVICE:
+        c->service = v;
+        return 0;
+    case OPT_CERT_WEBHOOK_CONFIG:
+        c->webhook_config = v;
+        return 0;
+    case OPT_CERT_DIR:
+        c->dir = v;
+        return 0;
+    case OPT_CERT_DAYS:
+    case OPT_CERT_CA_DAYS:
+        if (parse_scaled(v, none, NULL, 1, 36500, 1, &n) != 0)
+            return bad(opt == OPT_CERT_DAYS ? "--cert-days" : "--cert-ca-days", v,
+                       "expected a whole number of days from 1 to 36500");
+        *(opt == OPT_CERT_DAYS ? &c->days : &c->ca_days) = (int)n;
+        return 0;
+    case OPT_CERT_RENEW:
+    case OPT_CERT_SWITCH:
+    case OPT_CERT_INTERVAL: {
+        int64_t *dst = opt == OPT_CERT_RENEW ? &c->renew_before : opt == OPT_CERT_SWITCH ? &c->switch_delay : &a->certsync_interval;
+        if (parse_seconds(v, dst) != 0)
+            return bad(long_opts[opt - OPT_LISTEN].name, v, "expected a duration such as 90s, 5m, 12h or 30d");
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* Whether the self-managed flags are complete (all or none); prints what is missing. */
+static int certsync_flags_ok(const serve_args_t *a)
+{
+    const gpa_certsync_opts_t *c = &a->certsync;
+    if (c->secret == NULL)
+        return 1;
+    if (c->ns != NULL && c->service != NULL && c->webhook_config != NULL && c->dir != NULL && a->opts.cert == NULL &&
+        a->opts.key == NULL)
+        return 1;
+    fputs("gpuadmit serve: --cert-secret needs --cert-namespace, --cert-service, --webhook-config-name and --cert-dir, "
+          "and replaces --cert/--key\n",
+          stderr);
+    return 0;
+}
+
+static void log_sync(const gpa_certsync_opts_t *c, const gpa_certsync_result_t *r)
+{
+    if (!(r->created || r->renewed || r->ca_added || r->regenerated || r->bundle_written || r->files_written))
+        return;
+    gpa_log_line_t *l = gpa_log_begin(r->regenerated ? GPA_LOG_WARN : GPA_LOG_INFO, "certificates synced");
+    gpa_log_str(l, "secret", c->secret);
+    gpa_log_int(l, "created", r->created);
+    gpa_log_int(l, "renewed", r->renewed);
+    gpa_log_int(l, "caAdded", r->ca_added);
+    gpa_log_int(l, "regenerated", r->regenerated);
+    gpa_log_int(l, "caBundleWritten", r->bundle_written);
+    gpa_log_int(l, "filesWritten", r->files_written);
+    gpa_log_int(l, "notAfter", r->not_after);
+    gpa_log_end(l);
+}
+
+typedef struct st_certsync_run_t {
+    gpa_kube_client_t *client;
+    const gpa_certsync_opts_t *opts;
+    int64_t interval;
+} certsync_run_t;
+
+static int certsync_step(certsync_run_t *run)
+{
+    gpa_error_t err;
+    gpa_certsync_result_t res;
+    char msg[1024];
+    gpa_error_init(&err, NULL);
+    if (gpa_certsync_once(run->client, run->opts, &res, &err) != 0) {
+        gpa_error_format(&err, msg, sizeof(msg));
+        gpa_log_msg(GPA_LOG_ERROR, "certificate sync failed", msg);
+        return -1;
+    }
+    log_sync(run->opts, &res);
+    return 0;
+}
+
+static void *certsync_loop(void *arg)
+{
+    certsync_run_t *run = arg;
+    for (;;) {
+        sleep((unsigned)run->interval);
+        certsync_step(run);
+    }
+    return NULL;
+}
+
+/* The first sync (retried for about a minute: the server cannot start without a certificate), then a thread. */
+static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char *key, size_t size)
+{
+    gpa_kube_options_t ko = {NULL, NULL};
+    gpa_kube_target_t target;
+    gpa_error_t err;
+    char msg[1024];
+    gpa_error_init(&err, NULL);
+    memset(&target, 0, sizeof(target));
+    if (gpa_kube_target_load(&ko, &target, &err) != 0 || (run->client = gpa_kube_client_new(&target, &err)) == NULL) {
+        gpa_error_format(&err, msg, sizeof(msg));
+        gpa_log_msg(GPA_LOG_ERROR, "self-managed certificates: no API server", msg);
+        gpa_kube_target_dispose(&target);
+        return -1;
+    }
+    gpa_kube_target_dispose(&target);
+    run->opts = &a->certsync;
+    run->interval = a->certsync_interval > 0 ? a->certsync_interval : 60;
+    int tries = 0;
+    while (certsync_step(run) != 0) {
+        if (++tries >= 30)
+            return -1;
+        sleep(2);
+    }
+    snprintf(cert, size, "%s/tls.crt", a->certsync.dir);
+    snprintf(key, size, "%s/tls.key", a->certsync.dir);
+    a->opts.cert = cert;
+    a->opts.key = key;
+    pthread_t t;
+    if (pthread_create(&t, NULL, certsync_loop, run) != 0)
+        return -1;
+    pthread_detach(t);
+    return 0;
+}
 
 static int apply(serve_args_t *a, int opt, const char *v)
 {
@@ -201,7 +390,7 @@ static int apply(serve_args_t *a, int opt, const char *v)
         break;
     }
     default:
-        return -1;
+        return apply_certsync(a, opt, v);
     }
     return 0;
 }
@@ -226,7 +415,12 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
             return -1;
         }
     }
-    if (optind < argc || a->opts.cert == NULL || a->opts.key == NULL) {
+    if (!certsync_flags_ok(a)) {
+        fputs("try: gpuadmit serve --help\n", stderr);
+        *exit_code = GPA_EXIT_USAGE;
+        return -1;
+    }
+    if (optind < argc || (a->certsync.secret == NULL && (a->opts.cert == NULL || a->opts.key == NULL))) {
         fprintf(stderr,
                 optind < argc ? "gpuadmit serve: unexpected argument: %s\n" : "gpuadmit serve: --cert and --key are required%s\n",
                 optind < argc ? argv[optind] : "");
@@ -293,12 +487,20 @@ int gpa_cmd_serve(int argc, char **argv)
     serve_args_t a;
     memset(&a, 0, sizeof(a));
     gpa_server_opts_init(&a.opts);
+    gpa_certsync_opts_init(&a.certsync);
     int code = GPA_EXIT_USAGE;
+    /* static: the background sync keeps using it until the process exits */
+    static certsync_run_t run;
+    static char cert[4096], key[4096];
     if (parse(&a, argc, argv, &code) == 0) {
-        a.opts.loader = &loader;
-        a.opts.inventory = a.inventory;
-        a.opts.ninventory = a.ninventory;
-        code = gpa_server_run(&a.opts);
+        if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {
+            code = GPA_EXIT_DENIED;
+        } else {
+            a.opts.loader = &loader;
+            a.opts.inventory = a.inventory;
+            a.opts.ninventory = a.ninventory;
+            code = gpa_server_run(&a.opts);
+        }
     }
     free(a.inventory);
     return code;

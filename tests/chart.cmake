@@ -21,3 +21,12 @@ else()
   add_test(NAME chart COMMAND sh -c "echo 'chart: skipped: python3 not installed'; exit 77")
 endif()
 set_tests_properties(chart PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS chart)
+
+# Self-managed certificates (cluster/certsync.h): real `gpuadmit serve` replicas against a fake API server
+# (tests/chart/fake_kube.py): first start, a race, rotation under load with no failed request, a hand-edited Secret.
+if(Python3_FOUND AND TARGET gpuadmit)
+  add_test(NAME chart_certsync
+           COMMAND ${CMAKE_COMMAND} -E env "GPUADMIT_BIN=$<TARGET_FILE:gpuadmit>" ${Python3_EXECUTABLE}
+                   ${CMAKE_SOURCE_DIR}/tests/chart/test_certsync.py)
+  set_tests_properties(chart_certsync PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS chart)
+endif()
