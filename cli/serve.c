@@ -264,6 +264,7 @@ typedef struct st_certsync_run_t {
     int64_t interval;
 } certsync_run_t;
 
+/* 0 after a sync that found both webhook configurations, 1 when one was missing, -1 on failure. */
 static int certsync_step(certsync_run_t *run)
 {
     gpa_error_t err;
@@ -276,15 +277,20 @@ static int certsync_step(certsync_run_t *run)
         return -1;
     }
     log_sync(run->opts, &res);
-    return 0;
+    return res.configs_found < 2;
 }
 
 static void *certsync_loop(void *arg)
 {
     certsync_run_t *run = arg;
+    /* Helm may create the webhook configurations after the Pods start: until both have their caBundle, look
+     * again every few seconds for the first two minutes (one may be disabled: then the normal pace after). */
+    int quick = 24, step = 1;
     for (;;) {
-        sleep((unsigned)run->interval);
-        certsync_step(run);
+        int64_t wait = step != 0 && quick > 0 && run->interval > 5 ? 5 : run->interval;
+        quick -= wait == 5;
+        sleep((unsigned)wait);
+        step = certsync_step(run);
     }
     return NULL;
 }
@@ -308,7 +314,7 @@ static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char
     run->opts = &a->certsync;
     run->interval = a->certsync_interval > 0 ? a->certsync_interval : 60;
     int tries = 0;
-    while (certsync_step(run) != 0) {
+    while (certsync_step(run) < 0) {
         if (++tries >= 30)
             return -1;
         sleep(2);

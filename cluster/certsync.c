@@ -511,7 +511,8 @@ static int set_bundles(gpa_arena_t *a, gpa_value_t *root, const char *bundle)
 }
 
 /* One webhook configuration: read, set the bundle, write back with the resourceVersion read (retry on 409). */
-static int sync_config(gpa_kube_client_t *c, const char *kind, const char *name, const char *bundle, int *written, gpa_error_t *err)
+static int sync_config(gpa_kube_client_t *c, const char *kind, const char *name, const char *bundle, gpa_certsync_result_t *res,
+                       gpa_error_t *err)
 {
     char path[1024];
     snprintf(path, sizeof(path), "/apis/admissionregistration.k8s.io/v1/%s/%s", kind, name);
@@ -526,17 +527,19 @@ static int sync_config(gpa_kube_client_t *c, const char *kind, const char *name,
         else if (rc == 0 && r.status != 200 && r.status != 404)
             rc = api_fail("GET", path, &r, err);
         gpa_kube_reply_dispose(&r);
+        res->configs_found += rc == 0 && root != NULL && done;
         if (rc == 0 && root != NULL && set_bundles(&a, root, bundle) > 0) {
             gpa_buf_t body = GPA_BUF_INIT;
             gpa_value_emit_json(&body, root, 0);
             gpa_buf_putc(&body, '\0');
             rc = call(c, "PUT", path, body.base, &r, err);
-            if (rc == 0 && r.status == 409)
+            if (rc == 0 && r.status == 409) {
                 done = 0;
-            else if (rc == 0 && r.status != 200)
+                res->configs_found--; /* counted again when read again */
+            } else if (rc == 0 && r.status != 200)
                 rc = api_fail("PUT", path, &r, err);
             else if (rc == 0)
-                *written = 1;
+                res->bundle_written = 1;
             gpa_kube_reply_dispose(&r);
             gpa_buf_dispose(&body);
         }
@@ -574,9 +577,9 @@ int gpa_certsync_once(gpa_kube_client_t *c, const gpa_certsync_opts_t *opts, gpa
     int rc = sync_secret(c, opts, &m, res, err);
     char *bundle = rc == 0 ? b64_encode(m.v[K_BUNDLE]) : NULL;
     if (rc == 0)
-        rc = sync_config(c, "validatingwebhookconfigurations", opts->webhook_config, bundle, &res->bundle_written, err);
+        rc = sync_config(c, "validatingwebhookconfigurations", opts->webhook_config, bundle, res, err);
     if (rc == 0)
-        rc = sync_config(c, "mutatingwebhookconfigurations", opts->webhook_config, bundle, &res->bundle_written, err);
+        rc = sync_config(c, "mutatingwebhookconfigurations", opts->webhook_config, bundle, res, err);
     if (rc == 0)
         rc = sync_files(opts, &m, &res->files_written, err);
     if (rc == 0) {

@@ -55,6 +55,7 @@ typedef struct st_gpa_certsync_result_t {
     int regenerated;    /* the Secret was unusable and this call remade it */
     int bundle_written; /* at least one webhook configuration got a new caBundle */
     int files_written;  /* tls.crt and tls.key in dir changed */
+    int configs_found;  /* how many of the two webhook configurations exist (a missing one is skipped) */
     int64_t not_after;  /* the serving certificate's expiry, seconds since the epoch */
 } gpa_certsync_result_t;
 

@@ -158,6 +158,16 @@ current-context: c
         self.assertEqual(len([c for c in self.store.calls if c[0] != "GET"]), writes)
         self.assertEqual(self.secret()["metadata"]["resourceVersion"], s["metadata"]["resourceVersion"])
 
+    def test_configuration_created_after_the_server(self):
+        """Helm may create a webhook configuration after the Pods start: it gets the caBundle at a later sync."""
+        with self.store.lock:
+            del self.store.objects[("mutatingwebhookconfigurations", CONFIG)]
+        _, port, _ = self.start("--cert-sync-interval=1s")
+        wait_for(lambda: self.ready(port), what="the replica without a mutating configuration")
+        self.store.put_object("mutatingwebhookconfigurations", webhook_config("MutatingWebhookConfiguration", "/mutate"))
+        wait_for(lambda: self.bundle("mutatingwebhookconfigurations") == self.secret()["data"]["ca-bundle.crt"],
+                 what="the caBundle in the late configuration")
+
     def test_two_replicas_race(self):
         self.store.write_delay = 0.5  # both read "no Secret" before either writes
         _, port_a, dir_a = self.start()

@@ -313,7 +313,7 @@ clientConfig:
   {{- if eq $root.Values.certs.mode "secret" }}
   caBundle: {{ $root.Values.certs.secret.caBundle | quote }}
   {{- end }}
-{{- with include "gpuadmit.selectors" $root }}
+{{- with include "gpuadmit.selectors" $root | trim }}
 {{ . }}
 {{- end }}
 {{- if $root.Values.webhook.matchConditions }}
