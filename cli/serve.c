@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "base/arena.h"
@@ -262,6 +263,9 @@ typedef struct st_certsync_run_t {
     gpa_kube_client_t *client;
     const gpa_certsync_opts_t *opts;
     int64_t interval;
+    pthread_t thread;
+    int started;
+    atomic_int stop; /* set when the server has stopped: the thread ends before the process tears down */
 } certsync_run_t;
 
 /* 0 after a sync that found both webhook configurations, 1 when one was missing, -1 on failure. */
@@ -286,13 +290,25 @@ static void *certsync_loop(void *arg)
     /* Helm may create the webhook configurations after the Pods start: until both have their caBundle, look
      * again every few seconds for the first two minutes (one may be disabled: then the normal pace after). */
     int quick = 24, step = 1;
-    for (;;) {
+    while (!atomic_load(&run->stop)) {
         int64_t wait = step != 0 && quick > 0 && run->interval > 5 ? 5 : run->interval;
         quick -= wait == 5;
-        sleep((unsigned)wait);
-        step = certsync_step(run);
+        for (int64_t tick = 0; tick < wait * 10 && !atomic_load(&run->stop); tick++)
+            usleep(100000); /* 100 ms steps: a stop is seen quickly */
+        if (!atomic_load(&run->stop))
+            step = certsync_step(run);
     }
     return NULL;
+}
+
+/* Ends the background sync (waiting for one under way) and frees the client. */
+static void certsync_stop(certsync_run_t *run)
+{
+    atomic_store(&run->stop, 1);
+    if (run->started)
+        pthread_join(run->thread, NULL);
+    gpa_kube_client_free(run->client);
+    run->client = NULL;
 }
 
 /* The first sync (retried for about a minute: the server cannot start without a certificate), then a thread. */
@@ -319,14 +335,14 @@ static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char
             return -1;
         sleep(2);
     }
-    snprintf(cert, size, "%s/tls.crt", a->certsync.dir);
-    snprintf(key, size, "%s/tls.key", a->certsync.dir);
+    if (snprintf(cert, size, "%s/tls.crt", a->certsync.dir) >= (int)size ||
+        snprintf(key, size, "%s/tls.key", a->certsync.dir) >= (int)size)
+        return -1;
     a->opts.cert = cert;
     a->opts.key = key;
-    pthread_t t;
-    if (pthread_create(&t, NULL, certsync_loop, run) != 0)
+    if (pthread_create(&run->thread, NULL, certsync_loop, run) != 0)
         return -1;
-    pthread_detach(t);
+    run->started = 1;
     return 0;
 }
 
@@ -495,9 +511,8 @@ int gpa_cmd_serve(int argc, char **argv)
     gpa_server_opts_init(&a.opts);
     gpa_certsync_opts_init(&a.certsync);
     int code = GPA_EXIT_USAGE;
-    /* static: the background sync keeps using it until the process exits */
-    static certsync_run_t run;
-    static char cert[4096], key[4096];
+    certsync_run_t run = {0};
+    char cert[4096], key[4096];
     if (parse(&a, argc, argv, &code) == 0) {
         if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {
             code = GPA_EXIT_DENIED;
@@ -507,6 +522,7 @@ int gpa_cmd_serve(int argc, char **argv)
             a.opts.ninventory = a.ninventory;
             code = gpa_server_run(&a.opts);
         }
+        certsync_stop(&run);
     }
     free(a.inventory);
     return code;

@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,21 @@ void gpa_certsync_opts_init(gpa_certsync_opts_t *opts)
     opts->ca_days = 3650;
     opts->renew_before = 30 * 86400;
     opts->switch_delay = 300;
+}
+
+/* A new formatted string (caller frees): paths and API paths of any length, never truncated. */
+static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *out = gpa_xmalloc((size_t)(n > 0 ? n : 0) + 1);
+    va_start(ap, fmt);
+    vsnprintf(out, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+    va_end(ap);
+    return out;
 }
 
 /* ---- PEM and base64 ------------------------------------------------------------------------------------- */
@@ -187,8 +204,7 @@ static int bundle_issued(const char *bundle, X509 *leaf)
 static verdict_t judge(const material_t *m, const gpa_certsync_opts_t *o, int64_t now)
 {
     parsed_t p = {pem_cert(m->v[K_CA_CRT]), pem_cert(m->v[K_TLS_CRT]), pem_key(m->v[K_CA_KEY]), pem_key(m->v[K_TLS_KEY])};
-    char host[512];
-    snprintf(host, sizeof(host), "%s.%s.svc", o->service, o->ns);
+    char *host = strf("%s.%s.svc", o->service, o->ns);
     verdict_t v = V_GOOD;
     if (p.ca == NULL || p.leaf == NULL || p.ca_key == NULL || p.leaf_key == NULL || X509_check_ca(p.ca) == 0 ||
         X509_check_private_key(p.ca, p.ca_key) != 1 || X509_check_private_key(p.leaf, p.leaf_key) != 1 ||
@@ -202,6 +218,7 @@ static verdict_t judge(const material_t *m, const gpa_certsync_opts_t *o, int64_
     else if (expiry(p.leaf) - now < o->renew_before)
         v = V_RENEW;
     parsed_dispose(&p);
+    free(host);
     return v;
 }
 
@@ -221,30 +238,32 @@ static char *read_text(const char *path)
     return gpa_buf_steal(&b);
 }
 
+/* dir/name replaced by a rename (a reader sees the old file or the new one), mode 0600: keys among them. */
 static int write_text(const char *dir, const char *name, const char *text, gpa_error_t *err)
 {
-    char path[4096], tmp[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
-    FILE *f = fopen(tmp, "wb");
-    int ok = f != NULL && fwrite(text, 1, strlen(text), f) == strlen(text);
-    ok = (f != NULL && fclose(f) == 0) && ok;
+    char *path = strf("%s/%s", dir, name), *tmp = strf("%s/.%s.tmp", dir, name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), rc = 0;
+    size_t len = strlen(text);
+    int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
+    ok = (fd >= 0 && close(fd) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
+        rc = gpa_error_set(err, 0, 0, "", "%s: cannot write: %s", path, strerror(errno));
         unlink(tmp);
-        return gpa_error_set(err, 0, 0, "", "%s: cannot write: %s", path, strerror(errno));
     }
-    return 0;
+    free(path);
+    free(tmp);
+    return rc;
 }
 
 static void remove_dir(const char *dir)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
-    char path[4096];
     while (d != NULL && (e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+            char *path = strf("%s/%s", dir, e->d_name);
             unlink(path);
+            free(path);
         }
     }
     if (d != NULL)
@@ -258,10 +277,11 @@ static void remove_dir(const char *dir)
  */
 static int issue(const gpa_certsync_opts_t *o, const char *ca_crt, const char *ca_key, material_t *m, gpa_error_t *err)
 {
-    char scratch[4096];
-    snprintf(scratch, sizeof(scratch), "%s/.certsync-XXXXXX", o->dir);
-    if (mkdtemp(scratch) == NULL)
+    char *scratch = strf("%s/.certsync-XXXXXX", o->dir);
+    if (mkdtemp(scratch) == NULL) {
+        free(scratch);
         return gpa_error_set(err, 0, 0, "", "%s: cannot make a scratch directory: %s", o->dir, strerror(errno));
+    }
     gpa_certs_options_t co;
     gpa_certs_options_init(&co);
     co.service = o->service;
@@ -277,15 +297,16 @@ static int issue(const gpa_certsync_opts_t *o, const char *ca_crt, const char *c
         gpa_certs_generate(&co, &res, err) == 0) {
         const char *names[] = {"ca.crt", "ca.key", "tls.crt", "tls.key"};
         for (int i = 0; i < 4; i++) {
-            char path[4200];
-            snprintf(path, sizeof(path), "%s/%s", scratch, names[i]);
+            char *path = strf("%s/%s", scratch, names[i]);
             free(m->v[i]);
             m->v[i] = read_text(path);
+            free(path);
         }
         rc = 0;
     }
     gpa_certs_result_dispose(&res);
     remove_dir(scratch);
+    free(scratch);
     return rc;
 }
 
@@ -421,64 +442,74 @@ static char *secret_json(const gpa_certsync_opts_t *o, const material_t *m, cons
     return gpa_buf_steal(&b);
 }
 
+/* POST (create) or PUT (replace, carrying rv) of the Secret holding m; *status is the answer's (201/200/409). */
+static int write_secret(gpa_kube_client_t *c, const gpa_certsync_opts_t *o, const material_t *m, const char *rv, const char *type,
+                        long *status, gpa_error_t *err)
+{
+    char *body = secret_json(o, m, rv, type);
+    char *path =
+        rv == NULL ? strf("/api/v1/namespaces/%s/secrets", o->ns) : strf("/api/v1/namespaces/%s/secrets/%s", o->ns, o->secret);
+    const char *method = rv == NULL ? "POST" : "PUT";
+    gpa_kube_reply_t r;
+    int rc = call(c, method, path, body, &r, err);
+    *status = r.status;
+    if (rc == 0 && *status != 200 && *status != 201 && *status != 409)
+        rc = api_fail(method, path, &r, err);
+    gpa_kube_reply_dispose(&r);
+    free(body);
+    free(path);
+    return rc;
+}
+
 /*
- * Settles the Secret: *m ends up holding what it holds once this replica's view is written. Conflicts (another
- * replica created or changed it first) re-read it and judge again.
+ * One look at the Secret: read it, judge it, and write what it should hold (created when missing). *status is
+ * the write's answer (0 when nothing had to be written); *m what the Secret holds if the write landed.
  */
+static int settle_once(gpa_kube_client_t *c, const gpa_certsync_opts_t *o, material_t *m, gpa_certsync_result_t *res, long *status,
+                       gpa_error_t *err)
+{
+    char *path = strf("/api/v1/namespaces/%s/secrets/%s", o->ns, o->secret);
+    gpa_kube_reply_t r;
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    int64_t now = (int64_t)time(NULL);
+    const char *rv = NULL, *type = NULL;
+    verdict_t v = V_GOOD;
+    *status = 0;
+    int rc = call(c, "GET", path, NULL, &r, err);
+    if (rc == 0 && r.status == 200 && read_secret(&r, &a, m, &rv, &type) != 0)
+        rc = gpa_error_set(err, 0, 0, "", "GET %s: the answer is not JSON", path);
+    else if (rc == 0 && r.status == 200)
+        v = judge(m, o, now);
+    else if (rc == 0 && r.status == 404)
+        v = V_REGENERATE; /* created: rv stays NULL */
+    else if (rc == 0)
+        rc = api_fail("GET", path, &r, err);
+    gpa_kube_reply_dispose(&r);
+    if (rc == 0 && v != V_GOOD && (rc = apply_verdict(v, o, now, m, res, err)) == 0) {
+        rc = write_secret(c, o, m, rv, type, status, err);
+        res->created = rv == NULL;
+        res->regenerated = res->regenerated && rv != NULL;
+    }
+    gpa_arena_dispose(&a);
+    free(path);
+    return rc;
+}
+
+/* Settles the Secret; a conflict (another replica created or changed it first) reads it and judges again. */
 static int sync_secret(gpa_kube_client_t *c, const gpa_certsync_opts_t *o, material_t *m, gpa_certsync_result_t *res,
                        gpa_error_t *err)
 {
-    char path[1024];
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/secrets/%s", o->ns, o->secret);
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        gpa_kube_reply_t r;
-        gpa_arena_t a;
-        gpa_arena_init(&a);
+        long status;
         material_dispose(m);
-        int64_t now = (int64_t)time(NULL);
-        const char *rv = NULL, *type = NULL, *method = "PUT";
-        int rc = call(c, "GET", path, NULL, &r, err);
-        if (rc == 0 && r.status == 404) {
-            method = "POST";
-            rc = apply_verdict(V_REGENERATE, o, now, m, res, err);
-            res->regenerated = 0;
-        } else if (rc == 0 && r.status == 200) {
-            if (read_secret(&r, &a, m, &rv, &type) != 0)
-                rc = gpa_error_set(err, 0, 0, "", "GET %s: the answer is not JSON", path);
-            verdict_t v = rc == 0 ? judge(m, o, now) : V_GOOD;
-            if (rc == 0 && v == V_GOOD) {
-                gpa_kube_reply_dispose(&r);
-                gpa_arena_dispose(&a);
-                return 0;
-            }
-            rc = rc == 0 ? apply_verdict(v, o, now, m, res, err) : -1;
-        } else if (rc == 0) {
-            rc = api_fail("GET", path, &r, err);
-        }
-        gpa_kube_reply_dispose(&r);
-        long status = 0;
-        if (rc == 0) {
-            char *body = secret_json(o, m, rv, type);
-            char post_path[1024];
-            snprintf(post_path, sizeof(post_path), "/api/v1/namespaces/%s/secrets", o->ns);
-            const char *target = strcmp(method, "POST") == 0 ? post_path : path;
-            rc = call(c, method, target, body, &r, err);
-            status = r.status;
-            if (rc == 0 && status != 200 && status != 201 && status != 409)
-                rc = api_fail(method, target, &r, err);
-            gpa_kube_reply_dispose(&r);
-            free(body);
-        }
-        gpa_arena_dispose(&a);
-        if (rc != 0)
+        if (settle_once(c, o, m, res, &status, err) != 0)
             return -1;
-        if (status != 409) {
-            res->created = strcmp(method, "POST") == 0;
+        if (status != 409)
             return 0;
-        }
         memset(res, 0, sizeof(*res)); /* another replica won: what we made was not written */
     }
-    return gpa_error_set(err, 0, 0, "", "%s: still conflicting after %d attempts", path, MAX_ATTEMPTS);
+    return gpa_error_set(err, 0, 0, "", "Secret %s/%s: still conflicting after %d attempts", o->ns, o->secret, MAX_ATTEMPTS);
 }
 
 /* Sets clientConfig.caBundle of every webhook in a configuration; returns how many changed. */
@@ -510,63 +541,112 @@ static int set_bundles(gpa_arena_t *a, gpa_value_t *root, const char *bundle)
     return changed;
 }
 
-/* One webhook configuration: read, set the bundle, write back with the resourceVersion read (retry on 409). */
+/* Writes a configuration back (its metadata.resourceVersion is the one read); *conflict on 409. */
+static int put_config(gpa_kube_client_t *c, const char *path, const gpa_value_t *root, int *conflict, gpa_error_t *err)
+{
+    gpa_buf_t body = GPA_BUF_INIT;
+    gpa_kube_reply_t r;
+    gpa_value_emit_json(&body, root, 0);
+    gpa_buf_putc(&body, '\0');
+    int rc = call(c, "PUT", path, body.base, &r, err);
+    *conflict = rc == 0 && r.status == 409;
+    if (rc == 0 && r.status != 200 && !*conflict)
+        rc = api_fail("PUT", path, &r, err);
+    gpa_kube_reply_dispose(&r);
+    gpa_buf_dispose(&body);
+    return rc;
+}
+
+/* One look at a configuration: read it and set the bundle; *conflict when it changed under us. */
+static int config_once(gpa_kube_client_t *c, const char *path, const char *bundle, gpa_certsync_result_t *res, int *conflict,
+                       gpa_error_t *err)
+{
+    gpa_kube_reply_t r;
+    gpa_arena_t a;
+    gpa_value_t *root = NULL;
+    gpa_arena_init(&a);
+    *conflict = 0;
+    int rc = call(c, "GET", path, NULL, &r, err);
+    if (rc == 0 && r.status == 200 && gpa_json_parse(&a, r.body.base, r.body.len, &root, NULL) != 0)
+        rc = gpa_error_set(err, 0, 0, "", "GET %s: the answer is not JSON", path);
+    else if (rc == 0 && r.status != 200 && r.status != 404)
+        rc = api_fail("GET", path, &r, err);
+    gpa_kube_reply_dispose(&r);
+    if (rc == 0 && root != NULL && set_bundles(&a, root, bundle) > 0 && (rc = put_config(c, path, root, conflict, err)) == 0)
+        res->bundle_written = res->bundle_written || !*conflict;
+    if (rc == 0 && root != NULL && !*conflict)
+        res->configs_found++;
+    gpa_arena_dispose(&a);
+    return rc;
+}
+
+/* One webhook configuration (a missing one is skipped); a conflict reads it again. */
 static int sync_config(gpa_kube_client_t *c, const char *kind, const char *name, const char *bundle, gpa_certsync_result_t *res,
                        gpa_error_t *err)
 {
-    char path[1024];
-    snprintf(path, sizeof(path), "/apis/admissionregistration.k8s.io/v1/%s/%s", kind, name);
-    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        gpa_kube_reply_t r;
-        gpa_arena_t a;
-        gpa_value_t *root = NULL;
-        gpa_arena_init(&a);
-        int rc = call(c, "GET", path, NULL, &r, err), done = 1;
-        if (rc == 0 && r.status == 200 && gpa_json_parse(&a, r.body.base, r.body.len, &root, NULL) != 0)
-            rc = gpa_error_set(err, 0, 0, "", "GET %s: the answer is not JSON", path);
-        else if (rc == 0 && r.status != 200 && r.status != 404)
-            rc = api_fail("GET", path, &r, err);
-        gpa_kube_reply_dispose(&r);
-        res->configs_found += rc == 0 && root != NULL && done;
-        if (rc == 0 && root != NULL && set_bundles(&a, root, bundle) > 0) {
-            gpa_buf_t body = GPA_BUF_INIT;
-            gpa_value_emit_json(&body, root, 0);
-            gpa_buf_putc(&body, '\0');
-            rc = call(c, "PUT", path, body.base, &r, err);
-            if (rc == 0 && r.status == 409) {
-                done = 0;
-                res->configs_found--; /* counted again when read again */
-            } else if (rc == 0 && r.status != 200)
-                rc = api_fail("PUT", path, &r, err);
-            else if (rc == 0)
-                res->bundle_written = 1;
-            gpa_kube_reply_dispose(&r);
-            gpa_buf_dispose(&body);
-        }
-        gpa_arena_dispose(&a);
-        if (rc != 0 || done)
-            return rc;
-    }
-    return gpa_error_set(err, 0, 0, "", "%s: still conflicting after %d attempts", path, MAX_ATTEMPTS);
+    char *path = strf("/apis/admissionregistration.k8s.io/v1/%s/%s", kind, name);
+    int rc = -1, conflict = 1;
+    for (int attempt = 0; attempt < MAX_ATTEMPTS && conflict; attempt++)
+        if ((rc = config_once(c, path, bundle, res, &conflict, err)) != 0)
+            break;
+    if (rc == 0 && conflict)
+        rc = gpa_error_set(err, 0, 0, "", "%s: still conflicting after %d attempts", path, MAX_ATTEMPTS);
+    free(path);
+    return rc;
 }
 
-/* tls.crt and tls.key into dir when they differ from what is there: key first, then certificate. */
+/* Points dir/name at target (a symlink), replacing whatever is there by a rename. */
+static int swap_link(const char *dir, const char *name, const char *target, gpa_error_t *err)
+{
+    char *path = strf("%s/%s", dir, name), *tmp = strf("%s/.%s.link", dir, name);
+    unlink(tmp);
+    int rc = symlink(target, tmp) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+    if (rc != 0) {
+        gpa_error_set(err, 0, 0, "", "%s: cannot point it at %s: %s", path, target, strerror(errno));
+        unlink(tmp);
+    }
+    free(path);
+    free(tmp);
+    return rc;
+}
+
+/*
+ * tls.crt and tls.key into dir when they differ from what is there, as the kubelet updates a mounted Secret:
+ * both files go into a new directory, then one rename of the `..data` symlink switches them together
+ * (tls.crt -> ..data/tls.crt), so the webhook's reloader never sees a key beside the wrong certificate.
+ */
 static int sync_files(const gpa_certsync_opts_t *o, const material_t *m, int *written, gpa_error_t *err)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/tls.crt", o->dir);
-    char *have_crt = read_text(path);
-    snprintf(path, sizeof(path), "%s/tls.key", o->dir);
-    char *have_key = read_text(path);
+    char *crt_path = strf("%s/tls.crt", o->dir), *key_path = strf("%s/tls.key", o->dir), *data = strf("%s/..data", o->dir);
+    char *have_crt = read_text(crt_path), *have_key = read_text(key_path), old[4096] = "";
+    char *version = strf("%s/.v-XXXXXX", o->dir);
     int rc = 0;
     if (strcmp(have_crt, m->v[K_TLS_CRT]) != 0 || strcmp(have_key, m->v[K_TLS_KEY]) != 0) {
-        rc = write_text(o->dir, "tls.key", m->v[K_TLS_KEY], err) == 0 && write_text(o->dir, "tls.crt", m->v[K_TLS_CRT], err) == 0
-                 ? 0
-                 : -1;
+        ssize_t n = readlink(data, old, sizeof(old) - 1);
+        old[n > 0 ? n : 0] = '\0';
+        const char *base = strrchr(version, '/') + 1;
+        if (mkdtemp(version) == NULL)
+            rc = gpa_error_set(err, 0, 0, "", "%s: cannot make a directory: %s", o->dir, strerror(errno));
+        else if (write_text(version, "tls.key", m->v[K_TLS_KEY], err) != 0 ||
+                 write_text(version, "tls.crt", m->v[K_TLS_CRT], err) != 0 || swap_link(o->dir, "..data", base, err) != 0 ||
+                 swap_link(o->dir, "tls.crt", "..data/tls.crt", err) != 0 ||
+                 swap_link(o->dir, "tls.key", "..data/tls.key", err) != 0)
+            rc = -1;
+        if (rc != 0 && strstr(version, "XXXXXX") == NULL)
+            remove_dir(version); /* made, but not switched to */
+        if (rc == 0 && old[0] == '.' && strchr(old, '/') == NULL) {
+            char *previous = strf("%s/%s", o->dir, old);
+            remove_dir(previous);
+            free(previous);
+        }
         *written = rc == 0;
     }
+    free(crt_path);
+    free(key_path);
+    free(data);
     free(have_crt);
     free(have_key);
+    free(version);
     return rc;
 }
 

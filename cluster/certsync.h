@@ -8,7 +8,8 @@
  *   2. the caBundle: written into every webhook of the ValidatingWebhookConfiguration and the
  *      MutatingWebhookConfiguration named opts->webhook_config (PUT with the resourceVersion read; a
  *      configuration that does not exist is skipped, one that changed under us is read again);
- *   3. the files: tls.crt and tls.key in opts->dir, each replaced by a rename, for the webhook's reloader.
+ *   3. the files: tls.crt and tls.key in opts->dir for the webhook's reloader, switched together as the kubelet
+ *      switches a mounted Secret (a new directory, then one rename of the `..data` symlink they point through).
  * The bundle is written before the files, so a replica never serves a certificate the bundle it wrote does not
  * trust.
  *
