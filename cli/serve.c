@@ -219,8 +219,10 @@ static int apply_certsync(serve_args_t *a, int opt, const char *v)
     case OPT_CERT_SWITCH:
     case OPT_CERT_INTERVAL: {
         int64_t *dst = opt == OPT_CERT_RENEW ? &c->renew_before : opt == OPT_CERT_SWITCH ? &c->switch_delay : &a->certsync_interval;
+        char flag[64];
+        snprintf(flag, sizeof(flag), "--%s", long_opts[opt - OPT_LISTEN].name);
         if (parse_seconds(v, dst) != 0)
-            return bad(long_opts[opt - OPT_LISTEN].name, v, "expected a duration such as 90s, 5m, 12h or 30d");
+            return bad(flag, v, "expected a duration such as 90s, 5m, 12h or 30d");
         return 0;
     }
     default:

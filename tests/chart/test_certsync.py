@@ -88,11 +88,28 @@ current-context: c
                     p.kill()
                     p.wait()
         self.kube.stop()
+        self.check_rbac()
         # Under ASan (scripts/test.sh) a replica's memory errors and leaks end up in its log.
         logs = [self.log(n) for n in range(len(self.replicas))]
         self.tmp.cleanup()
         for n, text in enumerate(logs):
             self.assertNotIn("Sanitizer", text, f"replica {n}:\n{text[-4000:]}")
+
+    # What the chart's Role and ClusterRole grant in certs.mode selfManaged (charts/gpuadmit/templates/rbac.yaml).
+    GRANTED = {
+        ("POST", f"/api/v1/namespaces/{NS}/secrets"),
+        ("GET", f"/api/v1/namespaces/{NS}/secrets/{SECRET}"),
+        ("PUT", f"/api/v1/namespaces/{NS}/secrets/{SECRET}"),
+        ("GET", f"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{CONFIG}"),
+        ("PUT", f"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{CONFIG}"),
+        ("GET", f"/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{CONFIG}"),
+        ("PUT", f"/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{CONFIG}"),
+    }
+
+    def check_rbac(self):
+        """Every call the replicas made is one the chart's RBAC allows (create, get and update by name)."""
+        made = {(method, path.split("?")[0]) for method, path, _ in self.store.calls}
+        self.assertEqual(made - self.GRANTED, set())
 
     def start(self, *extra):
         """One replica; returns (process, port, cert dir)."""
@@ -173,6 +190,16 @@ current-context: c
         self.store.put_object("mutatingwebhookconfigurations", webhook_config("MutatingWebhookConfiguration", "/mutate"))
         wait_for(lambda: self.bundle("mutatingwebhookconfigurations") == self.secret()["data"]["ca-bundle.crt"],
                  what="the caBundle in the late configuration")
+
+    def test_flags_are_checked(self):
+        for args, want in ((["--cert-secret=s"], "--cert-secret needs"),
+                           (["--cert-secret=s", "--cert-namespace=n", "--cert-service=v", "--webhook-config-name=w", "--cert-dir=/tmp",
+                             "--cert=a", "--key=b"], "replaces --cert/--key"),
+                           (["--cert-secret=s", "--cert-renew-before=soon"], "--cert-renew-before soon"),
+                           (["--cert-secret=s", "--cert-days=0"], "--cert-days 0")):
+            r = subprocess.run([GPUADMIT, "serve", *args], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(want, r.stderr, args)
 
     def test_two_replicas_race(self):
         self.store.write_delay = 0.5  # both read "no Secret" before either writes

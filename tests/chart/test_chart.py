@@ -216,11 +216,11 @@ class Defaults(unittest.TestCase):
         role = find(self.docs, "Role")
         self.assertEqual(role["rules"], [
             {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["gpuadmit-tls"], "verbs": ["get", "update", "patch"]}])
+            {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["gpuadmit-tls"], "verbs": ["get", "update"]}])
         cr = find(self.docs, "ClusterRole")
         self.assertEqual(cr["rules"], [
             {"apiGroups": ["admissionregistration.k8s.io"], "resources": ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"],
-             "resourceNames": ["gpuadmit"], "verbs": ["get", "update", "patch"]}])
+             "resourceNames": ["gpuadmit"], "verbs": ["get", "update"]}])
         sa = find(self.docs, "ServiceAccount")["metadata"]["name"]
         self.assertEqual(pod_spec(self.docs)["serviceAccountName"], sa)
         for kind, role_kind in (("RoleBinding", "Role"), ("ClusterRoleBinding", "ClusterRole")):
