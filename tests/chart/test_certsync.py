@@ -24,6 +24,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_kube import FakeKube  # noqa: E402
 
 GPUADMIT = os.environ.get("GPUADMIT_BIN", "")
+HELM = os.environ.get("HELM", "")
+CHART = os.environ.get("CHART", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "charts", "gpuadmit"))
 NS, SERVICE, SECRET, CONFIG = "gpu-system", "gpuadmit", "gpuadmit-tls", "gpuadmit"
 HOST = f"{SERVICE}.{NS}.svc"
 REVIEW = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
@@ -43,6 +45,16 @@ def webhook_config(kind, path):
             "webhooks": [{"name": f"{path.strip('/')}.gpuadmit.io", "clientConfig": {"service": {
                 "name": SERVICE, "namespace": NS, "path": path, "port": 443}}, "sideEffects": "None",
                 "admissionReviewVersions": ["v1"]}]}
+
+
+def chart_configs():
+    """The webhook configurations the chart renders with no values (None without helm): what the replicas fill in."""
+    if not HELM or not os.path.exists(HELM):
+        return None
+    import yaml  # python3-yaml, as the chart test
+    r = subprocess.run([HELM, "template", "gpuadmit", CHART, "-n", NS], capture_output=True, text=True, check=True)
+    docs = {d["kind"]: d for d in yaml.safe_load_all(r.stdout) if d}
+    return docs["ValidatingWebhookConfiguration"], docs["MutatingWebhookConfiguration"]
 
 
 def wait_for(cond, timeout=20.0, what="condition"):
@@ -74,8 +86,10 @@ contexts: [{{name: c, context: {{cluster: fake, user: u}}}}]
 current-context: c
 """)
         self.store = self.kube.store
-        self.store.put_object("validatingwebhookconfigurations", webhook_config("ValidatingWebhookConfiguration", "/validate"))
-        self.store.put_object("mutatingwebhookconfigurations", webhook_config("MutatingWebhookConfiguration", "/mutate"))
+        rendered = chart_configs() or (webhook_config("ValidatingWebhookConfiguration", "/validate"),
+                                       webhook_config("MutatingWebhookConfiguration", "/mutate"))
+        self.store.put_object("validatingwebhookconfigurations", rendered[0])
+        self.store.put_object("mutatingwebhookconfigurations", rendered[1])
         self.replicas = []
 
     def tearDown(self):
@@ -146,13 +160,14 @@ current-context: c
         ctx = ssl.create_default_context(cadata=base64.b64decode(bundle or self.bundle()).decode())
         conn = http.client.HTTPSConnection("127.0.0.1", port, context=ctx, timeout=10)
         conn.sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10), server_hostname=HOST)
+        served = conn.sock.getpeercert(binary_form=True)  # before the answer: a closing answer drops conn.sock
         try:
             conn.request("POST", "/validate", body=REVIEW, headers={"Content-Type": "application/json"})
             r = conn.getresponse()
             body = json.loads(r.read())
             if r.status != 200 or body["response"]["uid"] != "u1":
                 raise AssertionError(f"HTTP {r.status}: {body}")
-            return conn.sock.getpeercert(binary_form=True)
+            return served
         finally:
             conn.close()
 
@@ -163,8 +178,15 @@ current-context: c
             return None
 
     def test_first_start(self):
-        p, port, cert_dir = self.start()
+        metrics = free_port()
+        # The metrics address as the chart writes it: the Pod IP in brackets (IPv4 or IPv6 alike).
+        p, port, cert_dir = self.start(f"--metrics-listen=[127.0.0.1]:{metrics}")
         wait_for(lambda: self.ready(port), what="the first replica to serve")
+        conn = http.client.HTTPConnection("127.0.0.1", metrics, timeout=10)
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+        conn.close()
+        self.assertIn("gpuadmit_certificate_expiry_seconds", text)
         s = self.secret()
         self.assertEqual(s["type"], "kubernetes.io/tls")
         self.assertEqual(sorted(s["data"]), ["ca-bundle.crt", "ca.crt", "ca.key", "tls.crt", "tls.key"])

@@ -525,6 +525,14 @@ class WithGpuadmit(unittest.TestCase):
             self.assertEqual(webhook(docs, "MutatingWebhookConfiguration")["clientConfig"]["caBundle"], bundle)
             self.assertEqual(base64.b64decode(find(docs, "Secret")["data"]["tls.crt"]).decode(), crt)
 
+    def test_serve_knows_every_flag_the_chart_passes(self):
+        help_text = subprocess.run([GPUADMIT, "serve", "--help"], capture_output=True, text=True).stdout
+        for values in [{}, {"certs.mode": "certManager", "serve.clientCASecret": "ca", "serve.http2": True,
+                            "inventory.enabled": True, "inventory.content": "x: 1"}]:
+            for arg in container(render(values))["args"][1:]:
+                flag = arg.split("=", 1)[0]
+                self.assertIn(flag + " ", help_text.replace(",", " "), f"{flag} (values {values})")
+
     def test_rendered_config_loads_in_gpuadmit(self):
         with tempfile.TemporaryDirectory() as d:
             pod = os.path.join(d, "pod.yaml")
