@@ -352,6 +352,7 @@ class Switches(unittest.TestCase):
         self.assertEqual(count(docs, "Role"), 0)
         self.assertTrue(pod_spec(docs)["automountServiceAccountToken"])
         self.assertEqual(count(render({"rbac.create": False}), "ClusterRole"), 0)
+        self.assertIn("exclude each other", refused({"inventory.cluster": True, "inventory.enabled": True, "inventory.content": "x: 1"}))
 
     def test_file_inventory(self):
         docs = render({"inventory.enabled": True, "inventory.content": "nodes: []\n"})

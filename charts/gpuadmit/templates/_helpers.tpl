@@ -75,6 +75,9 @@ app.kubernetes.io/component: admission-webhook
 {{- if and .Values.certs.secret.create (ne .Values.certs.mode "secret") }}
 {{- fail (printf "certs.secret.create needs certs.mode=secret (it is %s)" .Values.certs.mode) }}
 {{- end }}
+{{- if and .Values.inventory.cluster .Values.inventory.enabled }}
+{{- fail "inventory.cluster and inventory.enabled exclude each other: the inventory comes from the cluster or from a file" }}
+{{- end }}
 {{- if and (not .Values.webhook.validating.enabled) (not .Values.webhook.mutating.enabled) }}
 {{- fail "webhook.validating.enabled and webhook.mutating.enabled are both false: nothing would be checked" }}
 {{- end }}
