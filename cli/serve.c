@@ -517,7 +517,7 @@ int gpa_cmd_serve(int argc, char **argv)
     char cert[4096], key[4096];
     if (parse(&a, argc, argv, &code) == 0) {
         if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {
-            code = GPA_EXIT_DENIED;
+            code = GPA_EXIT_USAGE; /* a start-up failure, as an unreadable certificate (docs/webhook.md) */
         } else {
             a.opts.loader = &loader;
             a.opts.inventory = a.inventory;
