@@ -26,6 +26,7 @@
 #include "document/emit.h"
 #include "document/json.h"
 #include "expiry.h"
+#include "files.h"
 
 #define MAX_ATTEMPTS 5 /* conflicts in a row before a sync gives up (the next sync starts over) */
 #define MAX_BUNDLE 4   /* CAs kept in the bundle: the signing CA and the most recent previous ones */
@@ -654,7 +655,8 @@ int gpa_certsync_once(gpa_kube_client_t *c, const gpa_certsync_opts_t *opts, gpa
 {
     material_t m = {{0}};
     memset(res, 0, sizeof(*res));
-    int rc = sync_secret(c, opts, &m, res, err);
+    /* The directory may be new (a subdirectory of the Pod's emptyDir): made here, its parent must exist. */
+    int rc = gpa_certs_ensure_dir(opts->dir, err) == 0 ? sync_secret(c, opts, &m, res, err) : -1;
     char *bundle = rc == 0 ? b64_encode(m.v[K_BUNDLE]) : NULL;
     if (rc == 0)
         rc = sync_config(c, "validatingwebhookconfigurations", opts->webhook_config, bundle, res, err);

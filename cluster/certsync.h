@@ -41,7 +41,7 @@ typedef struct st_gpa_certsync_opts_t {
     const char *ns;             /* its namespace, and the Service's */
     const char *service;        /* the Service kube-apiserver calls: the certificate's names (certs/options.h) */
     const char *webhook_config; /* the name of both webhook configurations */
-    const char *dir;            /* where tls.crt and tls.key are written (must exist and be writable) */
+    const char *dir;            /* where tls.crt and tls.key are written (made when missing; its parent must exist) */
     int days;                   /* serving certificate lifetime, days (default 365) */
     int ca_days;                /* CA lifetime, days (default 3650) */
     int64_t renew_before;       /* seconds: renew what has less than this left (default 30 days) */

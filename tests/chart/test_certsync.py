@@ -128,8 +128,8 @@ current-context: c
     def start(self, *extra):
         """One replica; returns (process, port, cert dir)."""
         n = len(self.replicas)
-        cert_dir = os.path.join(self.tmp.name, f"run{n}")
-        os.mkdir(cert_dir)
+        cert_dir = os.path.join(self.tmp.name, f"run{n}", "tls")  # as the chart: a directory to make in the emptyDir
+        os.mkdir(os.path.dirname(cert_dir))
         port = free_port()
         log = open(os.path.join(self.tmp.name, f"replica{n}.log"), "w")
         # libh2o's per-thread buffers, freed by the exit (as the webhook's end-to-end tests say)
