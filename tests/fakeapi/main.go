@@ -625,9 +625,8 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, t target) {
 			return
 		case <-tick.C:
 			if bookmarks {
-				s.mu.Lock()
-				rv := strconv.FormatInt(s.rv, 10)
-				s.mu.Unlock()
+				// Everything up to `from` was sent: a bookmark never runs ahead of an undelivered event.
+				rv := strconv.FormatInt(from, 10)
 				res := resources[t.res]
 				line, _ := json.Marshal(object{"type": "BOOKMARK", "object": object{"kind": res.kind,
 					"apiVersion": res.apiVersion(), "metadata": object{"resourceVersion": rv}}})
