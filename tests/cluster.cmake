@@ -23,3 +23,17 @@ foreach(t ${GPA_CLUSTER_TESTS})
     endif()
   endif()
 endforeach()
+
+# The kubeconfig reader's fuzz driver (tests/fuzz/fuzz_kubeconfig.c), built with the others (tests/fuzz.cmake):
+#   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON && cmake --build build-fuzz --target fuzz_kubeconfig
+#   mkdir -p build-fuzz/corpus-kubeconfig && build-fuzz/fuzz_kubeconfig build-fuzz/corpus-kubeconfig \
+#       tests/fuzz/seeds/kubeconfig -max_total_time=60
+if(GPA_FUZZ AND TARGET gpa_cluster)
+  target_compile_options(gpa_cluster PRIVATE -fsanitize=fuzzer-no-link)
+  add_executable(fuzz_kubeconfig ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_kubeconfig.c)
+  target_compile_options(fuzz_kubeconfig PRIVATE -fsanitize=fuzzer)
+  target_link_options(fuzz_kubeconfig PRIVATE -fsanitize=fuzzer)
+  target_link_libraries(fuzz_kubeconfig PRIVATE gpa_cluster)
+  add_test(NAME fuzz_kubeconfig_seeds COMMAND fuzz_kubeconfig -runs=0 ${CMAKE_CURRENT_LIST_DIR}/fuzz/seeds/kubeconfig)
+  set_tests_properties(fuzz_kubeconfig_seeds PROPERTIES LABELS "fuzz;cluster")
+endif()
