@@ -729,6 +729,13 @@ func main() {
 		}()
 	}
 	hs := &http.Server{Handler: mux, ErrorLog: log.New(io.Discard, "", 0),
+		ConnState: func(c net.Conn, state http.ConnState) {
+			if state == http.StateNew {
+				s.mu.Lock()
+				s.counts["connections"]++
+				s.mu.Unlock()
+			}
+		},
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool, ClientAuth: tls.VerifyClientCertIfGiven,
 			NextProtos: []string{"http/1.1"}}}
 	log.Fatal(hs.ServeTLS(ln, "", ""))
