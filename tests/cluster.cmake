@@ -5,12 +5,13 @@
 find_program(GPA_GO go)
 set(GPA_CLUSTER_TESTS test_kubeconfig test_kube_client test_reflector)
 if(GPA_GO)
-  set(GPA_FAKEAPI ${CMAKE_BINARY_DIR}/fakeapi)
+  set(GPA_FAKEAPI ${CMAKE_BINARY_DIR}/gpa-fakeapi) # not "fakeapi": make would take the file for the target
+  file(GLOB GPA_FAKEAPI_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fakeapi/*.go)
   add_custom_command(OUTPUT ${GPA_FAKEAPI}
     COMMAND ${CMAKE_COMMAND} -E env GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE=${CMAKE_BINARY_DIR}/go-cache
             ${GPA_GO} build -o ${GPA_FAKEAPI} .
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/fakeapi
-    DEPENDS ${CMAKE_SOURCE_DIR}/tests/fakeapi/main.go
+    DEPENDS ${GPA_FAKEAPI_SRC}
     COMMENT "Building the fake Kubernetes API server (tests/fakeapi)")
   add_custom_target(fakeapi ALL DEPENDS ${GPA_FAKEAPI})
 endif()

@@ -393,7 +393,11 @@ func (s *server) list(w http.ResponseWriter, t target, limitText, cont string) {
 		snap = &snapshot{rv: s.rv}
 		for _, o := range s.objects[t.res] {
 			if t.ns == "" || str(metadata(o), "namespace") == t.ns {
-				snap.items = append(snap.items, deepCopy(o))
+				// As kube-apiserver writes them: the list says the kind, its items do not.
+				item := deepCopy(o)
+				delete(item, "kind")
+				delete(item, "apiVersion")
+				snap.items = append(snap.items, item)
 			}
 		}
 		sort.Slice(snap.items, func(i, j int) bool {
