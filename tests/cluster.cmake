@@ -38,3 +38,13 @@ if(GPA_FUZZ AND TARGET gpa_cluster)
   add_test(NAME fuzz_kubeconfig_seeds COMMAND fuzz_kubeconfig -runs=0 ${CMAKE_CURRENT_LIST_DIR}/fuzz/seeds/kubeconfig)
   set_tests_properties(fuzz_kubeconfig_seeds PROPERTIES LABELS "fuzz;cluster")
 endif()
+
+# bench-cluster (bench/cluster.c): the API client against the fake holding 5,000 GPU nodes and 100,000 Pods: paged
+# lists, a reflector's first sync, watch events per second and the reflector's CPU per event. Registered here, not
+# in bench/, because it needs the fake. `cmake --build BUILD --target bench-cluster`. Figures only: not a ctest.
+if(TARGET gpa_cluster AND TARGET fakeapi)
+  add_executable(gpuadmit-bench-cluster ${CMAKE_SOURCE_DIR}/bench/cluster.c)
+  target_link_libraries(gpuadmit-bench-cluster PRIVATE gpa_cluster)
+  add_custom_target(bench-cluster COMMAND gpuadmit-bench-cluster ${GPA_FAKEAPI}
+                    DEPENDS gpuadmit-bench-cluster fakeapi USES_TERMINAL COMMENT "API client benchmark")
+endif()
