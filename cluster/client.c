@@ -20,6 +20,7 @@
 
 struct st_gpa_kube_client_t {
     CURL *curl;
+    CURLM *multi;             /* streams run here, so gpa_kube_client_wakeup can interrupt their wait */
     gpa_kube_target_t target; /* a copy, owned */
     struct stat token_seen;   /* the token file as it was when last read */
     int token_read;           /* token_seen is valid */
@@ -84,6 +85,13 @@ gpa_kube_client_t *gpa_kube_client_new(const gpa_kube_target_t *target, gpa_erro
     }
     gpa_kube_client_t *c = gpa_xcalloc(1, sizeof(*c));
     c->curl = curl;
+    c->multi = curl_multi_init();
+    if (c->multi == NULL) {
+        curl_easy_cleanup(curl);
+        free(c);
+        gpa_error_set(err, 0, 0, NULL, "libcurl could not start");
+        return NULL;
+    }
     c->timeout_ms = CALL_TIMEOUT_MS;
     copy_target(&c->target, target);
     return c;
@@ -93,9 +101,15 @@ void gpa_kube_client_free(gpa_kube_client_t *c)
 {
     if (c == NULL)
         return;
+    curl_multi_cleanup(c->multi);
     curl_easy_cleanup(c->curl);
     gpa_kube_target_dispose(&c->target);
     free(c);
+}
+
+void gpa_kube_client_wakeup(gpa_kube_client_t *c)
+{
+    curl_multi_wakeup(c->multi);
 }
 
 void gpa_kube_client_set_timeout(gpa_kube_client_t *c, long ms)
@@ -208,6 +222,39 @@ static void set_tls(gpa_kube_client_t *c)
     }
 }
 
+/*
+ * A stream's transfer, on the client's multi handle: the wait for data ends when data comes, after a second
+ * at most, or at once on gpa_kube_client_wakeup; the stop function is asked each time.
+ */
+static CURLcode perform_stream(gpa_kube_client_t *c, const gpa_kube_stream_t *s)
+{
+    if (curl_multi_add_handle(c->multi, c->curl) != CURLM_OK)
+        return CURLE_FAILED_INIT;
+    CURLcode rc = CURLE_OK;
+    int running = 1;
+    while (running) {
+        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+            rc = CURLE_FAILED_INIT;
+            break;
+        }
+        if (running && s->stop != NULL && s->stop(s->ctx)) {
+            rc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (running && curl_multi_poll(c->multi, NULL, 0, 1000, NULL) != CURLM_OK) {
+            rc = CURLE_FAILED_INIT;
+            break;
+        }
+    }
+    int left;
+    CURLMsg *msg;
+    while ((msg = curl_multi_info_read(c->multi, &left)) != NULL)
+        if (msg->msg == CURLMSG_DONE && rc == CURLE_OK)
+            rc = msg->data.result;
+    curl_multi_remove_handle(c->multi, c->curl);
+    return rc;
+}
+
 /* One attempt: options reset (the connection stays alive in the handle), sent, answered. */
 static int perform(gpa_kube_client_t *c, const char *method, const char *path, const char *content_type, const void *body,
                    size_t len, transfer_t *t, long timeout_ms, gpa_error_t *err)
@@ -242,7 +289,7 @@ static int perform(gpa_kube_client_t *c, const char *method, const char *path, c
         curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     }
     c->curl_error[0] = '\0';
-    CURLcode rc = curl_easy_perform(curl);
+    CURLcode rc = t->stream != NULL ? perform_stream(c, t->stream) : curl_easy_perform(curl);
     curl_slist_free_all(headers);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &t->reply->status);
     if (rc == CURLE_OK) {

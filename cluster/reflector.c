@@ -512,6 +512,7 @@ void gpa_reflector_stop(gpa_reflector_t *r)
     atomic_store(&r->stopping, 1);
     pthread_cond_broadcast(&r->wake);
     pthread_mutex_unlock(&r->lock);
+    gpa_kube_client_wakeup(r->client);
     if (r->started)
         pthread_join(r->thread, NULL);
     pthread_cond_destroy(&r->wake);
