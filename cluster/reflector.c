@@ -342,8 +342,10 @@ static int on_watch_data(void *ctx, const char *data, size_t len)
         snprintf(r->why, sizeof(r->why), "an event larger than %zu bytes", MAX_EVENT);
         rc = -1;
     }
-    memmove(r->line.base, r->line.base + start, r->line.len - start);
-    r->line.len -= start;
+    if (start > 0) {
+        memmove(r->line.base, r->line.base + start, r->line.len - start);
+        r->line.len -= start;
+    }
     return rc;
 }
 

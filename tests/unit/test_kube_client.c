@@ -75,6 +75,19 @@ START_TEST(token_and_verified_tls)
 }
 END_TEST
 
+START_TEST(loopback_skips_the_proxy)
+{
+    setenv("https_proxy", "http://127.0.0.1:9", 1); /* nothing listens there */
+    setenv("HTTPS_PROXY", "http://127.0.0.1:9", 1);
+    gpa_kube_target_t t;
+    fakeapi_target(&fake, &t, "test-token");
+    gpa_kube_client_t *c = client_for(&t);
+    ck_assert_int_eq(get(c, "/api/v1/nodes", NULL, 0), 200);
+    gpa_kube_client_free(c);
+    gpa_kube_target_dispose(&t);
+}
+END_TEST
+
 START_TEST(tls_is_verified_unless_insecure)
 {
     gpa_kube_target_t t;
@@ -263,6 +276,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, token_and_verified_tls);
     tcase_add_test(tc, tls_is_verified_unless_insecure);
+    tcase_add_test(tc, loopback_skips_the_proxy);
     tcase_add_test(tc, client_certificate);
     tcase_add_test(tc, token_file_rotates);
     tcase_add_test(tc, slow_answers_and_timeouts);

@@ -195,6 +195,7 @@ START_TEST(bad_values_are_errors)
                  "    token: abc\n", 13, "cannot be true together with a certificate-authority");
     assert_fails("    server: https://api.example\n", "    client-certificate-data: " PEM_B64 "\n", 0, "needs its key");
     assert_fails("    server: https://api.example\n", "    tokenFile: gone\n", 20, "user.tokenFile: cannot read");
+    assert_fails("    server: https://api.example\n", "    token: \"a\\nX-Injected: 1\"\n", 20, "user.token: must be one line");
 }
 END_TEST
 
