@@ -305,6 +305,9 @@ static int perform(gpa_kube_client_t *c, const char *method, const char *path, c
     CURLcode rc = t->stream != NULL ? perform_stream(c, t->stream) : curl_easy_perform(curl);
     curl_slist_free_all(headers);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &t->reply->status);
+    curl_off_t retry_after = 0;
+    if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+        t->reply->retry_after_s = retry_after > 86400 ? 86400 : (long)retry_after;
     if (rc == CURLE_OK) {
         gpa_buf_dispose(&url);
         return 0;

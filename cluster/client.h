@@ -22,8 +22,9 @@
 typedef struct st_gpa_kube_client_t gpa_kube_client_t;
 
 typedef struct st_gpa_kube_reply_t {
-    long status;    /* HTTP status */
-    gpa_buf_t body; /* the whole body */
+    long status;        /* HTTP status */
+    long retry_after_s; /* the server's Retry-After (with 429 or 503), in seconds; 0 when it sent none */
+    gpa_buf_t body;     /* the whole body */
 } gpa_kube_reply_t;
 
 gpa_kube_client_t *gpa_kube_client_new(const gpa_kube_target_t *target, gpa_error_t *err);

@@ -313,13 +313,13 @@ END_TEST
 START_TEST(server_errors_back_off_and_recover)
 {
     add_nodes(2);
-    fakeapi_control(&fake, "fault", "{\"fail\": 3}");
+    fakeapi_control(&fake, "fault", "{\"fail\": 3, \"retryAfter\": 1}");
     view_t v;
     view_init(&v);
     gpa_reflector_t *r = start(&v, "/api/v1/nodes", "test-token", 0);
     wait_for(&v, &v.lists, 1);
     ck_assert_int_ge(count_of(&v, &v.broken), 3);
-    ck_assert_ptr_nonnull(strstr(v.last_broken, "503"));
+    ck_assert_ptr_nonnull(strstr(v.last_broken, "HTTP 503: injected failure (retry after 1 s)"));
     fakeapi_control(&fake, "fault", "{\"fail\": 2, \"cut\": true}");
     add_node("node-09", "a");
     assert_converges(&v, "/api/v1/nodes");
