@@ -239,6 +239,11 @@ START_TEST(service_account)
     ck_assert_int_eq(load(NULL, NULL, &t, &err), 0);
     ck_assert_str_eq(t.server, "https://[fd00::1]:443");
     gpa_kube_target_dispose(&t);
+    /* An explicit --kubeconfig comes first, even in a Pod. */
+    const char *file = write_file("config", config_with("    server: https://explicit\n", "    token: a\n"));
+    ck_assert_int_eq(load(file, NULL, &t, &err), 0);
+    ck_assert_str_eq(t.server, "https://explicit");
+    gpa_kube_target_dispose(&t);
     unlink(path_of("token"));
     ck_assert_int_eq(load(NULL, NULL, &t, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "token"));
