@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,17 @@ typedef struct st_transfer_t {
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Once per process. libcurl runs with CURLOPT_NOSIGNAL (threads), so it does not mask SIGPIPE around its writes,
+ * and OpenSSL writing to a connection the API server closed would raise it: ignored, unless the program chose
+ * a handler of its own.
+ */
 static void init_curl(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    struct sigaction old;
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
 }
 
 static char *dup_or_null(const char *s)

@@ -9,6 +9,9 @@
  * insecure-skip-tls-verify. Timeouts: 10 s to connect, 60 s for a whole call (gpa_kube_client_set_timeout).
  * docs/cluster.md ("The client") says why libcurl and how each path behaves.
  *
+ * The first client ignores SIGPIPE for the process (unless a handler is set): a connection the server closed
+ * must not kill a program that talks to it.
+ *
  * Ownership: the client copies what it needs from the target. A reply owns its body; gpa_kube_reply_dispose()
  * frees it.
  */
