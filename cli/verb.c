@@ -74,7 +74,7 @@ static int on_document(void *ctx, const char *file, const char *source, gpa_aren
 {
     gpa_verb_t *vb = ctx;
     gpa_objects_t objs = {0};
-    if (gpa_cli_objects(a, file, doc, &objs) != 0) {
+    if (gpa_cli_objects(a, &vb->cfg->workloads, file, doc, &objs) != 0) {
         vb->unreadable++;
         return 0; /* reported; the next document is still read */
     }

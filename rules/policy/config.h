@@ -1,5 +1,6 @@
 /*
- * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement.
+ * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement,
+ * the kinds to read besides the built-in ones (`workloads`; pass &cfg->workloads to gpa_decode_*_with).
  *
  * Ownership: a configuration is immutable once loaded and reference-counted, so the webhook can swap in a
  * reloaded one while requests in flight still hold the old one. gpa_config_load() returns a new configuration
@@ -14,6 +15,7 @@
 #include "base/error.h"
 #include "alloc/alloc.h"
 #include "document/value.h"
+#include "kube/workloads.h"
 #include "policy/rules.h"
 #include "policy/verdict.h"
 
@@ -24,6 +26,7 @@ typedef struct st_gpa_config_t {
     const char **exclude_namespaces;    /* default {"kube-system"} */
     size_t nexclude_namespaces;
     gpa_alloc_policy_t placement; /* strategy, coreWeight, maxPodsPerDevice */
+    gpa_workloads_t workloads;    /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default */
     const char *source;           /* file it was read from, or NULL for the defaults */
     int refcnt_;
     gpa_arena_t arena_;

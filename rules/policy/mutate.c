@@ -225,7 +225,7 @@ static void emit_map(gpa_arena_t *a, gpa_patch_t *patch, const char *resources, 
 static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
 {
     const gpa_container_t *c = ctx->c;
-    const char *resources = gpa_arena_printf(ctx->a, "%s/resources", c->pointer);
+    const char *resources = c->resources_pointer;
     if (c->has_resources) {
         emit_map(ctx->a, patch, resources, "requests", c->has_requests, ctx->req, c->requests);
         emit_map(ctx->a, patch, resources, "limits", c->has_limits, ctx->lim, c->limits);

@@ -165,22 +165,24 @@ START_TEST(workload_templates)
     } cases[] = {
         {"{apiVersion: apps/v1, kind: Deployment, spec: {template: {spec: {containers: [{name: a}]}}}}", 1, "spec.template.spec",
          "spec.template.spec"},
-        {"{apiVersion: apps/v1, kind: ReplicaSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: apps/v1, kind: StatefulSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: apps/v1, kind: DaemonSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: batch/v1, kind: Job, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: batch/v1, kind: CronJob, spec: {jobTemplate: {spec: {template: {spec: {}}}}}}", 1,
+        {"{apiVersion: apps/v1, kind: ReplicaSet, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: apps/v1, kind: StatefulSet, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: apps/v1, kind: DaemonSet, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: batch/v1, kind: Job, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: batch/v1, kind: CronJob, spec: {jobTemplate: {spec: {template: {spec: {containers: []}}}}}}", 1,
          "spec.jobTemplate.spec.template.spec", NULL},
-        {"{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{template: {spec: {}}}, {template: {spec: {}}}]}}", 2,
-         "spec.tasks[0].template.spec", "spec.tasks[1].template.spec"},
-        {"{apiVersion: ray.io/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {}}}, workerGroupSpecs: "
-         "[{template: {spec: {}}}]}}",
+        {"{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{template: {spec: {containers: []}}}, {template: "
+         "{spec: {containers: []}}}]}}",
+         2, "spec.tasks[0].template.spec", "spec.tasks[1].template.spec"},
+        {"{apiVersion: ray.io/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {containers: []}}}, workerGroupSpecs: "
+         "[{template: {spec: {containers: []}}}]}}",
          2, "spec.headGroupSpec.template.spec", "spec.workerGroupSpecs[0].template.spec"},
-        {"{apiVersion: ray.io/v1, kind: RayJob, spec: {rayClusterSpec: {headGroupSpec: {template: {spec: {}}}, "
-         "workerGroupSpecs: [{template: {spec: {}}}, {template: {spec: {}}}]}}}",
+        {"{apiVersion: ray.io/v1, kind: RayJob, spec: {rayClusterSpec: {headGroupSpec: {template: {spec: {containers: []}}}, "
+         "workerGroupSpecs: [{template: {spec: {containers: []}}}, {template: {spec: {containers: []}}}]}}}",
          3, "spec.rayClusterSpec.headGroupSpec.template.spec", "spec.rayClusterSpec.workerGroupSpecs[1].template.spec"},
         {"{apiVersion: v1, kind: ConfigMap, data: {a: b}}", 0, NULL, NULL},
-        {"{apiVersion: example.com/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {}}}}}", 0, NULL, NULL},
+        {"{apiVersion: example.com/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {containers: []}}}}}", 0, NULL,
+         NULL},
         {"{apiVersion: apps/v1, kind: Deployment, spec: {replicas: 1}}", 0, NULL, NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -203,21 +205,23 @@ END_TEST
 
 START_TEST(lists_are_flattened)
 {
-    gpa_objects_t objs = decode("{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}},"
-                                "{\"kind\":\"PodList\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"b-\"}}]},"
-                                "{\"kind\":\"Service\"}]}");
+    gpa_objects_t objs = decode(
+        "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"},\"spec\":{\"containers\":[]}},"
+        "{\"kind\":\"PodList\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"b-\"},\"spec\":{\"containers\":[]}}]},"
+        "{\"kind\":\"Service\"}]}");
     ck_assert_uint_eq(objs.len, 3);
     ck_assert_str_eq(objs.items[0]->name, "a");
-    ck_assert_str_eq(objs.items[1]->name, "b-");
+    ck_assert_str_eq(objs.items[1]->name, "b-*"); /* generateName's pattern, not a name */
+    ck_assert(objs.items[1]->generated_name && !objs.items[0]->generated_name);
     ck_assert_str_eq(objs.items[2]->kind, "Service");
-    gpa_objects_t multi = decode("kind: Pod\n---\nkind: Deployment\n---\n");
+    gpa_objects_t multi = decode("kind: Pod\nspec: {containers: []}\n---\nkind: Deployment\n---\n");
     ck_assert_uint_eq(multi.len, 2);
 }
 END_TEST
 
 START_TEST(node_selection)
 {
-    gpa_object_t *o = decode_one("kind: Pod\nspec:\n  nodeName: n1\n  nodeSelector: {gpu: a100}\n  affinity:\n"
+    gpa_object_t *o = decode_one("kind: Pod\nspec:\n  containers: []\n  nodeName: n1\n  nodeSelector: {gpu: a100}\n  affinity:\n"
                                  "    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
                                  "        nodeSelectorTerms:\n        - matchExpressions:\n"
                                  "          - {key: zone, operator: In, values: [a, b]}\n"
@@ -246,21 +250,23 @@ START_TEST(wrong_shapes_are_errors_with_location)
     e = decode_error("kind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: [1]}\n");
     ck_assert_str_eq(e.path, "spec.containers[0].resources.limits");
 
-    e = decode_error("{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\"},{\"kind\":\"Pod\",\"spec\":{\"containers\":[7]}}]}");
+    e = decode_error("{\"kind\":\"List\",\"items\":[{\"kind\":\"Service\"},{\"kind\":\"Pod\",\"spec\":{\"containers\":[7]}}]}");
     ck_assert_str_eq(e.path, "items[1].spec.containers[0]");
 
-    e = decode_error("kind: Pod\nmetadata: {annotations: {a: 1}}\n");
-    ck_assert_str_eq(e.path, "metadata.annotations[\"a\"]");
+    e = decode_error(
+        "kind: Pod\nmetadata: {annotations: {vke.volcengine.com/container-multiple-gpu: 1}}\nspec: {containers: []}\n");
+    ck_assert_str_eq(e.path, "metadata.annotations[\"vke.volcengine.com/container-multiple-gpu\"]");
 
-    e = decode_error("kind: Pod\nspec:\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                     "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Near}]}]}}}\n");
+    e = decode_error(
+        "kind: Pod\nspec:\n  containers: []\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Near}]}]}}}\n");
     ck_assert(strstr(e.message, "Near") != NULL);
 
     e = decode_error("[1, 2]");
     ck_assert(strstr(e.message, "must be a mapping") != NULL);
 
-    e = decode_error("kind: 7\n");
-    ck_assert_str_eq(e.path, "kind");
+    e = decode_error("kind: Pod\nmetadata: {namespace: [a]}\nspec: {containers: []}\n");
+    ck_assert_str_eq(e.path, "metadata.namespace");
 }
 END_TEST
 
