@@ -271,6 +271,8 @@ static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int i
     return resources != NULL ? decode_resources(d, resources, rw, c) : 0;
 }
 
+static const char no_containers[] = "missing: a Pod needs its list of containers here (is the manifest indented right?)";
+
 /* containers or initContainers; `required` (containers): a Pod without them is not a Pod gpuadmit can judge. */
 static int decode_containers(decoder_t *d, const gpa_value_t *spec, const char *key, where_t spec_where, int is_init, int required,
                              gpa_container_t **out, size_t *n)
@@ -428,9 +430,12 @@ static int visit_template(void *ctx, const gpa_workload_node_t *node)
         member(d, node->value, "spec", GPA_VOBJECT, w, &spec) != 0)
         return -1;
     where_t spec_where = where_key(d, w, "spec");
-    if (spec == NULL) /* where containers should be: the mis-indented Pod has them at the top */
-        return gpa_schema_fail(d->err, node->value, where_key(d, spec_where, "containers").path,
-                               "missing: a Pod needs its list of containers here (is the manifest indented right?)");
+    const gpa_value_t *stray = gpa_value_get(node->value, "containers");
+    if (stray != NULL && (spec == NULL || gpa_value_get(spec, "containers") == NULL)) /* the mis-indented Pod */
+        return gpa_schema_fail(d->err, stray, where_key(d, spec_where, "containers").path,
+                               "missing: a Pod needs its list of containers here; this one is beside spec (indent it under spec)");
+    if (spec == NULL)
+        return gpa_schema_fail(d->err, node->value, where_key(d, spec_where, "containers").path, "%s", no_containers);
     gpa_podspec_t pod;
     if (decode_podspec(d, meta, where_key(d, w, "metadata"), spec, spec_where, &pod) != 0)
         return -1;
