@@ -131,8 +131,8 @@ static int decode(gpa_arena_t *a, const gpa_config_t *cfg, gpa_webhook_t hook, c
     gpa_error_t err;
     gpa_error_init(&err, NULL);
     if (gpa_decode_object_with(a, &cfg->workloads, doc, obj, &err) != 0) {
-        const char *why =
-            gpa_arena_printf(a, "cannot read request.%s%s%s: %s", key, err.path[0] != '\0' ? "." : "", err.path, err.message);
+        gpa_decode_error_within(&err, gpa_arena_printf(a, "request.%s", key));
+        const char *why = gpa_arena_printf(a, "cannot read %s: %s", err.path, err.message);
         out->allowed = 0;
         answer(a, hook, req, why, out);
         return -1;

@@ -564,16 +564,15 @@ static int is_list(const gpa_value_t *doc)
     return n >= 4 && strcmp(kind + n - 4, "List") == 0;
 }
 
-/* An error inside a List item names the item: items[3].spec.containers[0]... */
-static void prefix_path(gpa_error_t *err, size_t i)
+void gpa_decode_error_within(gpa_error_t *err, const char *where)
 {
-    char prefix[32];
-    int n = snprintf(prefix, sizeof(prefix), "items[%zu]%s", i, err->path[0] != '\0' ? "." : "");
-    size_t len = strlen(err->path);
-    if (n < 0 || (size_t)n + len >= sizeof(err->path))
-        return;
-    memmove(err->path + n, err->path, len + 1);
-    memcpy(err->path, prefix, (size_t)n);
+    size_t n = strlen(where), len = strlen(err->path), dot = len != 0 && err->path[0] != '[';
+    if (n + dot + len >= sizeof(err->path))
+        return; /* too deep to name whole: the line and column still say where */
+    memmove(err->path + n + dot, err->path, len + 1);
+    memcpy(err->path, where, n);
+    if (dot)
+        err->path[n] = '.';
 }
 
 int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
@@ -586,7 +585,9 @@ int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_v
             return gpa_schema_want(err, items, GPA_VARRAY, "items");
         for (size_t i = 0; i < items->u.array.len; i++)
             if (gpa_decode_document_with(a, extra, items->u.array.items[i], out, err) != 0) {
-                prefix_path(err, i);
+                char item[32]; /* an error inside a List item names the item: items[3].spec.containers[0] */
+                snprintf(item, sizeof(item), "items[%zu]", i);
+                gpa_decode_error_within(err, item);
                 return -1;
             }
         return 0;

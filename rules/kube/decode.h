@@ -35,6 +35,9 @@ typedef struct st_gpa_objects_t {
 int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
 /* Appends the objects of one document (List items flattened, in order) to out; `extra` as above. */
 int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
+/* Names an error found inside `where` (a path: "items[3]", "request.object"): err->path becomes
+ * "where.path" ("where" alone for an error at the node itself). Left as is when it would not fit. */
+void gpa_decode_error_within(gpa_error_t *err, const char *where);
 /* The same with the built-in table alone (inventories, tests). */
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
 int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);

@@ -269,6 +269,14 @@ assert ("patch" in r) == ("patchType" in r), r' "$tmp/out" || fail "mutating rev
     expect_grep "$tmp/out" "Pod/team-a/p container \"c\": core-without-memory"
     expect_exit 0 "$gpuadmit" review --webhook validate "$data/review-namespace-claim.json"
     expect_grep "$tmp/out" '"allowed":false'
+    # An object with a bad shape where gpuadmit reads: the webhook denies with code 400 and the path (HTTP 200,
+    # so review exits 0); validate reports it as unreadable input with the same path.
+    for hook in validate mutate; do
+        expect_exit 0 "$gpuadmit" review --webhook "$hook" "$data/review-unreadable.json"
+        expect_grep "$tmp/out" '"allowed":false,"status":\{"code":400,"reason":"BadRequest","message":"cannot read request.object.spec.containers: must be a list'
+    done
+    expect_exit 2 "$gpuadmit" validate "$data/review-unreadable.json"
+    expect_grep "$tmp/err" "review-unreadable.json:13:[0-9]+: request.object.spec.containers: must be a list"
 }
 
 # --config: a rule set to warn admits with a finding marked [warn]; a bad config is exit 2 with file:line.
