@@ -206,6 +206,7 @@ static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int i
     if (member(d, v, "resources", GPA_VOBJECT, w, &resources) != 0)
         return -1;
     c->has_resources = resources != NULL;
+    c->resources = resources;
     if (resources == NULL)
         return 0;
     where_t rw = where_key(d, w, "resources");
