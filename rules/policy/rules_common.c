@@ -40,13 +40,13 @@ static const char *leading_number(gpa_arena_t *a, const char *text)
     return n == 0 ? NULL : gpa_arena_printf(a, "%.*s", (int)n, text);
 }
 
-/* The likely cause of a value that is no quantity, as written in real manifests; NULL when none is recognized. */
+/* The likely cause of a value that is no quantity, as real manifests write them; NULL when none is recognized. */
 static const char *malformed_cause(const char *text)
 {
     if (strstr(text, "${") != NULL || strstr(text, "{{") != NULL || strstr(text, "$(") != NULL)
-        return "an unexpanded template variable: render the template (helm, envsubst, kustomize) before applying";
+        return "an unexpanded template variable; render the template (helm, envsubst) first";
     if (strstr(text, "//") != NULL)
-        return "// starts no comment in YAML, the text after it is part of the value";
+        return "// is no YAML comment but part of the value";
     if (strchr(text, '#') != NULL)
         return "# starts a YAML comment only after a space and outside quotes";
     if (strchr(text, '%') != NULL)
@@ -55,7 +55,7 @@ static const char *malformed_cause(const char *text)
         return "a quantity has no spaces";
     size_t len = strlen(text);
     if (len >= 2 && (text[len - 1] == 'B' || text[len - 1] == 'b'))
-        return "Kubernetes suffixes have no B: 8Gi or 8G, not 8GB";
+        return "Kubernetes suffixes have no B (8G or 8Gi)";
     return NULL;
 }
 
@@ -75,9 +75,10 @@ static void malformed_one(gpa_rule_ctx_t *ctx, gpa_resource_t r, const gpa_amoun
                             am->text, gpa_quantity_status_text(am->status), example_value(r));
         return;
     }
+    /* The cause first (a warning is cut at the API server's length), then the number the text starts with. */
     const char *number = leading_number(ctx->a, am->text);
-    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\" is %s (%s); write \"%s\"", name, am->text,
-                        gpa_quantity_status_text(am->status), cause, number != NULL ? number : example_value(r));
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\": %s%s%s%s", name, am->text, cause,
+                        number != NULL ? "; write \"" : "", number != NULL ? number : "", number != NULL ? "\"" : "");
 }
 
 void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)

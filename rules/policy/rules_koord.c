@@ -158,7 +158,7 @@ static const char *deprecated_fix(gpa_arena_t *a, const gpa_koord_view_t *kv)
     if (gpa_koord_view_present(kv, SHARED))
         keep = list_add(a, keep, "gpu.shared");
     else
-        add = list_add(a, add, gpa_arena_printf(a, "gpu.shared: \"%lld\"", (long long)gpa_koord_view_devices(&fixed)));
+        add = list_add(a, add, gpa_arena_printf(a, "gpu.shared: %lld", (long long)gpa_koord_view_devices(&fixed)));
     return gpa_arena_printf(a, "drop it%s%s%s%s", keep[0] != '\0' ? ", keep " : "", keep, add[0] != '\0' ? ", add " : "", add);
 }
 
@@ -170,9 +170,9 @@ void gpa_rule_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx)
     if (other == GPA_R_UNKNOWN)
         return;
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, GPU);
-    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(other),
-                        "%s (deprecated) with %s; %s", gpa_resource_name(GPU), gpa_resource_name(other),
-                        ctx->out != NULL ? deprecated_fix(ctx->a, &kv) : "");
+    /* Short enough to stay whole as a warning (120 bytes): the finding lists the resources involved. */
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(other), "%s is deprecated: %s",
+                        gpa_resource_name(GPU), ctx->out != NULL ? deprecated_fix(ctx->a, &kv) : "");
 }
 
 /* With gpu.shared = n: core and ratio must be multiples of n. */

@@ -50,14 +50,15 @@ void gpa_rule_invalid_card_count(gpa_rule_ctx_t *ctx)
     }
 }
 
-/* The end of a finding about an mGPU app container that was checked as one card only because the annotation is
- * unusable: without it the finding reads as a second mistake. "" otherwise. */
+/* The start of a finding about an mGPU app container that was checked as one card only because the annotation is
+ * unusable: without it the finding reads as a second mistake. First, so that a warning cut to 120 bytes keeps it;
+ * "" otherwise. */
 static const char *one_card_note(const gpa_rule_ctx_t *ctx)
 {
     const gpa_cards_t *cards = &ctx->facts->cards;
     if (cards->text == NULL || cards->usable || ctx->c == NULL || ctx->c->is_init)
         return "";
-    return " (checked as one card: the multiple-gpu annotation is unusable)";
+    return "as one card (the multiple-gpu annotation is unusable): ";
 }
 
 /* The mGPU container's core (parsed, positive) and its cards (0 = one-card request); 0 when not applicable. */
@@ -96,8 +97,8 @@ void gpa_rule_multi_card_divisibility_mgpu(gpa_rule_ctx_t *ctx)
     if (k == 0) {
         if (core > 100 && core % 100 != 0)
             gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), NULL,
-                                "%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...%s",
-                                gpa_resource_name(MCORE), (long long)core, one_card_note(ctx));
+                                "%s%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...",
+                                one_card_note(ctx), gpa_resource_name(MCORE), (long long)core);
         return;
     }
     if (core % k != 0)
@@ -135,17 +136,16 @@ void gpa_rule_full_card_memory(gpa_rule_ctx_t *ctx)
     if (!mgpu_core(ctx, &core, &k) || !whole_cards(core, k) || !gpa_gpu_declared(ctx->cfg->dialects, ctx->c, MMEM))
         return;
     gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), gpa_resource_name(MCORE),
-                        "%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory%s", gpa_resource_name(MMEM),
-                        (long long)core, one_card_note(ctx));
+                        "%s%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory", one_card_note(ctx),
+                        gpa_resource_name(MMEM), (long long)core);
 }
 
 /* The largest card memory a unit hint suggests, in MiB (80 GiB: the largest cards mGPU shares, A100/H100 80GB;
  * docs/decisions.md): a value read as GiB is suggested only when one card could hold it. */
 #define PLAUSIBLE_CARD_MIB ((int64_t)80 * 1024)
 
-/* The fix part of a min-memory message for a value written without a suffix: "; did you mean 4096 (the unit is
- * MiB)?" when the value read as GiB per card is at least the minimum and fits one card, else a reminder of
- * the unit. */
+/* The fix part of a min-memory message for a value written without a suffix: "; did you mean 4096 (4 GiB)?" when
+ * the value read as GiB per card is at least the minimum and fits one card, else a reminder of the unit. */
 static const char *mib_hint(gpa_arena_t *a, const gpa_amount_t *am, int64_t mib_per_card, int64_t min_mib)
 {
     int64_t as_gib, total;
@@ -153,7 +153,7 @@ static const char *mib_hint(gpa_arena_t *a, const gpa_amount_t *am, int64_t mib_
         return "";
     if (gpa_mul_i64(mib_per_card, 1024, &as_gib) == 0 && as_gib >= min_mib && as_gib <= PLAUSIBLE_CARD_MIB &&
         gpa_mul_i64(am->value, 1024, &total) == 0)
-        return gpa_arena_printf(a, "; did you mean %lld (the unit is MiB)?", (long long)total);
+        return gpa_arena_printf(a, "; did you mean %lld (%lld GiB)?", (long long)total, (long long)am->value);
     return "; the unit is MiB (8192 is 8 GiB)";
 }
 
@@ -174,13 +174,13 @@ void gpa_rule_min_memory_mgpu(gpa_rule_ctx_t *ctx)
     int64_t min_mib = gpa_ceil_div(min, GPA_MIB);
     if (am == NULL || am->value == 0) {
         gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), NULL,
-                            "%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card%s",
-                            gpa_resource_name(MMEM), (long long)core, (long long)min_mib, one_card_note(ctx));
+                            "%s%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card", one_card_note(ctx),
+                            gpa_resource_name(MMEM), (long long)core, (long long)min_mib);
         return;
     }
-    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,
-                        "%s: %s is %lldMiB per card, below the %lldMiB minimum%s%s", gpa_resource_name(MMEM), am->text,
-                        (long long)mib, (long long)min_mib, mib_hint(ctx->a, am, mib, min_mib), one_card_note(ctx));
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL, "%s%s: %lldMiB per card is below %lldMiB%s",
+                        one_card_note(ctx), gpa_resource_name(MMEM), (long long)mib, (long long)min_mib,
+                        mib_hint(ctx->a, am, mib, min_mib));
 }
 
 void gpa_rule_ambiguous_unit(gpa_rule_ctx_t *ctx)

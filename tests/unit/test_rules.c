@@ -838,26 +838,25 @@ START_TEST(messages_say_what_to_write)
     one("{'koordinator.sh/gpu':'50','koordinator.sh/gpu-memory':'8Gi'}");
     expect("deprecated-gpu-mixed");
     ck_assert_str_eq(V.items[0].message,
-                     "koordinator.sh/gpu (deprecated) with koordinator.sh/gpu-memory; drop it, keep gpu-memory, "
-                     "add gpu-core: 50, gpu.shared: \"1\"");
+                     "koordinator.sh/gpu is deprecated: drop it, keep gpu-memory, add gpu-core: 50, gpu.shared: 1");
+    ck_assert_str_eq(V.items[0].resources[1], "koordinator.sh/gpu-memory");
     one("{'koordinator.sh/gpu':'200','koordinator.sh/gpu-core':'200'}");
     expect("core-without-memory deprecated-gpu-mixed");
     ck_assert_str_eq(first("deprecated-gpu-mixed")->message,
-                     "koordinator.sh/gpu (deprecated) with koordinator.sh/gpu-core; drop it, keep gpu-core, "
-                     "add gpu-memory-ratio: 200, gpu.shared: \"2\"");
+                     "koordinator.sh/gpu is deprecated: drop it, keep gpu-core, add gpu-memory-ratio: 200, gpu.shared: 2");
     one("{'koordinator.sh/gpu':'50','koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu-core':'50','koordinator.sh/"
         "gpu.shared':'1'}");
     expect("deprecated-gpu-mixed");
-    ck_assert_str_eq(V.items[0].message, "koordinator.sh/gpu (deprecated) with koordinator.sh/gpu-memory-ratio; drop it, keep "
-                                         "gpu-memory-ratio, gpu-core, gpu.shared");
+    ck_assert_str_eq(V.items[0].message, "koordinator.sh/gpu is deprecated: drop it, keep gpu-memory-ratio, gpu-core, gpu.shared");
     /* malformed-quantity names the likely cause */
     one("{'nvidia.com/gpu':'100//apply a GPU'}");
     expect("malformed-quantity");
-    ck_assert_str_eq(V.items[0].message, "nvidia.com/gpu: \"100//apply a GPU\" is not a Kubernetes quantity (// starts no comment "
-                                         "in YAML, the text after it is part of the value); write \"100\"");
+    ck_assert_str_eq(V.items[0].message, "nvidia.com/gpu: \"100//apply a GPU\": // is no YAML comment but part of the value; "
+                                         "write \"100\"");
     one("{'nvidia.com/gpu':'${ACCELERATOR_QUANTITY}'}");
     expect("malformed-quantity");
-    ck_assert_ptr_nonnull(strstr(V.items[0].message, "an unexpanded template variable"));
+    ck_assert_str_eq(V.items[0].message, "nvidia.com/gpu: \"${ACCELERATOR_QUANTITY}\": an unexpanded template variable; render "
+                                         "the template (helm, envsubst) first");
     one("{'nvidia.com/gpu':'{{ .Values.gpus }}'}");
     ck_assert_ptr_nonnull(strstr(V.items[0].message, "an unexpanded template variable"));
     one("{'koordinator.sh/gpu-core':'50#half'}");
@@ -874,11 +873,10 @@ START_TEST(messages_say_what_to_write)
     one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'128'}");
     expect("min-memory");
     ck_assert_ptr_null(strstr(V.items[0].message, "131072"));
-    ck_assert_str_eq(
-        V.items[0].message,
-        "vke.volcengine.com/mgpu-memory: 128 is 128MiB per card, below the 256MiB minimum; the unit is MiB (8192 is 8 GiB)");
+    ck_assert_str_eq(V.items[0].message,
+                     "vke.volcengine.com/mgpu-memory: 128MiB per card is below 256MiB; the unit is MiB (8192 is 8 GiB)");
     one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'80'}");
-    ck_assert_ptr_nonnull(strstr(V.items[0].message, "did you mean 81920 (the unit is MiB)?"));
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "did you mean 81920 (80 GiB)?"));
     one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'81'}");
     ck_assert_ptr_null(strstr(V.items[0].message, "did you mean"));
 }
@@ -892,18 +890,17 @@ START_TEST(knock_on_says_why)
         pod_with(bad, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200','vke.volcengine.com/mgpu-memory':'8192'}")), NULL));
     expect("card-count-mismatch full-card-memory");
     ck_assert_str_eq(first("full-card-memory")->message,
-                     "vke.volcengine.com/mgpu-memory with whole cards (mgpu-core 200); drop it, "
-                     "whole cards get all memory (checked as one card: the multiple-gpu "
-                     "annotation is unusable)");
+                     "as one card (the multiple-gpu annotation is unusable): vke.volcengine.com/mgpu-memory with whole "
+                     "cards (mgpu-core 200); drop it, whole cards get all memory");
     validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'x'}",
                       list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'150','vke.volcengine.com/mgpu-memory':'8192'}")), NULL));
     expect("invalid-card-count multi-card-divisibility");
-    ck_assert_ptr_nonnull(strstr(first("multi-card-divisibility")->message, "(checked as one card"));
+    ck_assert_ptr_nonnull(strstr(first("multi-card-divisibility")->message, "as one card (the multiple-gpu"));
     /* a usable annotation, or none: no note */
     validate(
         pod_with(NULL, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200','vke.volcengine.com/mgpu-memory':'8192'}")), NULL));
     expect("full-card-memory");
-    ck_assert_ptr_null(strstr(V.items[0].message, "checked as one card"));
+    ck_assert_ptr_null(strstr(V.items[0].message, "as one card"));
 }
 END_TEST
 
