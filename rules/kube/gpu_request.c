@@ -71,8 +71,11 @@ static const gpa_value_t *resource_map(const gpa_container_t *c, int limits)
  * requests as well: one name is one stray); else 0. */
 static gpa_dialect_t stray_dialect(unsigned dialects, const gpa_value_t *requests, const gpa_member_t *m, int in_limits)
 {
+    /* Known names first: in a GPU container they are most of the names with a domain. */
+    if (gpa_resource_lookup(m->key, m->key_len) != GPA_R_UNKNOWN)
+        return 0;
     gpa_dialect_t d = gpa_resource_domain(m->key, m->key_len);
-    if ((dialects & (unsigned)d) == 0 || gpa_resource_lookup(m->key, m->key_len) != GPA_R_UNKNOWN)
+    if ((dialects & (unsigned)d) == 0)
         return 0;
     if (in_limits && requests != NULL && strlen(m->key) == m->key_len && gpa_value_get(requests, m->key) != NULL)
         return 0;
@@ -89,13 +92,17 @@ size_t gpa_gpu_strays(gpa_arena_t *a, unsigned dialects, const gpa_container_t *
             const gpa_member_t *m = &map->u.object.members[i];
             if (stray_dialect(dialects, requests, m, limits) == 0)
                 continue;
-            *gpa_vec_push(a, &strays) = (gpa_stray_t){
-                m->key, m->key_len, gpa_arena_printf(a, "%s.resources.%s[\"%s\"]", c->path, limits ? "limits" : "requests", m->key),
-                m->value->line, m->value->column};
+            *gpa_vec_push(a, &strays) =
+                (gpa_stray_t){m->key, m->key_len, limits ? "limits" : "requests", m->value->line, m->value->column};
         }
     }
     *out = strays.items;
     return strays.len;
+}
+
+const char *gpa_gpu_stray_path(gpa_arena_t *a, const gpa_container_t *c, const gpa_stray_t *s)
+{
+    return gpa_arena_printf(a, "%s.resources.%s[\"%s\"]", c->path, s->map, s->name);
 }
 
 /* The enabled dialects whose resources, or names in whose domain (strays), appear in c's requests or limits. */

@@ -68,13 +68,16 @@ int gpa_gpu_sound(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d);
 typedef struct st_gpa_stray_t {
     const char *name; /* as written, NUL-terminated (borrowed from the document) */
     size_t len;
-    const char *path;      /* "spec.containers[0].resources.requests[\"koordinator.sh/gpu-shared\"]" (arena) */
+    const char *map;       /* "requests" or "limits": where it was read */
     unsigned line, column; /* of its value */
 } gpa_stray_t;
 
 /* The strays of c, each name once: those of requests, then those only in limits. Returns how many; *out is
  * arena-owned (NULL when none). */
 size_t gpa_gpu_strays(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, gpa_stray_t **out);
+/* "spec.containers[0].resources.requests[\"koordinator.sh/gpu-shared\"]": where stray s of c is (arena-owned).
+ * Formatted on demand: most strays are names other systems define, never reported. */
+const char *gpa_gpu_stray_path(gpa_arena_t *a, const gpa_container_t *c, const gpa_stray_t *s);
 
 /* ---- Koordinator ---- */
 

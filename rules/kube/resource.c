@@ -3,22 +3,27 @@
 #include <stdint.h>
 #include <string.h>
 
+/* NAME(s): the name and its length, so that a lookup compares lengths before bytes. */
+#define NAME(s) s, sizeof(s) - 1
 static const struct {
     const char *name;
+    size_t len;
     const char *pointer_name;
     gpa_dialect_t dialect;
 } table[GPA_R__COUNT] = {
-    [GPA_R_NVIDIA_GPU] = {"nvidia.com/gpu", "nvidia.com~1gpu", GPA_DIALECT_VENDOR},
-    [GPA_R_AMD_GPU] = {"amd.com/gpu", "amd.com~1gpu", GPA_DIALECT_VENDOR},
-    [GPA_R_DCU_GPU] = {"dcu.com/gpu", "dcu.com~1gpu", GPA_DIALECT_VENDOR},
-    [GPA_R_GPU_MEMORY] = {"koordinator.sh/gpu-memory", "koordinator.sh~1gpu-memory", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU_MEMORY_RATIO] = {"koordinator.sh/gpu-memory-ratio", "koordinator.sh~1gpu-memory-ratio", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU_CORE] = {"koordinator.sh/gpu-core", "koordinator.sh~1gpu-core", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU_SHARED] = {"koordinator.sh/gpu.shared", "koordinator.sh~1gpu.shared", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU] = {"koordinator.sh/gpu", "koordinator.sh~1gpu", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_MGPU_CORE] = {"vke.volcengine.com/mgpu-core", "vke.volcengine.com~1mgpu-core", GPA_DIALECT_MGPU},
-    [GPA_R_MGPU_MEMORY] = {"vke.volcengine.com/mgpu-memory", "vke.volcengine.com~1mgpu-memory", GPA_DIALECT_MGPU},
+    [GPA_R_NVIDIA_GPU] = {NAME("nvidia.com/gpu"), "nvidia.com~1gpu", GPA_DIALECT_VENDOR},
+    [GPA_R_AMD_GPU] = {NAME("amd.com/gpu"), "amd.com~1gpu", GPA_DIALECT_VENDOR},
+    [GPA_R_DCU_GPU] = {NAME("dcu.com/gpu"), "dcu.com~1gpu", GPA_DIALECT_VENDOR},
+    [GPA_R_GPU_MEMORY] = {NAME("koordinator.sh/gpu-memory"), "koordinator.sh~1gpu-memory", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU_MEMORY_RATIO] = {NAME("koordinator.sh/gpu-memory-ratio"), "koordinator.sh~1gpu-memory-ratio",
+                                GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU_CORE] = {NAME("koordinator.sh/gpu-core"), "koordinator.sh~1gpu-core", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU_SHARED] = {NAME("koordinator.sh/gpu.shared"), "koordinator.sh~1gpu.shared", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU] = {NAME("koordinator.sh/gpu"), "koordinator.sh~1gpu", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_MGPU_CORE] = {NAME("vke.volcengine.com/mgpu-core"), "vke.volcengine.com~1mgpu-core", GPA_DIALECT_MGPU},
+    [GPA_R_MGPU_MEMORY] = {NAME("vke.volcengine.com/mgpu-memory"), "vke.volcengine.com~1mgpu-memory", GPA_DIALECT_MGPU},
 };
+#undef NAME
 
 const char *gpa_resource_name(gpa_resource_t r)
 {
@@ -37,7 +42,7 @@ gpa_resource_t gpa_resource_lookup(const char *name, size_t len)
     if (len < 11 || len > 31)
         return GPA_R_UNKNOWN;
     for (int r = 0; r < GPA_R__COUNT; r++)
-        if (strlen(table[r].name) == len && memcmp(table[r].name, name, len) == 0)
+        if (table[r].len == len && memcmp(table[r].name, name, len) == 0)
             return (gpa_resource_t)r;
     return GPA_R_UNKNOWN;
 }
@@ -50,17 +55,20 @@ gpa_dialect_t gpa_resource_dialect(gpa_resource_t r)
 /* ---- near misses (docs/rules.md#unknown-resource) ---- */
 
 /* The domains gpuadmit reads; `prefix` is the dialect's own start of a resource name (none for vendors). */
+#define DOMAIN(name) name, sizeof(name) - 1
 static const struct {
     const char *name;
+    size_t len;
     gpa_dialect_t dialect;
     const char *prefix;
 } domains[] = {
-    {"nvidia.com", GPA_DIALECT_VENDOR, NULL},
-    {"amd.com", GPA_DIALECT_VENDOR, NULL},
-    {"dcu.com", GPA_DIALECT_VENDOR, NULL},
-    {"koordinator.sh", GPA_DIALECT_KOORDINATOR, "gpu"},
-    {"vke.volcengine.com", GPA_DIALECT_MGPU, "mgpu"},
+    {DOMAIN("nvidia.com"), GPA_DIALECT_VENDOR, NULL},
+    {DOMAIN("amd.com"), GPA_DIALECT_VENDOR, NULL},
+    {DOMAIN("dcu.com"), GPA_DIALECT_VENDOR, NULL},
+    {DOMAIN("koordinator.sh"), GPA_DIALECT_KOORDINATOR, "gpu"},
+    {DOMAIN("vke.volcengine.com"), GPA_DIALECT_MGPU, "mgpu"},
 };
+#undef DOMAIN
 
 /* Names other systems define in those domains (NVIDIA's renamed shared GPUs and MIG slices, HAMi, Koordinator's
  * other devices): never near misses. A trailing '*' matches any rest. */
@@ -74,15 +82,19 @@ static char lower(char c)
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* Index in domains[] of the domain a name is in (compared ignoring case), or -1. */
+/* Index in domains[] of the domain a name is in (compared ignoring case), or -1. Runs on every name of every
+ * requests and limits map (cpu, memory, ...): a name too short for any domain, or without a '/' where one of
+ * them would end, is rejected before any comparison. */
 static int domain_index(const char *name, size_t len)
 {
-    const char *slash = memchr(name, '/', len);
+    if (len < 8)
+        return -1;
+    const char *slash = memchr(name + 7, '/', len - 7 < 12 ? len - 7 : 12);
     if (slash == NULL)
         return -1;
     size_t dlen = (size_t)(slash - name);
     for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
-        if (strlen(domains[i].name) != dlen)
+        if (domains[i].len != dlen)
             continue;
         size_t k = 0;
         while (k < dlen && lower(name[k]) == domains[i].name[k])
@@ -155,7 +167,7 @@ gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_
     if (d < 0 || (dialects & (unsigned)domains[d].dialect) == 0 || gpa_resource_lookup(name, len) != GPA_R_UNKNOWN ||
         is_foreign(name, len))
         return GPA_R_UNKNOWN;
-    size_t dlen = strlen(domains[d].name) + 1;
+    size_t dlen = domains[d].len + 1;
     folded_t low, bare;
     fold(name + dlen, len - dlen, 0, &low);
     fold(name + dlen, len - dlen, 1, &bare);
@@ -168,8 +180,8 @@ gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_
         if (strncmp(known, domains[d].name, dlen - 1) != 0 || known[dlen - 1] != '/')
             continue;
         folded_t klow, kbare;
-        fold(known + dlen, strlen(known + dlen), 0, &klow);
-        fold(known + dlen, strlen(known + dlen), 1, &kbare);
+        fold(known + dlen, table[r].len - dlen, 0, &klow);
+        fold(known + dlen, table[r].len - dlen, 1, &kbare);
         size_t by_letters = edit_distance(&bare, &kbare), by_text = edit_distance(&low, &klow);
         near |= by_letters == 0 || by_text <= 2;
         /* Closest: fewest letters apart, then fewest edits of the text as written; ties go to table order. */

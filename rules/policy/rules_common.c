@@ -184,7 +184,8 @@ void gpa_rule_unknown_resource(gpa_rule_ctx_t *ctx)
         if (closest == GPA_R_UNKNOWN)
             continue;
         const char *name = gpa_arena_strdup(ctx->a, s->name), *known = gpa_resource_name(closest);
-        gpa_rule_ctx_report(ctx, ctx->c->name, s->path, name, known, "%s: no such resource; did you mean %s?", name, known);
+        gpa_rule_ctx_report(ctx, ctx->c->name, gpa_gpu_stray_path(ctx->a, ctx->c, s), name, known,
+                            "%s: no such resource; did you mean %s?", name, known);
     }
 }
 
