@@ -239,6 +239,7 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
 static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t w, gpa_container_t *c)
 {
     c->has_resources = 1;
+    c->resources = resources;
     c->resources_path = w.path;
     c->resources_pointer = w.pointer;
     if (decode_amounts(d, resources, "requests", w, &c->has_requests, c->requests) != 0 ||

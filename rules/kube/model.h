@@ -42,6 +42,8 @@ typedef struct st_gpa_container_t {
     int has_resources; /* "resources" map present */
     int has_requests;  /* "resources.requests" map present (patches add a missing map whole) */
     int has_limits;
+    const gpa_value_t *resources; /* the "resources" map as written, NULL when absent: names that are no GPU
+                                     resource are read from it (gpa_gpu_strays, gpu_request.h) */
     gpa_amount_t requests[GPA_R__COUNT];
     gpa_amount_t limits[GPA_R__COUNT];
     unsigned line, column;

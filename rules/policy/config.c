@@ -65,6 +65,14 @@ int gpa_config_excludes(const gpa_config_t *cfg, const char *ns)
     return 0;
 }
 
+int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len)
+{
+    for (size_t i = 0; i < cfg->nknown_resources; i++)
+        if (strlen(cfg->known_resources[i]) == len && memcmp(cfg->known_resources[i], name, len) == 0)
+            return 1;
+    return 0;
+}
+
 /* ---- reading ---- */
 
 /* A quantity given as a string or a number (YAML reads `1e9` as a number). */
@@ -169,6 +177,27 @@ static int read_namespaces(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t 
         cfg->exclude_namespaces = names;
         cfg->nexclude_namespaces = list->u.array.len;
     }
+    return 0;
+}
+
+/* knownResources: a list of resource names (docs/rules.md#unknown-resource). */
+static int read_known_resources(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, v, GPA_VARRAY, "knownResources") != 0)
+        return -1;
+    const char **names = gpa_arena_calloc(&cfg->arena_, v->u.array.len + 1, sizeof(*names));
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        const gpa_value_t *item = v->u.array.items[i];
+        char path[64];
+        snprintf(path, sizeof(path), "knownResources[%zu]", i);
+        if (gpa_schema_want(err, item, GPA_VSTRING, path) != 0)
+            return -1;
+        if (item->u.str.len == 0 || memchr(item->u.str.ptr, '/', item->u.str.len) == NULL)
+            return gpa_schema_fail(err, item, path, "\"%s\" is not a resource name such as example.com/gpu", item->u.str.ptr);
+        names[i] = gpa_arena_strdup(&cfg->arena_, item->u.str.ptr);
+    }
+    cfg->known_resources = names;
+    cfg->nknown_resources = v->u.array.len;
     return 0;
 }
 
@@ -314,8 +343,10 @@ static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
         return read_placement(cfg, v, err);
     if (strcmp(m->key, "workloads") == 0)
         return read_workloads(cfg, v, err);
-    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules",
-                                      "namespaces",      "placement",        "workloads", NULL};
+    if (strcmp(m->key, "knownResources") == 0)
+        return read_known_resources(cfg, v, err);
+    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules", "namespaces",
+                                      "placement",       "knownResources",   "workloads", NULL};
     return gpa_schema_unknown_field(err, m, "", top);
 }
 

@@ -44,8 +44,11 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg->min_device_memory, 256LL << 20);
     ck_assert_int_eq(cfg->placement.max_pods_per_device, 16);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_ALL);
+    /* the rule table carries the defaults: deny, except unit-hint (warn) */
     for (size_t i = 0; i < gpa_nrules; i++)
-        ck_assert_int_eq(cfg->actions[i], GPA_ACTION_DENY);
+        ck_assert_int_eq(cfg->actions[i], strcmp(gpa_rules[i].id, "unit-hint") == 0 ? GPA_ACTION_WARN : GPA_ACTION_DENY);
+    ck_assert_uint_eq(cfg->nknown_resources, 0);
+    ck_assert(!gpa_config_knows_resource(cfg, "koordinator.sh/gpu-shared", 25));
     ck_assert(gpa_config_excludes(cfg, "kube-system"));
     ck_assert(!gpa_config_excludes(cfg, "default"));
     ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_BINPACK);
@@ -69,6 +72,8 @@ START_TEST(every_key_yaml)
                                  "  min-memory: warn\n"
                                  "  infeasible: off\n"
                                  "  shared-required: deny\n"
+                                 "  unit-hint: deny\n"
+                                 "knownResources: [example.com/gpu, koordinator.sh/gpu-shared]\n"
                                  "namespaces:\n"
                                  "  exclude: [kube-system, gpu-test]\n"
                                  "placement:\n"
@@ -81,6 +86,10 @@ START_TEST(every_key_yaml)
     ck_assert_int_eq(cfg->actions[gpa_rule_index("infeasible")], GPA_ACTION_OFF);
     ck_assert_int_eq(cfg->actions[gpa_rule_index("shared-required")], GPA_ACTION_DENY);
     ck_assert_int_eq(cfg->actions[gpa_rule_index("vendor-vs-share")], GPA_ACTION_DENY);
+    ck_assert_int_eq(cfg->actions[gpa_rule_index("unit-hint")], GPA_ACTION_DENY);
+    ck_assert_uint_eq(cfg->nknown_resources, 2);
+    ck_assert(gpa_config_knows_resource(cfg, "koordinator.sh/gpu-shared", 25));
+    ck_assert(!gpa_config_knows_resource(cfg, "koordinator.sh/gpu-share", 24));
     ck_assert(gpa_config_excludes(cfg, "gpu-test"));
     ck_assert_uint_eq(cfg->nexclude_namespaces, 2);
     ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_SPREAD);
@@ -109,7 +118,10 @@ START_TEST(broken_configs)
 {
     parse_bad("minDeviceMemory: 1Gi\ncolour: blue\n", 2, 9,
               "cfg.yaml:2:9: unknown field \"colour\"; known: minDeviceMemory, maxPodsPerDevice, dialects, rules, namespaces, "
-              "placement");
+              "placement, knownResources, workloads");
+    parse_bad("knownResources: example.com/gpu\n", 1, 17, "knownResources: must be a list, not a string");
+    parse_bad("knownResources: [example.com/gpu, 3]\n", 1, 35, "knownResources[1]");
+    parse_bad("knownResources: [gpu]\n", 1, 18, "\"gpu\" is not a resource name such as example.com/gpu");
     parse_bad("rules:\n  min-memory: warn\n  no-such-rule: deny\n", 3, 17, "unknown rule \"no-such-rule\"");
     parse_bad("rules:\n  min-memory: block\n", 2, 15, "unknown action \"block\"");
     parse_bad("rules:\n  min-memory: 3\n", 2, 15, "rules.min-memory: must be an action (deny, warn, off), not a number");
