@@ -479,6 +479,10 @@ static int decode_metadata(decoder_t *d, gpa_object_t *obj, const gpa_value_t *r
             member(d, meta, "annotations", GPA_VOBJECT, mw, &annotations) != 0)
             return -1;
     }
+    /* The namespace is compared as a C string (excluded namespaces): one holding a NUL would be cut short there. */
+    if (ns != NULL && memchr(ns, '\0', gpa_value_get(meta, "namespace")->u.str.len) != NULL)
+        return gpa_schema_fail(d->err, gpa_value_get(meta, "namespace"), gpa_schema_path(d->a, mw.path, "namespace"),
+                               "must not contain a NUL character");
     obj->name = name != NULL ? name : generate_name != NULL ? generate_name : "";
     obj->ns = ns != NULL ? ns : "";
     if (decode_pairs(d, labels, where_key(d, mw, "labels"), &obj->labels, &obj->nlabels) != 0 ||
