@@ -28,6 +28,13 @@ from run_e2e import (KOORD_RATIO, MEM_AND_RATIO, SERVER_NAME, WORK, Server, http
 
 MB = 1 << 20
 RSS_BOUND = 64 * MB  # the chart's limit is 128 MiB; the issue asks for half of it under every attack
+
+
+def sanitized():
+    """A sanitizer build (CI runs the suite under ASan too) keeps freed memory in quarantine and adds shadow
+    memory: its RSS says nothing about the product's, so memory bounds are printed, not asserted, there."""
+    with open(run_e2e.GPUADMIT, "rb") as f:
+        return b"__asan_init" in f.read()
 H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 H2_SETTINGS = struct.pack(">I", 0)[1:] + b"\x04\x00" + struct.pack(">I", 0)  # an empty SETTINGS frame
 
@@ -107,6 +114,10 @@ class Attack(unittest.TestCase):
 
     def good(self, s, path="/validate"):
         return post(s, path, json.dumps(review(KOORD_RATIO)).encode())[0]
+
+    def assert_rss_below(self, value, bound, what):
+        if not sanitized():
+            self.assertLess(value, bound, what)
 
     def log_has(self, s, msg):
         return any(l.get("msg", "").startswith(msg) for l in s.lines())
@@ -199,7 +210,7 @@ class Attack(unittest.TestCase):
         wait_for(lambda: s.metrics()["gpuadmit_connections"] == 0, "connections closed")
         peak = proc_status(s.proc.pid, "VmHWM")
         print("tls-record-headers: 2000 connections, peak RSS %.1f MB" % (peak / MB), file=sys.stderr)
-        self.assertLess(peak, RSS_BOUND)
+        self.assert_rss_below(peak, RSS_BOUND, "peak RSS")
         self.assertEqual(self.good(s), 200)
         self.assertEqual(s.stop(), 0)
 
@@ -244,10 +255,11 @@ class Attack(unittest.TestCase):
         peak = proc_status(s.proc.pid, "VmHWM")  # the high-water mark: whatever happened in between is in it
         print("bodies: %d connections accepted of 256, %d shed, peak RSS %.1f MB"
               % (len(conns), m["gpuadmit_connections_shed_total"], peak / MB), file=sys.stderr)
-        self.assertLess(peak, RSS_BOUND)
+        self.assert_rss_below(peak, RSS_BOUND, "peak RSS")
         # Memory goes back once the attack is over (big buffers are unmapped when freed, the rest trimmed).
         self.assertEqual(self.good(s), 200)
-        wait_for(lambda: proc_status(s.proc.pid, "VmRSS") < 24 * MB, "RSS back under 24 MB")
+        if not sanitized():
+            wait_for(lambda: proc_status(s.proc.pid, "VmRSS") < 24 * MB, "RSS back under 24 MB")
         self.assertEqual(s.stop(), 0)
 
     def test_inflight_budget_closes_the_hog(self):
