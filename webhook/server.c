@@ -460,6 +460,13 @@ static void log_start(const gpa_server_opts_t *o, unsigned nthreads, const char 
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
         gpa_log_int(l, "openFileLimit", rl.rlim_cur == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_cur);
     gpa_log_end(l);
+    /* A body's buffer doubles as it grows: one at the cap takes up to twice the cap. */
+    if (o->max_inflight_bytes < 2 * o->max_body) {
+        l = gpa_log_begin(GPA_LOG_WARN, "--max-inflight-bytes is below twice --max-body-bytes: bodies near the cap are refused");
+        gpa_log_int(l, "maxInflightBytes", (int64_t)o->max_inflight_bytes);
+        gpa_log_int(l, "maxBodyBytes", (int64_t)o->max_body);
+        gpa_log_end(l);
+    }
 }
 
 static gpa_tls_t *load_all(const gpa_server_opts_t *o, gpa_reload_opts_t *ro)
