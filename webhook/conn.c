@@ -131,22 +131,6 @@ size_t gpa_conn_buffered(const gpa_conn_list_t *list)
     return n;
 }
 
-/* Larger than what a small review needs: trimming below it would only churn allocations. */
-#define TRIM_ABOVE (64 * 1024)
-
-void gpa_conn_trim_idle(gpa_conn_list_t *list)
-{
-    for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next) {
-        gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
-        /* Empty input and nothing being answered: no request is being read, h2o reads into whatever buffer
-         * sock->input points at next time. */
-        if (c->busy != 0 || c->shut || c->sock->input->size != 0 || input_bytes(c->sock) <= TRIM_ABOVE)
-            continue;
-        h2o_buffer_dispose(&c->sock->input);
-        h2o_buffer_init(&c->sock->input, &h2o_socket_buffer_prototype);
-    }
-}
-
 size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess)
 {
     size_t n = 0, freed = 0;
@@ -154,7 +138,9 @@ size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess)
         gpa_conn_t *worst = NULL;
         for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next) {
             gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
-            if (c->busy == 0 && !c->shut && input_bytes(c->sock) != 0 &&
+            /* Only a request still arriving: one being answered frees its buffer once the answer is taken (or
+             * the stall deadline closes it). */
+            if (c->busy == 0 && !c->shut && c->sock->input->size != 0 &&
                 (worst == NULL || input_bytes(c->sock) > input_bytes(worst->sock)))
                 worst = c;
         }

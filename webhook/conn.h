@@ -46,14 +46,10 @@ size_t gpa_conn_close_idle(gpa_conn_list_t *list);
 
 /*
  * Memory held for requests (docs/webhook.md#limits): the bytes allocated for each connection's input buffer,
- * where h2o keeps a request's head and body until its answer is written (HTTP/1.1).
+ * where h2o keeps a request's head and body until its answer is written (HTTP/1.1; h2o frees the buffer once all
+ * of it is consumed, so an idle connection holds none).
  */
 size_t gpa_conn_buffered(const gpa_conn_list_t *list);
-/*
- * Frees the input buffer of every idle connection whose buffer has grown past a few pages (h2o keeps a buffer's
- * capacity for the connection's life: a keep-alive connection that once carried a big body would hold it).
- */
-void gpa_conn_trim_idle(gpa_conn_list_t *list);
 /*
  * Shuts down connections whose request is still arriving (not being answered), largest buffer first, until at
  * least `excess` bytes are on their way to be freed (each one counted in gpuadmit_connections_shed_total). Returns

@@ -278,7 +278,6 @@ static void on_accept(h2o_socket_t *listener, const char *err)
  */
 static void account(worker_t *w)
 {
-    gpa_conn_trim_idle(&w->conns);
     size_t mine = gpa_conn_buffered(&w->conns);
     gpa_metrics_inflight_bytes_add((int64_t)mine - (int64_t)w->buffered);
     w->buffered = mine;
