@@ -43,12 +43,14 @@ typedef struct st_worker_t {
     h2o_timeout_t accept_pause; /* how long accepting pauses when accept(2) runs out of descriptors */
     h2o_timeout_entry_t resume; /* linked while paused */
     size_t buffered;            /* this worker's share of gpuadmit_inflight_bytes */
-    int trim_pending;           /* buffers grew past TRIM_AFTER: return memory once they shrink */
+    int trim_pending;           /* past TRIM_AFTER(_CONNECTIONS): return memory once back down */
     unsigned metrics_conns;     /* open connections on the metrics port (its worker only) */
 } worker_t;
 
-/* Memory held for requests above which, once it is back down, freed memory is handed back to the system. */
+/* Memory held for requests, or open connections (each with its TLS state), above which freed memory is handed
+ * back to the system once they are back down. */
 #define TRIM_AFTER (8u << 20)
+#define TRIM_AFTER_CONNECTIONS 64
 /* Connections the metrics port takes at once: a scraper and a few probes. */
 #define METRICS_MAX_CONNECTIONS 16
 /* How long accepting pauses when descriptors run out before it is tried again. */
@@ -291,9 +293,10 @@ static void account(worker_t *w)
         gpa_log_int(l, "maxInflightBytes", inflight_budget);
         gpa_log_end(l);
     }
-    if (mine > TRIM_AFTER) {
+    int64_t conns = gpa_metrics_connections();
+    if (mine > TRIM_AFTER || conns > TRIM_AFTER_CONNECTIONS) {
         w->trim_pending = 1;
-    } else if (w->trim_pending && gpa_metrics_inflight_bytes() < (int64_t)TRIM_AFTER / 2) {
+    } else if (w->trim_pending && gpa_metrics_inflight_bytes() < (int64_t)TRIM_AFTER / 2 && conns <= TRIM_AFTER_CONNECTIONS / 4) {
         /* Big buffers are mmap'ed (gpa_server_run) and go back when freed; this returns what smaller chunks left
          * spread over the heaps of every thread. */
         malloc_trim(0);
