@@ -42,6 +42,10 @@ static const char usage_text[] =
     "  --reload-interval DURATION    how often watched files are checked (default 1s)\n"
     "  --log-level LEVEL             debug | info | warn | error (default info)\n"
     "\n"
+    "Limits under attack (docs/webhook.md#limits); above either, new connections are closed at once:\n"
+    "  --max-connections N           open webhook connections, TLS handshakes included (default 128)\n"
+    "  --max-inflight-bytes N        bytes buffered for requests on all connections; Ki/Mi (default 16Mi)\n"
+    "\n"
     "Self-managed certificates (instead of --cert/--key; docs/deploy.md#certificates), from the API server:\n"
     "  --cert-secret NAME            the Secret holding the CA and serving certificate (created when missing)\n"
     "  --cert-namespace NS           its namespace, and the Service's\n"
@@ -73,6 +77,9 @@ enum {
     OPT_RELOAD,
     OPT_LOG_LEVEL,
     OPT_HELP,
+    /* limits under attack */
+    OPT_MAX_CONNECTIONS,
+    OPT_MAX_INFLIGHT,
     /* self-managed certificates */
     OPT_CERT_SECRET,
     OPT_CERT_NAMESPACE,
@@ -104,6 +111,8 @@ static const struct option long_opts[] = {
     {"reload-interval", required_argument, NULL, OPT_RELOAD},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"help", no_argument, NULL, OPT_HELP},
+    {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+    {"max-inflight-bytes", required_argument, NULL, OPT_MAX_INFLIGHT},
     {"cert-secret", required_argument, NULL, OPT_CERT_SECRET},
     {"cert-namespace", required_argument, NULL, OPT_CERT_NAMESPACE},
     {"cert-service", required_argument, NULL, OPT_CERT_SERVICE},
@@ -163,6 +172,27 @@ static int bad(const char *flag, const char *value, const char *what)
 {
     fprintf(stderr, "gpuadmit serve: %s %s: %s\n", flag, value, what);
     return -1;
+}
+
+/* --max-connections and --max-inflight-bytes; 1 when opt is neither. */
+static int apply_limit(gpa_server_opts_t *o, int opt, const char *v)
+{
+    static const char *const none[] = {NULL};
+    uint64_t n;
+    switch (opt) {
+    case OPT_MAX_CONNECTIONS:
+        if (parse_scaled(v, none, NULL, 1, 1000000, 1, &n) != 0)
+            return bad("--max-connections", v, "expected a whole number from 1 to 1000000");
+        o->max_connections = (unsigned)n;
+        return 0;
+    case OPT_MAX_INFLIGHT:
+        if (parse_bytes(v, &n) != 0)
+            return bad("--max-inflight-bytes", v, "expected bytes from 1Ki to 1024Mi (e.g. 16Mi)");
+        o->max_inflight_bytes = (size_t)n;
+        return 0;
+    default:
+        return 1;
+    }
 }
 
 typedef struct st_serve_args_t {
@@ -352,6 +382,9 @@ static int apply(serve_args_t *a, int opt, const char *v)
 {
     gpa_server_opts_t *o = &a->opts;
     uint64_t n;
+    int limit = apply_limit(o, opt, v);
+    if (limit != 1)
+        return limit;
     switch (opt) {
     case OPT_LISTEN:
         o->listen = v;
