@@ -57,26 +57,25 @@ static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *
     out->score = s->nshares > 0 ? s->best_score / (int64_t)s->nshares : 0;
 }
 
-static size_t max_gpus(const gpa_node_t *nodes, size_t n)
+static size_t max_gpus(const gpa_node_t *const *nodes, size_t n)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (nodes[i].ngpus > m)
-            m = nodes[i].ngpus;
+        if (nodes[i]->ngpus > m)
+            m = nodes[i]->ngpus;
     return m;
 }
 
-int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
-                    const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+/* gpa_alloc_place over a list of nodes in name order (every node, or one per shape). */
+static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnodes, const gpa_alloc_policy_t *pol,
+                     const gpa_podspec_t *pod, const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
 {
-    size_t nnodes;
-    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &nnodes);
     gpa_search_t s;
     memset(out, 0, sizeof(*out));
     gpa_search_init(&s, a, pol, req, 0, req->napp_groups, opts, max_gpus(nodes, nnodes));
     gpa_node_reason_t *reasons = gpa_arena_calloc(a, nnodes + 1, sizeof(*reasons));
     for (size_t i = 0; i < nnodes && !(s.found && s.first_fit) && !s.bounded; i++) {
-        const gpa_node_t *node = &nodes[i];
+        const gpa_node_t *node = nodes[i];
         size_t failed_init = 0;
         gpa_node_reason_t *r = &reasons[i];
         gpa_nodes_refusal_t refusal;
@@ -100,10 +99,21 @@ int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_
         out->node = s.best_node->name;
         fill_shares(a, &s, out);
         gpa_annotate_placement(a, req, s.best_node, out);
-        return 0;
+        return;
     }
     out->reasons = reasons;
     out->nreasons = nnodes;
+}
+
+int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
+                    const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+{
+    size_t nnodes;
+    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &nnodes);
+    const gpa_node_t **all = gpa_arena_calloc(a, nnodes + 1, sizeof(*all));
+    for (size_t i = 0; i < nnodes; i++)
+        all[i] = &nodes[i];
+    place_on(a, all, nnodes, pol, pod, req, opts, out);
     return 0;
 }
 
@@ -114,10 +124,13 @@ gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv,
 {
     gpa_placement_t p;
     gpa_alloc_opts_t o = {.now = 0, .first_fit = 1};
+    size_t n;
     *reason = "";
     if (req->ngroups == 0)
         return GPA_FEASIBLE_NOW;
-    gpa_alloc_place(a, inv, pol, pod, req, &o, &p);
+    /* Nodes of one shape fit alike and explain alike; the first-named of each speaks for them all. */
+    const gpa_node_t *const *shapes = gpa_inventory_shapes(inv, 0, &n);
+    place_on(a, shapes, n, pol, pod, req, &o, &p);
     if (!p.feasible) {
         if (p.bounded)
             return GPA_FEASIBLE_NOW; /* not proven impossible: the rule only rejects what is certain */
@@ -125,7 +138,8 @@ gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv,
         return GPA_FEASIBLE_NEVER;
     }
     o.now = 1;
-    gpa_alloc_place(a, inv, pol, pod, req, &o, &p);
+    shapes = gpa_inventory_shapes(inv, 1, &n);
+    place_on(a, shapes, n, pol, pod, req, &o, &p);
     if (p.feasible || p.bounded)
         return GPA_FEASIBLE_NOW;
     *reason = gpa_explain_closest(a, &p);

@@ -24,6 +24,9 @@ struct st_gpa_inventory_t {
     gpa_arena_t *view_arena;
     gpa_node_t *nodes;
     size_t nnodes;
+    const gpa_node_t **shapes[2]; /* [0]: one node per distinct empty shape; [1]: per shape with usage */
+    size_t nshapes[2];
+    char *advisory; /* set once before sharing: the infeasible rule only warns (inventory.h) */
 };
 
 gpa_inventory_t *gpa_inventory_new(void)
@@ -44,6 +47,7 @@ void gpa_inventory_release(gpa_inventory_t *inv)
     if (inv == NULL || __atomic_sub_fetch(&inv->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     gpa_arena_dispose(&inv->rec_);
+    free(inv->advisory);
     if (inv->view_arena != NULL) {
         gpa_arena_dispose(inv->view_arena);
         free(inv->view_arena);
@@ -386,6 +390,100 @@ static void apply_usages(resolve_t *r)
     }
 }
 
+/* ---- distinct node shapes (inventory.h, gpa_inventory_shapes) ---- */
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+    return (h ^ x) * 0x100000001b3ULL;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    for (; *s != '\0'; s++)
+        h = mix(h, (unsigned char)*s);
+    return mix(h, 0xff); /* a separator: ("ab","c") and ("a","bc") differ */
+}
+
+/* Everything the allocator reads of a node except its name: labels, dialects, devices (and usage when `now`). */
+static uint64_t shape_hash(const gpa_node_t *n, int now)
+{
+    uint64_t h = mix_str(mix(mix(0xcbf29ce484222325ULL, n->dialects), (uint64_t)n->koordinator), n->model);
+    for (size_t i = 0; i < n->nlabels; i++)
+        h = mix_str(mix_str(h, n->labels[i].key), n->labels[i].value);
+    for (size_t i = 0; i < n->ngpus; i++) {
+        const gpa_gpu_t *g = &n->gpus[i];
+        h = mix(mix(mix(mix(h, (uint64_t)g->minor), (uint64_t)g->healthy), (uint64_t)g->core), (uint64_t)g->memory);
+        if (now)
+            h = mix(mix(mix(mix(h, (uint64_t)g->core_used), (uint64_t)g->memory_used), (uint64_t)g->pods), (uint64_t)g->whole_used);
+    }
+    return h;
+}
+
+static int same_gpu(const gpa_gpu_t *x, const gpa_gpu_t *y, int now)
+{
+    if (x->minor != y->minor || x->healthy != y->healthy || x->core != y->core || x->memory != y->memory)
+        return 0;
+    return !now || (x->core_used == y->core_used && x->memory_used == y->memory_used && x->pods == y->pods &&
+                    x->whole_used == y->whole_used);
+}
+
+static int same_shape(const gpa_node_t *x, const gpa_node_t *y, int now)
+{
+    if (x->dialects != y->dialects || x->koordinator != y->koordinator || strcmp(x->model, y->model) != 0 ||
+        x->nlabels != y->nlabels || x->ngpus != y->ngpus)
+        return 0;
+    for (size_t i = 0; i < x->nlabels; i++)
+        if (strcmp(x->labels[i].key, y->labels[i].key) != 0 || strcmp(x->labels[i].value, y->labels[i].value) != 0)
+            return 0;
+    for (size_t i = 0; i < x->ngpus; i++)
+        if (!same_gpu(&x->gpus[i], &y->gpus[i], now))
+            return 0;
+    return 1;
+}
+
+/* The first node (in name order) of each distinct shape, in name order: an open-addressed set of shapes. */
+static void build_shapes(gpa_inventory_t *inv, gpa_arena_t *a, int now)
+{
+    size_t cap = 16;
+    while (cap < inv->nnodes * 2)
+        cap *= 2;
+    size_t *slots = gpa_arena_calloc(a, cap, sizeof(*slots)); /* index + 1 into the representatives; 0 = free */
+    uint64_t *hashes = gpa_arena_calloc(a, inv->nnodes + 1, sizeof(*hashes));
+    const gpa_node_t **reps = gpa_arena_calloc(a, inv->nnodes + 1, sizeof(*reps));
+    size_t n = 0;
+    for (size_t i = 0; i < inv->nnodes; i++) {
+        const gpa_node_t *node = &inv->nodes[i];
+        uint64_t h = shape_hash(node, now);
+        size_t k = h & (cap - 1);
+        while (slots[k] != 0 && !(hashes[slots[k] - 1] == h && same_shape(reps[slots[k] - 1], node, now)))
+            k = (k + 1) & (cap - 1);
+        if (slots[k] == 0) {
+            hashes[n] = h;
+            reps[n++] = node;
+            slots[k] = n;
+        }
+    }
+    inv->shapes[now] = reps;
+    inv->nshapes[now] = n;
+}
+
+const gpa_node_t *const *gpa_inventory_shapes(const gpa_inventory_t *inv, int now, size_t *n)
+{
+    *n = inv->nshapes[now != 0];
+    return inv->shapes[now != 0];
+}
+
+void gpa_inventory_set_advisory(gpa_inventory_t *inv, const char *why)
+{
+    free(inv->advisory);
+    inv->advisory = why != NULL ? gpa_xstrdup(why) : NULL;
+}
+
+const char *gpa_inventory_advisory(const gpa_inventory_t *inv)
+{
+    return inv->advisory;
+}
+
 void gpa_inventory_rollback(gpa_inventory_t *inv)
 {
     inv->nodes_rec.len = inv->committed_nodes;
@@ -421,6 +519,8 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     inv->view_arena = a;
     inv->nodes = r.nodes;
     inv->nnodes = r.nnodes;
+    build_shapes(inv, a, 0);
+    build_shapes(inv, a, 1);
     inv->committed_nodes = inv->nodes_rec.len;
     inv->committed_gpus = inv->gpus_rec.len;
     inv->committed_usages = inv->usages_rec.len;
