@@ -12,6 +12,7 @@ GPA_BUILD_PACKAGES=(
     cmake pkg-config gcc make libc6-dev  # build (gcc only recommends libc6-dev: named so headers are there)
     libjansson-dev libyaml-dev           # JSON reports, YAML input
     libssl-dev libh2o-evloop-dev         # webhook: TLS server, certificates
+    libcurl4-openssl-dev                 # cluster/: the Kubernetes API client (HTTPS)
 )
 
 # What the tests and benchmarks add (scripts/test.sh, CI).

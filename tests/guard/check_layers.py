@@ -3,7 +3,8 @@
 files depend on each other, directly or through others (a module is a .c and its .h).
 
   base -> document -> kube -> alloc -> policy -> admission   (rules/, the engine: no I/O)
-  certs (uses base) ; webhook (uses the engine, certs) ; cli (uses everything)
+  certs (uses base) ; cluster (the API client: uses the engine) ; webhook (uses the engine, certs, cluster) ;
+  cli (uses everything)
 
 Sources also cite the repository's own reference (docs/rules.md ...), never the specification outside it.
 
@@ -17,8 +18,9 @@ ENGINE = ["base", "document", "kube", "alloc", "policy", "admission"]
 # What each front-end folder may include from the engine and from the other front ends.
 FRONT = {
     "certs": {"engine": "base", "front": set()},
-    "webhook": {"engine": "admission", "front": {"certs"}},
-    "cli": {"engine": "admission", "front": {"certs", "webhook"}},
+    "cluster": {"engine": "admission", "front": {"certs"}},
+    "webhook": {"engine": "admission", "front": {"certs", "cluster"}},
+    "cli": {"engine": "admission", "front": {"certs", "cluster", "webhook"}},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
