@@ -11,6 +11,7 @@
 
 #include "base/arena.h"
 #include "cli.h"
+#include "live.h"
 #include "load.h"
 #include "log.h"
 #include "server.h"
@@ -38,7 +39,16 @@ static const char usage_text[] =
     "  --reload-interval DURATION    how often watched files are checked (default 1s)\n"
     "  --log-level LEVEL             debug | info | warn | error (default info)\n"
     "\n"
+    "Inventory from the cluster instead of files (docs/cluster.md):\n"
+    "  --cluster-inventory           watch Nodes, Koordinator Devices and Pods; /readyz waits for the first sync\n"
+    "  --kubeconfig FILE             (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
+    "  --context NAME                kubeconfig context (default: current-context)\n"
+    "  --inventory-stale-after DURATION  watches broken this long: infeasible warns, denies nothing (default 5m)\n"
+    "  --serve-before-sync           ready at once; infeasible is silent until the first sync\n"
+    "\n"
     "DURATION: an integer with ms, s or m (\"500ms\", \"10s\"); a bare integer counts seconds.\n";
+
+#define DEFAULT_STALE_AFTER_MS (5 * 60 * 1000u)
 
 enum {
     OPT_LISTEN = 256,
@@ -58,6 +68,12 @@ enum {
     OPT_RELOAD,
     OPT_LOG_LEVEL,
     OPT_HELP,
+    /* the cluster inventory (cli/live.h) */
+    OPT_CLUSTER_INVENTORY,
+    OPT_KUBECONFIG,
+    OPT_CONTEXT,
+    OPT_STALE_AFTER,
+    OPT_SERVE_BEFORE_SYNC,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +94,11 @@ static const struct option long_opts[] = {
     {"reload-interval", required_argument, NULL, OPT_RELOAD},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"help", no_argument, NULL, OPT_HELP},
+    {"cluster-inventory", no_argument, NULL, OPT_CLUSTER_INVENTORY},
+    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+    {"context", required_argument, NULL, OPT_CONTEXT},
+    {"inventory-stale-after", required_argument, NULL, OPT_STALE_AFTER},
+    {"serve-before-sync", no_argument, NULL, OPT_SERVE_BEFORE_SYNC},
     {NULL, 0, NULL, 0},
 };
 
@@ -133,7 +154,48 @@ typedef struct st_serve_args_t {
     gpa_server_opts_t opts;
     const char **inventory;
     size_t ninventory;
+    int cluster_inventory;
+    gpa_live_opts_t live;
 } serve_args_t;
+
+/* ---- the cluster inventory's flags (cli/live.h) ---- */
+
+static int apply_cluster(serve_args_t *a, int opt, const char *v)
+{
+    switch (opt) {
+    case OPT_CLUSTER_INVENTORY:
+        a->cluster_inventory = 1;
+        return 0;
+    case OPT_KUBECONFIG:
+        a->live.kube.kubeconfig = v;
+        return 0;
+    case OPT_CONTEXT:
+        a->live.kube.context = v;
+        return 0;
+    case OPT_STALE_AFTER:
+        if (parse_duration(v, &a->live.stale_after_ms) != 0)
+            return bad("--inventory-stale-after", v, "expected a duration such as 30s or 5m");
+        return 0;
+    case OPT_SERVE_BEFORE_SYNC:
+        a->live.serve_before_sync = 1;
+        return 0;
+    }
+    return -1;
+}
+
+/* The cluster flags make sense together only; 0, or -1 after saying why. */
+static int check_cluster(const serve_args_t *a)
+{
+    if (a->cluster_inventory && a->ninventory != 0)
+        fprintf(stderr, "gpuadmit serve: --cluster-inventory and --inventory exclude each other\n");
+    else if (!a->cluster_inventory && (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL ||
+                                        a->live.serve_before_sync || a->live.stale_after_ms != DEFAULT_STALE_AFTER_MS))
+        fprintf(stderr, "gpuadmit serve: --kubeconfig, --context, --inventory-stale-after and --serve-before-sync need "
+                        "--cluster-inventory\n");
+    else
+        return 0;
+    return -1;
+}
 
 static int apply(serve_args_t *a, int opt, const char *v)
 {
@@ -201,7 +263,7 @@ static int apply(serve_args_t *a, int opt, const char *v)
         break;
     }
     default:
-        return -1;
+        return apply_cluster(a, opt, v);
     }
     return 0;
 }
@@ -225,6 +287,11 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
             *exit_code = GPA_EXIT_USAGE;
             return -1;
         }
+    }
+    if (check_cluster(a) != 0) {
+        fputs("try: gpuadmit serve --help\n", stderr);
+        *exit_code = GPA_EXIT_USAGE;
+        return -1;
     }
     if (optind < argc || a->opts.cert == NULL || a->opts.key == NULL) {
         fprintf(stderr,
@@ -293,12 +360,23 @@ int gpa_cmd_serve(int argc, char **argv)
     serve_args_t a;
     memset(&a, 0, sizeof(a));
     gpa_server_opts_init(&a.opts);
+    a.live.stale_after_ms = DEFAULT_STALE_AFTER_MS;
     int code = GPA_EXIT_USAGE;
     if (parse(&a, argc, argv, &code) == 0) {
         a.opts.loader = &loader;
         a.opts.inventory = a.inventory;
         a.opts.ninventory = a.ninventory;
-        code = gpa_server_run(&a.opts);
+        gpa_live_t *live = NULL;
+        gpa_error_t err;
+        if (a.cluster_inventory && (live = gpa_live_start(&a.live, &err)) == NULL) {
+            char why[768];
+            gpa_error_format(&err, why, sizeof(why));
+            gpa_log_msg(GPA_LOG_ERROR, "cannot watch the cluster", why);
+            code = 2;
+        } else {
+            code = gpa_server_run(&a.opts);
+        }
+        gpa_live_stop(live);
     }
     free(a.inventory);
     return code;

@@ -64,4 +64,12 @@ size_t gpa_view_held(gpa_view_t *v, gpa_view_kind_t kind);
 /* Calls fn for every (rule, namespace) with a non-zero count of Pods breaking it. */
 void gpa_view_audit_counts(gpa_view_t *v, void (*fn)(void *ctx, const char *rule, const char *ns, uint64_t pods), void *ctx);
 
+/*
+ * One list of each kind into the view, no watch (fit --cluster). An object that cannot be read is left out and
+ * passed to on_reject (may be NULL) with why. Returns 0, or -1 with err when a list failed (a kind the cluster
+ * does not serve is an empty list).
+ */
+int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, void (*on_reject)(void *ctx, const gpa_error_t *why),
+                      void *ctx, gpa_error_t *err);
+
 #endif
