@@ -141,11 +141,14 @@ typedef struct st_options_t {
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {
-        {"kubeconfig", required_argument, NULL, 'K'}, {"context", required_argument, NULL, 'X'},
-        {"namespace", required_argument, NULL, 'n'},  {"all-namespaces", no_argument, NULL, 'A'},
-        {"config", required_argument, NULL, 'c'},     {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"kubeconfig", required_argument, NULL, 'K'},
+                                             {"context", required_argument, NULL, 'X'},
+                                             {"namespace", required_argument, NULL, 'n'},
+                                             {"all-namespaces", no_argument, NULL, 'A'},
+                                             {"config", required_argument, NULL, 'c'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:Ao:h", longopts, NULL)) != -1) {

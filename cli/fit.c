@@ -221,10 +221,15 @@ static gpa_inventory_t *cluster_inventory(const gpa_kube_options_t *kube)
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise; paths start at optind. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {
-        {"inventory", required_argument, NULL, 'i'}, {"now", no_argument, NULL, 'n'},  {"config", required_argument, NULL, 'c'},
-        {"output", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'}, {"cluster", no_argument, NULL, 'C'},
-        {"kubeconfig", required_argument, NULL, 'K'}, {"context", required_argument, NULL, 'X'}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"inventory", required_argument, NULL, 'i'},
+                                             {"now", no_argument, NULL, 'n'},
+                                             {"config", required_argument, NULL, 'c'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"cluster", no_argument, NULL, 'C'},
+                                             {"kubeconfig", required_argument, NULL, 'K'},
+                                             {"context", required_argument, NULL, 'X'},
+                                             {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = gpa_verb_getopt(argc, argv, longopts, &o->common)) != -1) {

@@ -35,13 +35,13 @@ typedef struct st_kind_state_t {
     struct st_gpa_live_t *live;
     gpa_view_kind_t kind;
     gpa_reflector_t *reflector;
-    int listed;              /* a list completed at least once */
-    int unserved;            /* the last failure was "not served" (no such CRD): an empty view is the truth */
+    int listed;   /* a list completed at least once */
+    int unserved; /* the last failure was "not served" (no such CRD): an empty view is the truth */
     uint64_t lists, restarts, events, rejected;
-    int64_t last_sync;       /* wall clock, seconds */
-    uint64_t broken_since;   /* monotonic ms of the first failure since the view was last current; 0 = current */
-    uint64_t last_broken;    /* monotonic ms of the latest failure */
-    gpa_arena_t judge;       /* the Pod reflector's scratch for judging */
+    int64_t last_sync;     /* wall clock, seconds */
+    uint64_t broken_since; /* monotonic ms of the first failure since the view was last current; 0 = current */
+    uint64_t last_broken;  /* monotonic ms of the latest failure */
+    gpa_arena_t judge;     /* the Pod reflector's scratch for judging */
 } kind_state_t;
 
 struct st_gpa_live_t {
@@ -53,10 +53,10 @@ struct st_gpa_live_t {
     pthread_cond_t wake;
     int stopping, started;
     pthread_t publisher;
-    int synced, stale;     /* as last published */
+    int synced, stale; /* as last published */
     uint64_t published_gen;
-    uint64_t snapshots[2]; /* failed, built */
-    uint64_t stale_ms;     /* longest broken watch, as last computed */
+    uint64_t snapshots[2];                   /* failed, built */
+    uint64_t stale_ms;                       /* longest broken watch, as last computed */
     atomic_uint_least64_t apply_ns, applied; /* time spent applying watch events to the view */
     gpa_metrics_source_t source;
 };
@@ -198,9 +198,9 @@ static int synced_locked(gpa_live_t *live, uint64_t now, uint64_t *broken_ms)
 
 static void log_stale(int stale, uint64_t broken_ms, uint64_t limit_ms)
 {
-    gpa_log_line_t *l = gpa_log_begin(stale ? GPA_LOG_WARN : GPA_LOG_INFO,
-                                      stale ? "cluster inventory stale: infeasible warns and denies nothing"
-                                            : "cluster inventory current again: infeasible enforced");
+    gpa_log_line_t *l =
+        gpa_log_begin(stale ? GPA_LOG_WARN : GPA_LOG_INFO, stale ? "cluster inventory stale: infeasible warns and denies nothing"
+                                                                 : "cluster inventory current again: infeasible enforced");
     gpa_log_int(l, "brokenSeconds", (int64_t)(broken_ms / 1000));
     gpa_log_int(l, "limitSeconds", (int64_t)(limit_ms / 1000));
     gpa_log_end(l);
@@ -299,8 +299,12 @@ static void render_kinds(gpa_live_t *live, gpa_buf_t *out)
         gpa_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", series[s].name, series[s].help, series[s].name, series[s].type);
         for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
             const kind_state_t *k = &live->kinds[i];
-            uint64_t v[] = {gpa_view_held(live->view, k->kind), (uint64_t)k->last_sync, k->lists > 0 ? k->lists - 1 : 0,
-                            k->restarts, k->events, k->rejected};
+            uint64_t v[] = {gpa_view_held(live->view, k->kind),
+                            (uint64_t)k->last_sync,
+                            k->lists > 0 ? k->lists - 1 : 0,
+                            k->restarts,
+                            k->events,
+                            k->rejected};
             gpa_buf_printf(out, "%s{kind=\"%s\"} %" PRIu64 "\n", series[s].name, gpa_view_kind_name(k->kind), v[s]);
         }
     }

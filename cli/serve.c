@@ -189,7 +189,7 @@ static int check_cluster(const serve_args_t *a)
     if (a->cluster_inventory && a->ninventory != 0)
         fprintf(stderr, "gpuadmit serve: --cluster-inventory and --inventory exclude each other\n");
     else if (!a->cluster_inventory && (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL ||
-                                        a->live.serve_before_sync || a->live.stale_after_ms != DEFAULT_STALE_AFTER_MS))
+                                       a->live.serve_before_sync || a->live.stale_after_ms != DEFAULT_STALE_AFTER_MS))
         fprintf(stderr, "gpuadmit serve: --kubeconfig, --context, --inventory-stale-after and --serve-before-sync need "
                         "--cluster-inventory\n");
     else

@@ -285,8 +285,7 @@ static char *key_of(gpa_view_kind_t kind, const gpa_value_t *obj, char **ns)
     return key;
 }
 
-static const gpa_inventory_kind_t inventory_kinds[GPA_VIEW_NKINDS] = {GPA_INVENTORY_NODE, GPA_INVENTORY_DEVICE,
-                                                                      GPA_INVENTORY_POD};
+static const gpa_inventory_kind_t inventory_kinds[GPA_VIEW_NKINDS] = {GPA_INVENTORY_NODE, GPA_INVENTORY_DEVICE, GPA_INVENTORY_POD};
 
 /* Reads the object's records into r; 0, or -1 with err (r then holds nothing). */
 static int read_object(gpa_view_kind_t kind, const gpa_value_t *obj, const char *key, reader_t *r, gpa_error_t *err)

@@ -68,5 +68,4 @@ void gpa_metrics_set_source(const gpa_metrics_source_t *source); /* borrowed unt
 /* The source's reason not to be ready yet, or NULL. */
 const char *gpa_metrics_waiting(void);
 
-
 #endif

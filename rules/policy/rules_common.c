@@ -156,8 +156,8 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
         /* An inventory that may be out of date proves nothing: say what it shows, deny nothing. */
         gpa_action_t configured = ctx->action;
         ctx->action = GPA_ACTION_WARN;
-        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "%s; no node could ever hold this Pod%s: %s", advisory, considered,
-                            reason);
+        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "%s; no node could ever hold this Pod%s: %s", advisory,
+                            considered, reason);
         ctx->action = configured;
     } else if (feasible == GPA_FEASIBLE_NEVER) {
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
