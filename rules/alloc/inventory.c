@@ -26,6 +26,8 @@ struct st_gpa_inventory_t {
     size_t nnodes;
     const gpa_node_t **shapes[2]; /* [0]: one node per distinct empty shape; [1]: per shape with usage */
     size_t nshapes[2];
+    const char **identity_keys; /* label keys that tell nodes apart (sorted): no part of a shape */
+    size_t nidentity_keys;
     char *advisory; /* set once before sharing: the infeasible rule only warns (inventory.h) */
 };
 
@@ -404,12 +406,63 @@ static uint64_t mix_str(uint64_t h, const char *s)
     return mix(h, 0xff); /* a separator: ("ab","c") and ("a","bc") differ */
 }
 
-/* Everything the allocator reads of a node except its name: labels, dialects, devices (and usage when `now`). */
-static uint64_t shape_hash(const gpa_node_t *n, int now)
+/* ---- identity labels: a key with more distinct values than IDENTITY_VALUES (kubernetes.io/hostname) ---- */
+
+#define IDENTITY_VALUES 32
+
+static int cmp_label_ptr(const void *x, const void *y)
+{
+    const gpa_pair_t *a = *(const gpa_pair_t *const *)x, *b = *(const gpa_pair_t *const *)y;
+    int c = strcmp(a->key, b->key);
+    return c != 0 ? c : strcmp(a->value, b->value);
+}
+
+static void find_identity_keys(gpa_inventory_t *inv, gpa_arena_t *a)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < inv->nnodes; i++)
+        n += inv->nodes[i].nlabels;
+    const gpa_pair_t **all = gpa_arena_calloc(a, n + 1, sizeof(*all));
+    for (size_t i = 0; i < inv->nnodes; i++)
+        for (size_t l = 0; l < inv->nodes[i].nlabels; l++)
+            all[k++] = &inv->nodes[i].labels[l];
+    qsort(all, n, sizeof(*all), cmp_label_ptr);
+    inv->identity_keys = gpa_arena_calloc(a, n + 1, sizeof(*inv->identity_keys));
+    inv->nidentity_keys = 0;
+    for (size_t i = 0; i < n;) {
+        size_t distinct = 1, j = i + 1;
+        for (; j < n && strcmp(all[j]->key, all[i]->key) == 0; j++)
+            distinct += strcmp(all[j]->value, all[j - 1]->value) != 0;
+        if (distinct > IDENTITY_VALUES)
+            inv->identity_keys[inv->nidentity_keys++] = all[i]->key;
+        i = j;
+    }
+}
+
+int gpa_inventory_identity_key(const gpa_inventory_t *inv, const char *key)
+{
+    size_t lo = 0, hi = inv->nidentity_keys;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(inv->identity_keys[mid], key);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Everything the allocator reads of a node except its name and identity labels: labels, dialects, devices (and
+ * usage when `now`). */
+static uint64_t shape_hash(const gpa_inventory_t *inv, const gpa_node_t *n, int now)
 {
     uint64_t h = mix_str(mix(mix(0xcbf29ce484222325ULL, n->dialects), (uint64_t)n->koordinator), n->model);
     for (size_t i = 0; i < n->nlabels; i++)
-        h = mix_str(mix_str(h, n->labels[i].key), n->labels[i].value);
+        if (!gpa_inventory_identity_key(inv, n->labels[i].key))
+            h = mix_str(mix_str(h, n->labels[i].key), n->labels[i].value);
     for (size_t i = 0; i < n->ngpus; i++) {
         const gpa_gpu_t *g = &n->gpus[i];
         h = mix(mix(mix(mix(h, (uint64_t)g->minor), (uint64_t)g->healthy), (uint64_t)g->core), (uint64_t)g->memory);
@@ -427,14 +480,28 @@ static int same_gpu(const gpa_gpu_t *x, const gpa_gpu_t *y, int now)
                     x->whole_used == y->whole_used);
 }
 
-static int same_shape(const gpa_node_t *x, const gpa_node_t *y, int now)
+/* The next label at or after *i that is not an identity label (its index), or the count when none is left. */
+static size_t next_label(const gpa_inventory_t *inv, const gpa_node_t *n, size_t i)
+{
+    while (i < n->nlabels && gpa_inventory_identity_key(inv, n->labels[i].key))
+        i++;
+    return i;
+}
+
+static int same_labels(const gpa_inventory_t *inv, const gpa_node_t *x, const gpa_node_t *y)
+{
+    size_t i = next_label(inv, x, 0), j = next_label(inv, y, 0);
+    for (; i < x->nlabels && j < y->nlabels; i = next_label(inv, x, i + 1), j = next_label(inv, y, j + 1))
+        if (strcmp(x->labels[i].key, y->labels[j].key) != 0 || strcmp(x->labels[i].value, y->labels[j].value) != 0)
+            return 0;
+    return i == x->nlabels && j == y->nlabels;
+}
+
+static int same_shape(const gpa_inventory_t *inv, const gpa_node_t *x, const gpa_node_t *y, int now)
 {
     if (x->dialects != y->dialects || x->koordinator != y->koordinator || strcmp(x->model, y->model) != 0 ||
-        x->nlabels != y->nlabels || x->ngpus != y->ngpus)
+        x->ngpus != y->ngpus || !same_labels(inv, x, y))
         return 0;
-    for (size_t i = 0; i < x->nlabels; i++)
-        if (strcmp(x->labels[i].key, y->labels[i].key) != 0 || strcmp(x->labels[i].value, y->labels[i].value) != 0)
-            return 0;
     for (size_t i = 0; i < x->ngpus; i++)
         if (!same_gpu(&x->gpus[i], &y->gpus[i], now))
             return 0;
@@ -453,9 +520,9 @@ static void build_shapes(gpa_inventory_t *inv, gpa_arena_t *a, int now)
     size_t n = 0;
     for (size_t i = 0; i < inv->nnodes; i++) {
         const gpa_node_t *node = &inv->nodes[i];
-        uint64_t h = shape_hash(node, now);
+        uint64_t h = shape_hash(inv, node, now);
         size_t k = h & (cap - 1);
-        while (slots[k] != 0 && !(hashes[slots[k] - 1] == h && same_shape(reps[slots[k] - 1], node, now)))
+        while (slots[k] != 0 && !(hashes[slots[k] - 1] == h && same_shape(inv, reps[slots[k] - 1], node, now)))
             k = (k + 1) & (cap - 1);
         if (slots[k] == 0) {
             hashes[n] = h;
@@ -519,6 +586,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     inv->view_arena = a;
     inv->nodes = r.nodes;
     inv->nnodes = r.nnodes;
+    find_identity_keys(inv, a);
     build_shapes(inv, a, 0);
     build_shapes(inv, a, 1);
     inv->committed_nodes = inv->nodes_rec.len;

@@ -73,10 +73,14 @@ const char *gpa_node_label(const gpa_node_t *node, const char *key);
 
 /*
  * One node per distinct shape, in name order: the first-named node of each group of nodes the allocator cannot
- * tell apart (same labels, dialects, model and devices; with `now`, the same usage too). Whether a Pod could
- * ever fit, and the closest node's reason, depend only on these (docs/allocator.md). Borrowed.
+ * tell apart (same labels, dialects, model and devices; with `now`, the same usage too). Identity labels take no
+ * part: a label key with more than 32 distinct values over the nodes (kubernetes.io/hostname) tells nodes apart
+ * only for a Pod that selects on it. Whether a Pod that selects on no identity label could ever fit, and the
+ * closest node's reason, depend only on these (docs/allocator.md). Borrowed.
  */
 const gpa_node_t *const *gpa_inventory_shapes(const gpa_inventory_t *inv, int now, size_t *n);
+/* Whether `key` is an identity label of this inventory (see above). */
+int gpa_inventory_identity_key(const gpa_inventory_t *inv, const char *key);
 
 /*
  * An advisory inventory may be out of date (a live view whose watches are broken): the infeasible rule reports

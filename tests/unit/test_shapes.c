@@ -70,6 +70,12 @@ static char *random_inventory(unsigned seed)
                                         10 * (next(&seed) % 11), next(&seed) % 17);
         }
     }
+    /* Nodes told apart only by an identity label (more than 32 distinct values): one shape with the r1 nodes. */
+    for (int h = 0; h < 40; h++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "  - name: h%02d\n    labels: {zone: a, gen: \"8\", host: h%02d}\n    gpus: {count: 8, memory: 80Gi, "
+                                "model: A100}\n%s",
+                                h, h, h % 3 == 0 ? "    used: [{minor: 0, whole: true}]\n" : "");
     return text;
 }
 
@@ -87,6 +93,10 @@ static const char *const pods[] = {
     "2048}}}]}",
     "spec: {containers: [{name: c, resources: {limits: {vke.volcengine.com/mgpu-core: 30, vke.volcengine.com/mgpu-memory: "
     "30000}}}]}",
+    "spec: {nodeSelector: {host: h07}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}",
+    "spec: {nodeSelector: {host: h99}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}",
+    "spec: {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: "
+    "[{key: host, operator: In, values: [h03, h04]}]}]}}}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}",
 };
 
 static gpa_podspec_t *pod_of(gpa_arena_t *a, const char *spec)
@@ -115,6 +125,8 @@ START_TEST(one_node_per_shape_decides_as_every_node)
         gpa_inventory_shapes(inv, 0, &shapes);
         ck_assert_uint_lt(shapes, nodes);
         ck_assert_uint_le(shapes, 4);
+        ck_assert(gpa_inventory_identity_key(inv, "host"));
+        ck_assert(!gpa_inventory_identity_key(inv, "zone"));
         for (size_t p = 0; p < sizeof(pods) / sizeof(pods[0]); p++) {
             gpa_arena_t a = {0};
             gpa_podspec_t *pod = pod_of(&a, pods[p]);
