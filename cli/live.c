@@ -22,8 +22,12 @@
 #include "reload.h"
 #include "view.h"
 
-/* Between two snapshots at least this long: a burst of events makes one new inventory, not one each. */
+/*
+ * Between two snapshots at least this long, and at least BUILD_SHARE times as long as the last one took to build:
+ * a burst of events makes one new inventory, not one each, and building takes at most a fifth of a core.
+ */
 #define PUBLISH_EVERY_MS 100
+#define BUILD_SHARE 4
 /*
  * A watch that reconnected says nothing until it fails again; failures repeat at least every backoff cap (30 s,
  * cluster/reflector.h). Silence for twice that after a failure means the watch is up again.
@@ -56,6 +60,7 @@ struct st_gpa_live_t {
     int synced, stale; /* as last published */
     uint64_t published_gen;
     uint64_t snapshots[2];                   /* failed, built */
+    uint64_t build_ns; /* how long the last new inventory took to build */
     uint64_t stale_ms;                       /* longest broken watch, as last computed */
     atomic_uint_least64_t apply_ns, applied; /* time spent applying watch events to the view */
     gpa_metrics_source_t source;
@@ -242,11 +247,14 @@ static void publish_once(gpa_live_t *live)
     live->stale = stale;
     live->published_gen = gen;
     pthread_mutex_unlock(&live->lock);
+    uint64_t start = mono_ns();
     gpa_inventory_t *inv = snapshot(live, stale, broken_ms);
+    uint64_t took = mono_ns() - start;
     if (inv != NULL)
         gpa_reload_set_inventory(inv);
     pthread_mutex_lock(&live->lock);
     live->snapshots[inv != NULL]++;
+    live->build_ns = took;
 }
 
 static void *publisher(void *arg)
@@ -255,9 +263,13 @@ static void *publisher(void *arg)
     pthread_mutex_lock(&live->lock);
     while (!live->stopping) {
         publish_once(live);
+        uint64_t pause_ns = (uint64_t)PUBLISH_EVERY_MS * 1000000u;
+        if (live->build_ns * BUILD_SHARE > pause_ns)
+            pause_ns = live->build_ns * BUILD_SHARE;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += PUBLISH_EVERY_MS * 1000000L;
+        until.tv_sec += (time_t)(pause_ns / 1000000000u);
+        until.tv_nsec += (long)(pause_ns % 1000000000u);
         if (until.tv_nsec >= 1000000000L)
             until.tv_sec++, until.tv_nsec -= 1000000000L;
         if (!live->stopping)
@@ -328,12 +340,15 @@ static void render(void *ctx, gpa_buf_t *out, time_t now)
                    "# TYPE gpuadmit_cluster_snapshots_total counter\n"
                    "gpuadmit_cluster_snapshots_total{result=\"success\"} %" PRIu64 "\n"
                    "gpuadmit_cluster_snapshots_total{result=\"failure\"} %" PRIu64 "\n"
+                   "# HELP gpuadmit_cluster_snapshot_build_seconds How long the last new inventory took to build.\n"
+                   "# TYPE gpuadmit_cluster_snapshot_build_seconds gauge\n"
+                   "gpuadmit_cluster_snapshot_build_seconds %" PRIu64 ".%09" PRIu64 "\n"
                    "# HELP gpuadmit_cluster_apply_seconds Time spent applying watch events (judging included).\n"
                    "# TYPE gpuadmit_cluster_apply_seconds summary\n"
                    "gpuadmit_cluster_apply_seconds_sum %" PRIu64 ".%09" PRIu64 "\ngpuadmit_cluster_apply_seconds_count %" PRIu64
                    "\n",
                    live->stale_ms / 1000, live->stale_ms % 1000, live->stale, live->synced, live->snapshots[1], live->snapshots[0],
-                   ns / 1000000000u, ns % 1000000000u, applied);
+                   live->build_ns / 1000000000u, live->build_ns % 1000000000u, ns / 1000000000u, ns % 1000000000u, applied);
     pthread_mutex_unlock(&live->lock);
     gpa_buf_puts(out, "# HELP gpuadmit_audit_violations Watched Pods that break a rule as stored, by rule and namespace.\n"
                       "# TYPE gpuadmit_audit_violations gauge\n");

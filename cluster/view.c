@@ -6,6 +6,7 @@
 #include "view.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,13 @@
 
 /* ---- one object's records ---- */
 
+/*
+ * Immutable once in the map: a change replaces the whole block. Reference-counted so that a snapshot can hold
+ * every block while it copies them out, without holding the view's lock.
+ */
 typedef struct st_records_t {
+    atomic_int refs;
+    char *key;             /* the object's: name, or namespace/name */
     gpa_node_desc_t *node; /* a Node's, or NULL */
     gpa_gpu_desc_t *gpus;  /* a Device object's */
     size_t ngpus;
@@ -29,8 +36,7 @@ typedef struct st_records_t {
 typedef struct st_entry_t {
     struct st_entry_t *next;
     uint64_t hash;
-    char *key;
-    records_t rec;
+    records_t *rec; /* one reference */
 } entry_t;
 
 typedef struct st_map_t {
@@ -95,7 +101,16 @@ static void records_dispose(records_t *r)
         free(r->rules[i]);
     free(r->rules);
     free(r->ns);
+    free(r->key);
     memset(r, 0, sizeof(*r));
+}
+
+static void records_release(records_t *r)
+{
+    if (atomic_fetch_sub(&r->refs, 1) == 1) {
+        records_dispose(r);
+        free(r);
+    }
 }
 
 /* ---- the map ---- */
@@ -113,7 +128,7 @@ static entry_t **slot_of(map_t *m, const char *key, uint64_t h)
     if (m->cap == 0)
         return NULL;
     entry_t **p = &m->slots[h & (m->cap - 1)];
-    while (*p != NULL && ((*p)->hash != h || strcmp((*p)->key, key) != 0))
+    while (*p != NULL && ((*p)->hash != h || strcmp((*p)->rec->key, key) != 0))
         p = &(*p)->next;
     return p;
 }
@@ -135,8 +150,7 @@ static void map_grow(map_t *m)
 
 static void entry_free(entry_t *e)
 {
-    records_dispose(&e->rec);
-    free(e->key);
+    records_release(e->rec);
     free(e);
 }
 
@@ -179,10 +193,10 @@ static void count_map(gpa_view_t *v, const map_t *m, int delta)
 {
     for (size_t i = 0; i < m->cap; i++)
         for (const entry_t *e = m->slots[i]; e != NULL; e = e->next)
-            count_records(v, &e->rec, delta);
+            count_records(v, e->rec, delta);
 }
 
-/* Replaces (or with rec NULL, removes) the entry of `key`; takes rec's contents. */
+/* Replaces (or with rec NULL, removes) the entry of `key`; takes rec's reference. */
 static void map_put(gpa_view_t *v, map_t *m, int counted, const char *key, records_t *rec)
 {
     uint64_t h = hash_of(key);
@@ -192,26 +206,25 @@ static void map_put(gpa_view_t *v, map_t *m, int counted, const char *key, recor
     entry_t *e = p != NULL ? *p : NULL;
     if (e != NULL) {
         if (counted)
-            count_records(v, &e->rec, -1);
+            count_records(v, e->rec, -1);
         if (rec == NULL) {
             *p = e->next;
             m->len--;
             entry_free(e);
             return;
         }
-        records_dispose(&e->rec);
+        records_release(e->rec);
     } else {
         if (rec == NULL)
             return;
         e = gpa_xcalloc(1, sizeof(*e));
         e->hash = h;
-        e->key = gpa_xstrdup(key);
         *p = e;
         m->len++;
     }
-    e->rec = *rec;
+    e->rec = rec;
     if (counted)
-        count_records(v, &e->rec, 1);
+        count_records(v, e->rec, 1);
 }
 
 /* ---- reading one object into records ---- */
@@ -327,15 +340,21 @@ int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event,
         }
     }
     r.rec.ns = ns;
+    r.rec.key = key;
+    records_t *rec = NULL;
+    if (!records_empty(&r.rec)) {
+        rec = gpa_xmalloc(sizeof(*rec));
+        *rec = r.rec;
+        atomic_init(&rec->refs, 1);
+    }
     pthread_mutex_lock(&v->lock);
     int pending = v->listing[kind];
-    map_put(v, pending ? &v->pending[kind] : &v->live[kind], !pending, key, records_empty(&r.rec) ? NULL : &r.rec);
+    map_put(v, pending ? &v->pending[kind] : &v->live[kind], !pending, key, rec);
     if (!pending)
         v->generation++;
     pthread_mutex_unlock(&v->lock);
-    if (records_empty(&r.rec))
-        records_dispose(&r.rec);
-    free(key);
+    if (rec == NULL)
+        records_dispose(&r.rec); /* frees key and ns */
     return rc;
 }
 
@@ -389,30 +408,49 @@ void gpa_view_free(gpa_view_t *v)
     free(v);
 }
 
-static void add_records(gpa_inventory_t *inv, const entry_t *e)
+static void add_records(gpa_inventory_t *inv, const records_t *r)
 {
-    const records_t *r = &e->rec;
     if (r->node != NULL)
         gpa_inventory_add_node(inv, r->node);
     for (size_t i = 0; i < r->ngpus; i++)
         gpa_inventory_add_gpu(inv, &r->gpus[i]);
     for (size_t i = 0; i < r->nusages; i++) {
         gpa_usage_desc_t u = r->usages[i];
-        u.pod = e->key;
+        u.pod = r->key;
         gpa_inventory_add_usage(inv, &u);
     }
+}
+
+/* Every block in force, each with a reference taken: the lock is held for this pass only. */
+static records_t **hold_all(gpa_view_t *v, size_t *n)
+{
+    pthread_mutex_lock(&v->lock);
+    size_t total = 0, k = 0;
+    for (int i = 0; i < GPA_VIEW_NKINDS; i++)
+        total += v->live[i].len;
+    records_t **all = gpa_xcalloc(total + 1, sizeof(*all));
+    for (int i = 0; i < GPA_VIEW_NKINDS; i++)
+        for (size_t s = 0; s < v->live[i].cap; s++)
+            for (entry_t *e = v->live[i].slots[s]; e != NULL; e = e->next) {
+                atomic_fetch_add(&e->rec->refs, 1);
+                all[k++] = e->rec;
+            }
+    pthread_mutex_unlock(&v->lock);
+    *n = k;
+    return all;
 }
 
 gpa_inventory_t *gpa_view_snapshot(gpa_view_t *v, gpa_error_t *err)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
     gpa_error_init(err, "cluster");
-    pthread_mutex_lock(&v->lock);
-    for (int k = 0; k < GPA_VIEW_NKINDS; k++)
-        for (size_t i = 0; i < v->live[k].cap; i++)
-            for (const entry_t *e = v->live[k].slots[i]; e != NULL; e = e->next)
-                add_records(inv, e);
-    pthread_mutex_unlock(&v->lock);
+    size_t n;
+    records_t **all = hold_all(v, &n);
+    for (size_t i = 0; i < n; i++) {
+        add_records(inv, all[i]);
+        records_release(all[i]);
+    }
+    free(all);
     if (gpa_inventory_commit(inv, err) != 0) {
         gpa_inventory_release(inv);
         return NULL;

@@ -374,8 +374,11 @@ static void apply_usages(resolve_t *r)
     /* The last Pod seen per device, so that a Pod with several containers on one device counts once. */
     const char **last = NULL;
     gpa_node_t *cur = NULL;
+    const char *looked_up = NULL; /* usages come sorted by node: look each node up once */
+    gpa_node_t *node = NULL;
     for (size_t i = 0; i < n; i++) {
-        gpa_node_t *node = find_node(r->nodes, r->nnodes, us[i]->node);
+        if (looked_up == NULL || strcmp(looked_up, us[i]->node) != 0)
+            node = find_node(r->nodes, r->nnodes, looked_up = us[i]->node);
         if (node == NULL)
             continue; /* a Pod on a node without GPUs */
         if (node != cur) {

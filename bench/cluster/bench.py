@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""bench-cluster: `gpuadmit serve --cluster-inventory` on a large fake cluster (docs/cluster.md).
+
+The fake API server (tests/fakeapi) is filled with 5,000 Koordinator GPU nodes of 8 GPUs each (their Node and
+Device objects) and 100,000 scheduled Pods, half of them holding a GPU share (device-allocated), half CPU only.
+Measured: the first sync (process start to /readyz 200), the RSS of the serving process after it, the time one
+watch event takes to apply (gpuadmit_cluster_apply_seconds over a burst of Pod updates), the time a new inventory
+takes to build, and /validate throughput (wrk, 16 keep-alive TLS connections, the 5 KB GPU-share Pod review of
+bench/data) with the live inventory against the same server without any inventory. Prints a table; no pass/fail.
+
+Usage: bench.py --gpuadmit PATH --fakeapi PATH --work DIR [--nodes 5000] [--pods 100000] [--duration 5]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "webhook"))
+from bench import free_port, rss_kb, wait_port, wrk  # noqa: E402
+
+ZONES = ["zone-a", "zone-b", "zone-c"]
+MODELS = ["A100-SXM4-80GB", "H100-SXM5-80GB"]
+
+
+def node(i):
+    name = "gpu-%04d" % i
+    labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+              "topology.kubernetes.io/zone": ZONES[i % 3], "node.kubernetes.io/instance-type": "gpu-8x",
+              "node.koordinator.sh/gpu-model": MODELS[i % 2], "node.koordinator.sh/gpu-vendor": "nvidia",
+              "node-role.kubernetes.io/worker": ""}
+    return {"metadata": {"name": name, "labels": labels},
+            "status": {"allocatable": {"cpu": "96", "memory": "1000Gi", "pods": "110", "nvidia.com/gpu": "8",
+                                       "koordinator.sh/gpu-core": "800", "koordinator.sh/gpu-memory": "640Gi",
+                                       "koordinator.sh/gpu-memory-ratio": "800"}}}
+
+
+def device(i):
+    devs = [{"type": "gpu", "minor": m, "health": True, "id": "GPU-%04d-%d" % (i, m),
+             "resources": {"koordinator.sh/gpu-core": "100", "koordinator.sh/gpu-memory": "80Gi",
+                           "koordinator.sh/gpu-memory-ratio": "100"}} for m in range(8)]
+    return {"metadata": {"name": "gpu-%04d" % i}, "spec": {"devices": devs}}
+
+
+def pod(j, nodes, gpu, generation=0):
+    meta = {"name": "job-%06d" % j, "namespace": "team-%d" % (j % 20), "uid": "uid-%d" % j,
+            "labels": {"app": "job-%d" % (j % 500), "generation": str(generation)}}
+    res = {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"cpu": "4", "memory": "16Gi"}}
+    if gpu:
+        share = {"koordinator.sh/gpu-core": "25", "koordinator.sh/gpu-memory-ratio": "25"}
+        res["requests"].update(share)
+        res["limits"].update(share)
+        minor = (j // 2 // nodes) % 8
+        meta["annotations"] = {"scheduling.koordinator.sh/device-allocated": json.dumps(
+            {"gpu": [{"minor": minor, "resources": {"koordinator.sh/gpu-core": "25", "koordinator.sh/gpu-memory": "20Gi",
+                                                     "koordinator.sh/gpu-memory-ratio": "25"}}]})}
+    return {"metadata": meta,
+            "spec": {"nodeName": "gpu-%04d" % ((j // 2) % nodes), "schedulerName": "koord-scheduler",
+                     "containers": [{"name": "main", "image": "registry.example.com/train:1.0", "resources": res}]},
+            "status": {"phase": "Running"}}
+
+
+class Fake:
+    def __init__(self, binary, work):
+        self.dir = os.path.join(work, "fakeapi")
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.proc = subprocess.Popen([binary, "-dir", self.dir, "-exit-on-stdin-eof", "-bookmark-ms", "10000"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while not os.path.exists(os.path.join(self.dir, "url")):
+            time.sleep(0.02)
+        with open(os.path.join(self.dir, "url")) as f:
+            self.url = f.read().strip()
+        self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "ca.crt"))
+        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
+        with open(self.kubeconfig, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+                    "clusters: [{name: fake, cluster: {server: %s, certificate-authority: %s}}]\n"
+                    "users: [{name: u, user: {token: test-token}}]\n"
+                    "contexts: [{name: fake, context: {cluster: fake, user: u}}]\n" % (self.url, os.path.join(self.dir, "ca.crt")))
+
+    def apply(self, resource, objects, batch=2000):
+        for k in range(0, len(objects), batch):
+            body = json.dumps([{"resource": resource, "object": o} for o in objects[k:k + batch]]).encode()
+            req = urllib.request.Request(self.url + "/_fake/apply", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+            urllib.request.urlopen(req, context=self.ctx, timeout=120).read()
+
+    def list_seconds(self, path):
+        """How long the fake takes to serve one full paged list (500 a page, as the reflector asks), bytes unread."""
+        t, cont = time.time(), ""
+        while True:
+            req = urllib.request.Request(self.url + path + "?limit=500" + ("&continue=" + cont if cont else ""),
+                                         headers={"Authorization": "Bearer test-token"})
+            body = urllib.request.urlopen(req, context=self.ctx, timeout=300).read()
+            m = re.search(rb'"continue":"([^"]*)"', body)
+            cont = m.group(1).decode() if m else ""
+            if not cont:
+                return time.time() - t
+
+    def stop(self):
+        self.proc.stdin.close()
+        self.proc.terminate()
+        self.proc.wait(30)
+
+
+def metrics(port):
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+        text = r.read().decode()
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            k, v = line.rsplit(" ", 1)
+            out[k] = float(v)
+    return out
+
+
+def ready(port):
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/readyz" % port, timeout=5) as r:
+            return r.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def serve(gpuadmit, certs, work, name, *extra):
+    port, mport = free_port(), free_port()
+    log = open(os.path.join(work, name + ".log"), "w")
+    proc = subprocess.Popen([gpuadmit, "serve", "--cert", os.path.join(certs, "tls.crt"), "--key",
+                             os.path.join(certs, "tls.key"), "--listen", "127.0.0.1:%d" % port, "--metrics-listen",
+                             "127.0.0.1:%d" % mport, "--log-level", "warn", *extra], stderr=log)
+    return proc, port, mport
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpuadmit", required=True)
+    ap.add_argument("--fakeapi", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods", type=int, default=100000)
+    ap.add_argument("--events", type=int, default=2000)
+    ap.add_argument("--duration", type=int, default=5)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    certs = os.path.join(a.work, "certs")
+    subprocess.run([a.gpuadmit, "certs", "--service", "gpuadmit", "--namespace", "bench", "--out", certs], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    fake = Fake(a.fakeapi, a.work)
+    rows = []
+    try:
+        t = time.time()
+        fake.apply("nodes", [node(i) for i in range(a.nodes)])
+        fake.apply("devices", [device(i) for i in range(a.nodes)])
+        fake.apply("pods", [pod(j, a.nodes, j % 2 == 0) for j in range(a.pods)], batch=5000)
+        rows.append(("fake cluster filled", "%.1f s" % (time.time() - t),
+                     "%d nodes x 8 GPUs, %d Pods (%d with a GPU share)" % (a.nodes, a.pods, (a.pods + 1) // 2)))
+
+        rows.append(("the fake alone: one paged list of Pods", "%.2f s" % fake.list_seconds("/api/v1/pods"),
+                     "the API server's share of the first sync"))
+        proc, port, mport = serve(a.gpuadmit, certs, a.work, "live", "--cluster-inventory", "--kubeconfig", fake.kubeconfig)
+        t0 = time.time()
+        while not ready(mport):
+            if proc.poll() is not None:
+                raise RuntimeError("gpuadmit exited: see %s" % os.path.join(a.work, "live.log"))
+            time.sleep(0.02)
+        rows.append(("first sync (start to /readyz 200)", "%.2f s" % (time.time() - t0), "goal <= 5 s"))
+        time.sleep(1)
+        m = metrics(mport)
+        rows.append(("RSS after sync", "%.1f MB" % (rss_kb(proc.pid) / 1024), "goal <= 150 MB"))
+        rows.append(("objects held", "%d nodes, %d devices, %d pods" % (
+            m['gpuadmit_cluster_objects{kind="nodes"}'], m['gpuadmit_cluster_objects{kind="devices"}'],
+            m['gpuadmit_cluster_objects{kind="pods"}']), "CPU-only Pods are not held"))
+        sync_avg = m["gpuadmit_cluster_apply_seconds_sum"] / max(m["gpuadmit_cluster_apply_seconds_count"], 1)
+        rows.append(("object applied during the sync", "%.1f us" % (sync_avg * 1e6), "mean over %d objects" %
+                     m["gpuadmit_cluster_apply_seconds_count"]))
+        rows.append(("new inventory built", "%.1f ms" % (m["gpuadmit_cluster_snapshot_build_seconds"] * 1e3),
+                     "the last one; at most one per 100 ms"))
+
+        before = m
+        updates = [pod(j, a.nodes, j % 2 == 0, generation=1) for j in range(a.events)]
+        fake.apply("pods", updates, batch=a.events)
+        key = 'gpuadmit_cluster_events_total{kind="pods"}'
+        deadline = time.time() + 60
+        while metrics(mport)[key] < before[key] + a.events and time.time() < deadline:
+            time.sleep(0.05)
+        after = metrics(mport)
+        n = after["gpuadmit_cluster_apply_seconds_count"] - before["gpuadmit_cluster_apply_seconds_count"]
+        s = after["gpuadmit_cluster_apply_seconds_sum"] - before["gpuadmit_cluster_apply_seconds_sum"]
+        rows.append(("one watch event applied", "%.1f us" % (s / max(n, 1) * 1e6),
+                     "mean over %d Pod updates (judging included); goal <= 20 us" % n))
+
+        wrk(port, "/validate", 1, a.work)
+        live = wrk(port, "/validate", a.duration, a.work)
+        proc.terminate()
+        proc.wait(30)
+        proc, port, mport = serve(a.gpuadmit, certs, a.work, "plain")
+        wait_port(port)
+        wrk(port, "/validate", 1, a.work)
+        plain = wrk(port, "/validate", a.duration, a.work)
+        proc.terminate()
+        proc.wait(30)
+        rows.append(("/validate, live inventory", "%.0f req/s" % live["rps"], "p99 %.2f ms" % live["p99_ms"]))
+        rows.append(("/validate, no inventory", "%.0f req/s" % plain["rps"], "p99 %.2f ms" % plain["p99_ms"]))
+        rows.append(("load average while measuring", "%.1f" % os.getloadavg()[0], "%d CPUs" % os.cpu_count()))
+        rows.append(("throughput ratio", "%.2fx" % (live["rps"] / plain["rps"]), "goal >= 0.9x"))
+    finally:
+        fake.stop()
+    width = max(len(r[0]) for r in rows)
+    for what, value, note in rows:
+        print("%-*s  %16s  %s" % (width, what, value, note))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
