@@ -103,6 +103,8 @@ static int apply_page(const gpa_buf_t *body, gpa_arena_t *arena, const gpa_refle
     if (gpa_json_parse(arena, body->base != NULL ? body->base : "", body->len, &list, &parse) != 0)
         return gpa_error_set(err, 0, 0, NULL, "the list is not JSON: %u:%u: %s", parse.line, parse.column, parse.message);
     const gpa_value_t *items = gpa_value_get(list, "items");
+    if (items != NULL && items->type == GPA_VNULL)
+        items = NULL; /* an empty list, as some servers write it */
     if (items != NULL && items->type != GPA_VARRAY)
         return gpa_error_set(err, 0, 0, "items", "must be a list");
     for (size_t i = 0; items != NULL && i < items->u.array.len; i++)
@@ -356,6 +358,8 @@ static int relist(gpa_reflector_t *r)
         r->backoff_ms = r->opts.backoff_min_ms;
         return 0;
     }
+    if (atomic_load(&r->stopping))
+        return -1;
     if (status == 404) {
         r->sink.end_list(r->sink.ctx);
         report(r, "%s: %s (not served by this cluster; asked again later)", err.message);
@@ -405,7 +409,9 @@ static next_t watch_once(gpa_reflector_t *r)
     else if (rc != 0)
         report(r, "%s: watch dropped: %s", err.message);
     else if (reply.status == 200) {
-        next = WATCH_AGAIN;
+        /* The server's timeout: go on from where it ended; a watch that ended having said nothing (not even a
+         * bookmark) waits a little first, so a server that ends every watch at once is not asked in a loop. */
+        next = r->applied ? WATCH_AGAIN : PAUSE_THEN_WATCH;
         if (r->line.len > 0) {
             next = PAUSE_THEN_WATCH;
             report(r, "%s: watch ended part-way through an event%s", "");

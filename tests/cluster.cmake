@@ -5,12 +5,13 @@
 find_program(GPA_GO go)
 set(GPA_CLUSTER_TESTS test_kubeconfig test_kube_client test_reflector)
 if(GPA_GO)
-  set(GPA_FAKEAPI ${CMAKE_BINARY_DIR}/fakeapi)
+  set(GPA_FAKEAPI ${CMAKE_BINARY_DIR}/gpa-fakeapi) # not "fakeapi": make would take the file for the target
+  file(GLOB GPA_FAKEAPI_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fakeapi/*.go)
   add_custom_command(OUTPUT ${GPA_FAKEAPI}
     COMMAND ${CMAKE_COMMAND} -E env GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE=${CMAKE_BINARY_DIR}/go-cache
             ${GPA_GO} build -o ${GPA_FAKEAPI} .
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/fakeapi
-    DEPENDS ${CMAKE_SOURCE_DIR}/tests/fakeapi/main.go
+    DEPENDS ${GPA_FAKEAPI_SRC}
     COMMENT "Building the fake Kubernetes API server (tests/fakeapi)")
   add_custom_target(fakeapi ALL DEPENDS ${GPA_FAKEAPI})
 endif()
@@ -23,3 +24,27 @@ foreach(t ${GPA_CLUSTER_TESTS})
     endif()
   endif()
 endforeach()
+
+# The kubeconfig reader's fuzz driver (tests/fuzz/fuzz_kubeconfig.c), built with the others (tests/fuzz.cmake):
+#   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON && cmake --build build-fuzz --target fuzz_kubeconfig
+#   mkdir -p build-fuzz/corpus-kubeconfig && build-fuzz/fuzz_kubeconfig build-fuzz/corpus-kubeconfig \
+#       tests/fuzz/seeds/kubeconfig -max_total_time=60
+if(GPA_FUZZ AND TARGET gpa_cluster)
+  target_compile_options(gpa_cluster PRIVATE -fsanitize=fuzzer-no-link)
+  add_executable(fuzz_kubeconfig ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_kubeconfig.c)
+  target_compile_options(fuzz_kubeconfig PRIVATE -fsanitize=fuzzer)
+  target_link_options(fuzz_kubeconfig PRIVATE -fsanitize=fuzzer)
+  target_link_libraries(fuzz_kubeconfig PRIVATE gpa_cluster)
+  add_test(NAME fuzz_kubeconfig_seeds COMMAND fuzz_kubeconfig -runs=0 ${CMAKE_CURRENT_LIST_DIR}/fuzz/seeds/kubeconfig)
+  set_tests_properties(fuzz_kubeconfig_seeds PROPERTIES LABELS "fuzz;cluster")
+endif()
+
+# bench-cluster (bench/cluster.c): the API client against the fake holding 5,000 GPU nodes and 100,000 Pods: paged
+# lists, a reflector's first sync, watch events per second and the reflector's CPU per event. Registered here, not
+# in bench/, because it needs the fake. `cmake --build BUILD --target bench-cluster`. Figures only: not a ctest.
+if(TARGET gpa_cluster AND TARGET fakeapi)
+  add_executable(gpuadmit-bench-cluster ${CMAKE_SOURCE_DIR}/bench/cluster.c)
+  target_link_libraries(gpuadmit-bench-cluster PRIVATE gpa_cluster)
+  add_custom_target(bench-cluster COMMAND gpuadmit-bench-cluster ${GPA_FAKEAPI}
+                    DEPENDS gpuadmit-bench-cluster fakeapi USES_TERMINAL COMMENT "API client benchmark")
+endif()

@@ -59,18 +59,23 @@ func (r resource) apiVersion() string {
 	return r.group + "/" + r.version
 }
 
+// A watch event, encoded once when it happens (JSON of maps is slow; the benchmark streams 100,000 of them).
 type event struct {
-	Type     string
 	rv       int64
 	resource string
 	ns       string
-	obj      object
+	line     []byte // {"type": ..., "object": ...} and a newline
+}
+
+func encodeEvent(typ string, o object) []byte {
+	line, _ := json.Marshal(object{"type": typ, "object": o})
+	return append(line, '\n')
 }
 
 // A list in progress: the items as they were at the list's resourceVersion, served page by page.
 type snapshot struct {
 	rv    int64
-	items []object
+	items [][]byte
 }
 
 type faults struct {
@@ -90,7 +95,8 @@ type server struct {
 	changed   chan struct{} // closed and replaced on every change
 	cut       chan struct{} // closed and replaced to drop the open watches
 	rv        int64
-	objects   map[string]map[string]object // resource -> "ns/name" -> object
+	objects   map[string]map[string]object // resource -> "ns/name" -> object (never changed once stored)
+	items     map[string]map[string][]byte // the same objects encoded as list items
 	history   []event
 	compacted int64 // watches from a resourceVersion below this are 410 Gone
 	snapshots map[string]*snapshot
@@ -104,9 +110,11 @@ type server struct {
 
 func newServer(token string, crd bool, bookmark time.Duration) *server {
 	s := &server{changed: make(chan struct{}), cut: make(chan struct{}), rv: 1, objects: map[string]map[string]object{},
-		snapshots: map[string]*snapshot{}, token: token, crd: crd, counts: map[string]int{}, bookmark: bookmark}
+		items: map[string]map[string][]byte{}, snapshots: map[string]*snapshot{}, token: token, crd: crd,
+		counts: map[string]int{}, bookmark: bookmark}
 	for name := range resources {
 		s.objects[name] = map[string]object{}
+		s.items[name] = map[string][]byte{}
 	}
 	return s
 }
@@ -156,27 +164,30 @@ func (s *server) notify() {
 	s.changed = make(chan struct{})
 }
 
-func (s *server) record(typ, res, ns string, o object) {
-	s.rv++
-	metadata(o)["resourceVersion"] = strconv.FormatInt(s.rv, 10)
-	s.history = append(s.history, event{typ, s.rv, res, ns, deepCopy(o)})
-	s.notify()
-}
-
+// Stores (or deletes) o at a new resourceVersion and records its event. o belongs to the store afterwards.
 func (s *server) put(typ, res string, o object) {
 	m := metadata(o)
 	key := str(m, "namespace") + "/" + str(m, "name")
+	s.rv++
+	m["resourceVersion"] = strconv.FormatInt(s.rv, 10)
+	if _, ok := m["uid"]; !ok && typ != "DELETED" {
+		m["uid"] = fmt.Sprintf("uid-%s-%d", res, s.rv)
+	}
+	// As kube-apiserver writes them: a list says the kind, its items do not; a watch event's object does.
+	delete(o, "kind")
+	delete(o, "apiVersion")
+	item, _ := json.Marshal(o)
 	o["kind"] = resources[res].kind
 	o["apiVersion"] = resources[res].apiVersion()
 	if typ == "DELETED" {
 		delete(s.objects[res], key)
+		delete(s.items[res], key)
 	} else {
-		if _, ok := m["uid"]; !ok {
-			m["uid"] = fmt.Sprintf("uid-%s-%d", res, s.rv+1)
-		}
 		s.objects[res][key] = o
+		s.items[res][key] = item
 	}
-	s.record(typ, res, str(m, "namespace"), o)
+	s.history = append(s.history, event{s.rv, res, str(m, "namespace"), encodeEvent(typ, o)})
+	s.notify()
 }
 
 // ---- control (/_fake/*) ----
@@ -221,6 +232,8 @@ func (s *server) control(w http.ResponseWriter, r *http.Request) {
 				o.Type = "ADDED"
 			} else if !exists {
 				continue
+			} else {
+				o.Object = s.objects[o.Resource][key] // a DELETED event carries the object's last state
 			}
 			s.put(o.Type, o.Resource, o.Object)
 		}
@@ -391,15 +404,16 @@ func (s *server) list(w http.ResponseWriter, t target, limitText, cont string) {
 		offset, _ = strconv.Atoi(parts[1])
 	} else {
 		snap = &snapshot{rv: s.rv}
-		for _, o := range s.objects[t.res] {
-			if t.ns == "" || str(metadata(o), "namespace") == t.ns {
-				snap.items = append(snap.items, deepCopy(o))
+		var keys []string
+		for key := range s.items[t.res] {
+			if t.ns == "" || strings.HasPrefix(key, t.ns+"/") {
+				keys = append(keys, key)
 			}
 		}
-		sort.Slice(snap.items, func(i, j int) bool {
-			a, b := metadata(snap.items[i]), metadata(snap.items[j])
-			return str(a, "namespace")+"/"+str(a, "name") < str(b, "namespace")+"/"+str(b, "name")
-		})
+		sort.Strings(keys)
+		for _, key := range keys {
+			snap.items = append(snap.items, s.items[t.res][key])
+		}
 	}
 	limit, _ := strconv.Atoi(limitText)
 	end := len(snap.items)
@@ -424,13 +438,22 @@ func (s *server) list(w http.ResponseWriter, t target, limitText, cont string) {
 		}
 		next = id + ":" + strconv.Itoa(end)
 	}
-	items := snap.items[offset:end]
-	if items == nil {
-		items = []object{}
-	}
 	res := resources[t.res]
-	writeJSON(w, 200, object{"kind": res.kind + "List", "apiVersion": res.apiVersion(),
-		"metadata": object{"resourceVersion": strconv.FormatInt(snap.rv, 10), "continue": next}, "items": items})
+	head, _ := json.Marshal(object{"kind": res.kind + "List", "apiVersion": res.apiVersion(),
+		"metadata": object{"resourceVersion": strconv.FormatInt(snap.rv, 10), "continue": next}})
+	var b bytes.Buffer
+	b.Write(head[:len(head)-1]) // the items join the object: {"apiVersion":...,"metadata":{...},"items":[...]}
+	b.WriteString(`,"items":[`)
+	for i, item := range snap.items[offset:end] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(item)
+	}
+	b.WriteString("]}\n")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	w.Write(b.Bytes())
 }
 
 func readObject(w http.ResponseWriter, r *http.Request) (object, bool) {
@@ -557,7 +580,9 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, t target) {
 		// No resourceVersion: the current state as ADDED events, then what follows.
 		from = s.rv
 		for _, o := range s.objects[t.res] {
-			pending = append(pending, event{"ADDED", s.rv, t.res, str(metadata(o), "namespace"), deepCopy(o)})
+			if t.ns == "" || str(metadata(o), "namespace") == t.ns {
+				pending = append(pending, event{s.rv, t.res, t.ns, encodeEvent("ADDED", o)})
+			}
 		}
 	} else if from < s.compacted {
 		s.counts["gone"]++
@@ -595,8 +620,7 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, t target) {
 		changed, cut := s.changed, s.cut
 		s.mu.Unlock()
 		for _, e := range pending {
-			line, _ := json.Marshal(object{"type": e.Type, "object": e.obj})
-			line = append(line, '\n')
+			line := e.line
 			s.mu.Lock()
 			cutHere := s.f.CutMidEvent > 0
 			if cutHere {
@@ -625,9 +649,8 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, t target) {
 			return
 		case <-tick.C:
 			if bookmarks {
-				s.mu.Lock()
-				rv := strconv.FormatInt(s.rv, 10)
-				s.mu.Unlock()
+				// Everything up to `from` was sent: a bookmark never runs ahead of an undelivered event.
+				rv := strconv.FormatInt(from, 10)
 				res := resources[t.res]
 				line, _ := json.Marshal(object{"type": "BOOKMARK", "object": object{"kind": res.kind,
 					"apiVersion": res.apiVersion(), "metadata": object{"resourceVersion": rv}}})
@@ -730,6 +753,13 @@ func main() {
 		}()
 	}
 	hs := &http.Server{Handler: mux, ErrorLog: log.New(io.Discard, "", 0),
+		ConnState: func(c net.Conn, state http.ConnState) {
+			if state == http.StateNew {
+				s.mu.Lock()
+				s.counts["connections"]++
+				s.mu.Unlock()
+			}
+		},
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool, ClientAuth: tls.VerifyClientCertIfGiven,
 			NextProtos: []string{"http/1.1"}}}
 	log.Fatal(hs.ServeTLS(ln, "", ""))

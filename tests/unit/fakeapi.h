@@ -3,11 +3,17 @@
  * per test, point a target at it, inject objects and faults through the /_fake/ endpoints (docs/testing.md).
  *
  * The tests that need it exit 77 (skipped) when $GPA_FAKEAPI is not an executable (no Go toolchain).
+ *
+ * Every failure is FAKEAPI_CHECK(cond, fmt, ...): Check's assertion in the unit tests; a program without Check
+ * (bench/cluster.c) defines it before including this header.
  */
 #ifndef GPA_TEST_FAKEAPI_H
 #define GPA_TEST_FAKEAPI_H
 
+#ifndef FAKEAPI_CHECK
 #include <check.h>
+#define FAKEAPI_CHECK(cond, ...) ck_assert_msg(cond, __VA_ARGS__)
+#endif
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
@@ -55,16 +61,16 @@ static inline void fakeapi_start(fakeapi_t *f, const char *const *flags)
 {
     memset(f, 0, sizeof(*f));
     snprintf(f->dir, sizeof(f->dir), "/tmp/gpa-fakeapi-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+    FAKEAPI_CHECK(mkdtemp(f->dir) != NULL, "mkdtemp %s", f->dir);
     int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
+    FAKEAPI_CHECK(pipe(fds) == 0, "pipe");
     const char *argv[16] = {getenv("GPA_FAKEAPI"), "-dir", f->dir, "-exit-on-stdin-eof"};
     int n = 4;
     for (; flags != NULL && *flags != NULL && n < 15; flags++)
         argv[n++] = *flags;
     argv[n] = NULL;
     f->pid = fork();
-    ck_assert_int_ge(f->pid, 0);
+    FAKEAPI_CHECK(f->pid >= 0, "fork");
     if (f->pid == 0) {
         dup2(fds[0], 0);
         close(fds[1]);
@@ -86,7 +92,7 @@ static inline void fakeapi_start(fakeapi_t *f, const char *const *flags)
         }
         fakeapi_sleep_ms(10);
     }
-    ck_abort_msg("the fake API server did not start");
+    FAKEAPI_CHECK(0, "the fake API server did not start");
 }
 
 static inline int fakeapi_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -109,7 +115,7 @@ static inline void fakeapi_stop(fakeapi_t *f)
 static inline char *fakeapi_read(const char *path)
 {
     FILE *file = fopen(path, "rb");
-    ck_assert_msg(file != NULL, "%s missing", path);
+    FAKEAPI_CHECK(file != NULL, "%s missing", path);
     static char text[65536];
     size_t n = fread(text, 1, sizeof(text) - 1, file);
     fclose(file);
@@ -130,7 +136,7 @@ static inline void fakeapi_target(const fakeapi_t *f, gpa_kube_target_t *t, cons
 static inline void fakeapi_write(const char *path, const char *text)
 {
     FILE *file = fopen(path, "w");
-    ck_assert_ptr_nonnull(file);
+    FAKEAPI_CHECK(file != NULL, "cannot write %s", path);
     fputs(text, file);
     fclose(file);
 }
@@ -143,12 +149,12 @@ static inline void fakeapi_control(const fakeapi_t *f, const char *what, const c
     gpa_error_t err;
     gpa_error_init(&err, NULL);
     gpa_kube_client_t *c = gpa_kube_client_new(&t, &err);
-    ck_assert_ptr_nonnull(c);
+    FAKEAPI_CHECK(c != NULL, "%s", err.message);
     char path[64];
     snprintf(path, sizeof(path), "/_fake/%s", what);
     gpa_kube_reply_t reply;
-    ck_assert_int_eq(gpa_kube_call(c, "POST", path, "application/json", json, strlen(json), &reply, &err), 0);
-    ck_assert_msg(reply.status == 200, "/_fake/%s: %ld %s", what, reply.status, reply.body.base);
+    FAKEAPI_CHECK(gpa_kube_call(c, "POST", path, "application/json", json, strlen(json), &reply, &err) == 0, "%s", err.message);
+    FAKEAPI_CHECK(reply.status == 200, "/_fake/%s: %ld %s", what, reply.status, reply.body.base);
     gpa_kube_reply_dispose(&reply);
     gpa_kube_client_free(c);
     gpa_kube_target_dispose(&t);
@@ -163,11 +169,11 @@ static inline long fakeapi_count(const fakeapi_t *f, const char *kind)
     gpa_error_init(&err, NULL);
     gpa_kube_client_t *c = gpa_kube_client_new(&t, &err);
     gpa_kube_reply_t reply;
-    ck_assert_int_eq(gpa_kube_call(c, "POST", "/_fake/state", NULL, NULL, 0, &reply, &err), 0);
+    FAKEAPI_CHECK(gpa_kube_call(c, "POST", "/_fake/state", NULL, NULL, 0, &reply, &err) == 0, "%s", err.message);
     gpa_arena_t arena;
     gpa_arena_init(&arena);
     gpa_value_t *state;
-    ck_assert_int_eq(gpa_json_parse(&arena, reply.body.base, reply.body.len, &state, &err), 0);
+    FAKEAPI_CHECK(gpa_json_parse(&arena, reply.body.base, reply.body.len, &state, &err) == 0, "%s", err.message);
     const gpa_value_t *n = gpa_value_get(gpa_value_get(state, "counts"), kind);
     long count = n != NULL ? atol(n->u.str.ptr) : 0;
     gpa_arena_dispose(&arena);

@@ -64,9 +64,12 @@ START_TEST(token_and_verified_tls)
     ck_assert_ptr_nonnull(strstr(reply.body.base, "\"NodeList\""));
     ck_assert_ptr_nonnull(strstr(reply.body.base, "\"n1\""));
     gpa_kube_reply_dispose(&reply);
-    /* The same handle keeps its connection for the next call. */
+    /* The same handle keeps its connection for the next calls (each count asks on a connection of its own). */
+    long connections = fakeapi_count(&fake, "connections");
     ck_assert_int_eq(get(c, "/api/v1/nodes/n1", NULL, 0), 200);
     ck_assert_int_eq(get(c, "/api/v1/nodes/absent", NULL, 0), 404);
+    ck_assert_int_eq(get(c, "/api/v1/nodes", NULL, 0), 200);
+    ck_assert_int_eq(fakeapi_count(&fake, "connections"), connections + 1);
     gpa_kube_client_free(c);
     gpa_kube_target_dispose(&t);
 }
