@@ -60,7 +60,7 @@ struct st_gpa_live_t {
     int synced, stale; /* as last published */
     uint64_t published_gen;
     uint64_t snapshots[2];                   /* failed, built */
-    uint64_t build_ns; /* how long the last new inventory took to build */
+    uint64_t build_ns;                       /* how long the last new inventory took to build */
     uint64_t stale_ms;                       /* longest broken watch, as last computed */
     atomic_uint_least64_t apply_ns, applied; /* time spent applying watch events to the view */
     gpa_metrics_source_t source;

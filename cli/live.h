@@ -2,7 +2,7 @@
  * gpuadmit serve --cluster-inventory (docs/cluster.md): the inventory of the infeasible rule kept current from the
  * cluster. Three reflectors (Nodes, Koordinator Devices, Pods; cluster/reflector.h) feed a live view
  * (cluster/view.h); a publisher thread resolves the view into a new inventory when it changed (at most every
- * 100 ms) and puts it in force with gpa_reload_set_inventory(), as a reloaded file is.
+ * max(100 ms, 4x the last build)) and puts it in force with gpa_reload_set_inventory(), as a reloaded file is.
  *
  * Readiness: /readyz answers 503 until Nodes and Pods were listed once and Devices were listed or found not
  * served; meanwhile no inventory is in force (infeasible is silent). Staleness: when a watch has been broken

@@ -12,6 +12,7 @@
  *   gpuadmit_reloads_total{what,result}                what: certificate | config | inventory; result: success | failure
  *   gpuadmit_tls_handshake_failures_total              handshakes ended with a fatal alert from us
  *   gpuadmit_ready                                     1 while serving, 0 once shutdown started
+ * and whatever a second source renders (gpa_metrics_set_source: serve --cluster-inventory, docs/cluster.md).
  */
 #ifndef GPA_WEBHOOK_METRICS_H
 #define GPA_WEBHOOK_METRICS_H

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench-cluster: `gpuadmit serve --cluster-inventory` on a large fake cluster (docs/cluster.md).
+"""bench-live: `gpuadmit serve --cluster-inventory` on a large fake cluster (docs/cluster.md).
 
 The fake API server (tests/fakeapi) is filled with 5,000 Koordinator GPU nodes of 8 GPUs each (their Node and
 Device objects) and 100,000 scheduled Pods, half of them holding a GPU share (device-allocated), half CPU only.
@@ -8,7 +8,7 @@ watch event takes to apply (gpuadmit_cluster_apply_seconds over a burst of Pod u
 takes to build, and /validate throughput (wrk, 16 keep-alive TLS connections, the 5 KB GPU-share Pod review of
 bench/data) with the live inventory against the same server without any inventory. Prints a table; no pass/fail.
 
-Usage: bench.py --gpuadmit PATH --fakeapi PATH --work DIR [--nodes 5000] [--pods 100000] [--duration 5]
+Usage: bench.py --gpuadmit PATH --fakeapi PATH --work DIR [--nodes 5000] [--pods 100000] [--duration 5] [--rounds 3]
 """
 import argparse
 import json
@@ -24,7 +24,8 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "webhook"))
-from bench import free_port, rss_kb, wait_port, wrk  # noqa: E402
+import bench as webhook_bench  # noqa: E402
+from bench import free_port, rss_kb, wait_port  # noqa: E402
 
 ZONES = ["zone-a", "zone-b", "zone-c"]
 MODELS = ["A100-SXM4-80GB", "H100-SXM5-80GB"]
@@ -111,6 +112,20 @@ class Fake:
         self.proc.wait(30)
 
 
+def cpu_seconds(pid):
+    """utime + stime of a process, seconds."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wrk(port, path, duration, work):
+    """bench/webhook's wrk run, with the number of requests answered."""
+    r = webhook_bench.wrk(port, path, duration, work)
+    r["requests"] = r["rps"] * duration
+    return r
+
+
 def metrics(port):
     with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
         text = r.read().decode()
@@ -148,6 +163,7 @@ def main():
     ap.add_argument("--pods", type=int, default=100000)
     ap.add_argument("--events", type=int, default=2000)
     ap.add_argument("--duration", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     certs = os.path.join(a.work, "certs")
@@ -182,7 +198,7 @@ def main():
         rows.append(("object applied during the sync", "%.1f us" % (sync_avg * 1e6), "mean over %d objects" %
                      m["gpuadmit_cluster_apply_seconds_count"]))
         rows.append(("new inventory built", "%.1f ms" % (m["gpuadmit_cluster_snapshot_build_seconds"] * 1e3),
-                     "the last one; at most one per 100 ms"))
+                     "the last one (wall clock); the next after at least 4x that"))
 
         before = m
         updates = [pod(j, a.nodes, j % 2 == 0, generation=1) for j in range(a.events)]
@@ -197,20 +213,36 @@ def main():
         rows.append(("one watch event applied", "%.1f us" % (s / max(n, 1) * 1e6),
                      "mean over %d Pod updates (judging included); goal <= 20 us" % n))
 
-        wrk(port, "/validate", 1, a.work)
-        live = wrk(port, "/validate", a.duration, a.work)
-        proc.terminate()
-        proc.wait(30)
-        proc, port, mport = serve(a.gpuadmit, certs, a.work, "plain")
-        wait_port(port)
-        wrk(port, "/validate", 1, a.work)
-        plain = wrk(port, "/validate", a.duration, a.work)
-        proc.terminate()
-        proc.wait(30)
-        rows.append(("/validate, live inventory", "%.0f req/s" % live["rps"], "p99 %.2f ms" % live["p99_ms"]))
-        rows.append(("/validate, no inventory", "%.0f req/s" % plain["rps"], "p99 %.2f ms" % plain["p99_ms"]))
+        # Both servers run side by side and are measured in turns (the machine may be shared): the best req/s of
+        # each, and the server's own CPU time per request, which other load on the machine does not inflate.
+        servers = {"live": (proc, port)}
+        p2, port2, _ = serve(a.gpuadmit, certs, a.work, "plain")
+        servers["plain"] = (p2, port2)
+        wait_port(port2)
+        best = {"live": None, "plain": None}
+        cpu = {"live": [], "plain": []}
+        for name in ("live", "plain"):
+            wrk(servers[name][1], "/validate", 1, a.work)
+        for _ in range(a.rounds):
+            for name in ("live", "plain"):
+                pid, p = servers[name][0].pid, servers[name][1]
+                c0 = cpu_seconds(pid)
+                r = wrk(p, "/validate", a.duration, a.work)
+                cpu[name].append((cpu_seconds(pid) - c0) / max(r["requests"], 1) * 1e6)
+                if best[name] is None or r["rps"] > best[name]["rps"]:
+                    best[name] = r
+        for p, _ in servers.values():
+            p.terminate()
+            p.wait(30)
+        live, plain = best["live"], best["plain"]
+        live_cpu, plain_cpu = min(cpu["live"]), min(cpu["plain"])
+        rows.append(("/validate, live inventory", "%.0f req/s" % live["rps"],
+                     "p99 %.2f ms, %.1f us CPU a request" % (live["p99_ms"], live_cpu)))
+        rows.append(("/validate, no inventory", "%.0f req/s" % plain["rps"],
+                     "p99 %.2f ms, %.1f us CPU a request" % (plain["p99_ms"], plain_cpu)))
         rows.append(("load average while measuring", "%.1f" % os.getloadavg()[0], "%d CPUs" % os.cpu_count()))
-        rows.append(("throughput ratio", "%.2fx" % (live["rps"] / plain["rps"]), "goal >= 0.9x"))
+        rows.append(("throughput ratio (best req/s)", "%.2fx" % (live["rps"] / plain["rps"]), "goal >= 0.9x"))
+        rows.append(("throughput ratio (CPU a request)", "%.2fx" % (plain_cpu / live_cpu), "goal >= 0.9x"))
     finally:
         fake.stop()
     width = max(len(r[0]) for r in rows)

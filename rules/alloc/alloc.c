@@ -140,8 +140,7 @@ static int selects_identity(const gpa_inventory_t *inv, const gpa_podspec_t *pod
 }
 
 /* The nodes to search: one per shape, or every node for a Pod selecting on an identity label. */
-static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_podspec_t *pod, int now,
-                                           size_t *n)
+static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_podspec_t *pod, int now, size_t *n)
 {
     if (!selects_identity(inv, pod))
         return gpa_inventory_shapes(inv, now, n);

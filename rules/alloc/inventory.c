@@ -502,8 +502,8 @@ static int same_labels(const gpa_inventory_t *inv, const gpa_node_t *x, const gp
 
 static int same_shape(const gpa_inventory_t *inv, const gpa_node_t *x, const gpa_node_t *y, int now)
 {
-    if (x->dialects != y->dialects || x->koordinator != y->koordinator || strcmp(x->model, y->model) != 0 ||
-        x->ngpus != y->ngpus || !same_labels(inv, x, y))
+    if (x->dialects != y->dialects || x->koordinator != y->koordinator || strcmp(x->model, y->model) != 0 || x->ngpus != y->ngpus ||
+        !same_labels(inv, x, y))
         return 0;
     for (size_t i = 0; i < x->ngpus; i++)
         if (!same_gpu(&x->gpus[i], &y->gpus[i], now))

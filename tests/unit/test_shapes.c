@@ -72,10 +72,11 @@ static char *random_inventory(unsigned seed)
     }
     /* Nodes told apart only by an identity label (more than 32 distinct values): one shape with the r1 nodes. */
     for (int h = 0; h < 40; h++)
-        len += (size_t)snprintf(text + len, cap - len,
-                                "  - name: h%02d\n    labels: {zone: a, gen: \"8\", host: h%02d}\n    gpus: {count: 8, memory: 80Gi, "
-                                "model: A100}\n%s",
-                                h, h, h % 3 == 0 ? "    used: [{minor: 0, whole: true}]\n" : "");
+        len +=
+            (size_t)snprintf(text + len, cap - len,
+                             "  - name: h%02d\n    labels: {zone: a, gen: \"8\", host: h%02d}\n    gpus: {count: 8, memory: 80Gi, "
+                             "model: A100}\n%s",
+                             h, h, h % 3 == 0 ? "    used: [{minor: 0, whole: true}]\n" : "");
     return text;
 }
 

@@ -1,5 +1,5 @@
 /*
- * bench-cluster-view: the live inventory in process, without the network (docs/cluster.md). Applies a cluster of
+ * bench-live-view: the live inventory in process, without the network (docs/cluster.md). Applies a cluster of
  * 5,000 Koordinator nodes × 8 GPUs (Node and Device objects) and 100,000 scheduled Pods, half holding a GPU share,
  * to a view (cluster/view.h) as a reflector would, then times
  *   - one object applied during the first list, and one watch event (a Pod update) after it (target ≤ 20 µs),
@@ -58,8 +58,9 @@ static void node_json(gpa_buf_t *b, int i)
 
 static void device_json(gpa_buf_t *b, int i)
 {
-    gpa_buf_printf(b, "{\"apiVersion\":\"scheduling.koordinator.sh/v1alpha1\",\"kind\":\"Device\",\"metadata\":{\"name\":"
-                      "\"gpu-%04d\"},\"spec\":{\"devices\":[",
+    gpa_buf_printf(b,
+                   "{\"apiVersion\":\"scheduling.koordinator.sh/v1alpha1\",\"kind\":\"Device\",\"metadata\":{\"name\":"
+                   "\"gpu-%04d\"},\"spec\":{\"devices\":[",
                    i);
     for (int m = 0; m < 8; m++)
         gpa_buf_printf(b,
@@ -138,7 +139,8 @@ static double check_us(const gpa_inventory_t *inv)
     gpa_object_t *obj;
     gpa_error_t err;
     gpa_error_init(&err, "pod");
-    if (gpa_docs_parse(&doc, share_pod, strlen(share_pod), &docs, &err) != 0 || gpa_decode_object(&doc, docs.docs[0], &obj, &err) != 0)
+    if (gpa_docs_parse(&doc, share_pod, strlen(share_pod), &docs, &err) != 0 ||
+        gpa_decode_object(&doc, docs.docs[0], &obj, &err) != 0)
         exit(1);
     gpa_config_t *cfg = gpa_config_default();
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv};
