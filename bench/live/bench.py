@@ -14,9 +14,6 @@ import argparse
 import json
 import os
 import re
-import shutil
-import socket
-import ssl
 import subprocess
 import sys
 import time
@@ -24,8 +21,10 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "webhook"))
+sys.path.insert(1, os.path.join(HERE, "..", "..", "tests", "e2e"))
 import bench as webhook_bench  # noqa: E402
 from bench import free_port, rss_kb, wait_port  # noqa: E402
+from run_cluster import Fake  # noqa: E402
 
 ZONES = ["zone-a", "zone-b", "zone-c"]
 MODELS = ["A100-SXM4-80GB", "H100-SXM5-80GB"]
@@ -68,48 +67,17 @@ def pod(j, nodes, gpu, generation=0):
             "status": {"phase": "Running"}}
 
 
-class Fake:
-    def __init__(self, binary, work):
-        self.dir = os.path.join(work, "fakeapi")
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
-        self.proc = subprocess.Popen([binary, "-dir", self.dir, "-exit-on-stdin-eof", "-bookmark-ms", "10000"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while not os.path.exists(os.path.join(self.dir, "url")):
-            time.sleep(0.02)
-        with open(os.path.join(self.dir, "url")) as f:
-            self.url = f.read().strip()
-        self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "ca.crt"))
-        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
-        with open(self.kubeconfig, "w") as f:
-            f.write("apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
-                    "clusters: [{name: fake, cluster: {server: %s, certificate-authority: %s}}]\n"
-                    "users: [{name: u, user: {token: test-token}}]\n"
-                    "contexts: [{name: fake, context: {cluster: fake, user: u}}]\n" % (self.url, os.path.join(self.dir, "ca.crt")))
-
-    def apply(self, resource, objects, batch=2000):
-        for k in range(0, len(objects), batch):
-            body = json.dumps([{"resource": resource, "object": o} for o in objects[k:k + batch]]).encode()
-            req = urllib.request.Request(self.url + "/_fake/apply", data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
-            urllib.request.urlopen(req, context=self.ctx, timeout=120).read()
-
-    def list_seconds(self, path):
-        """How long the fake takes to serve one full paged list (500 a page, as the reflector asks), bytes unread."""
-        t, cont = time.time(), ""
-        while True:
-            req = urllib.request.Request(self.url + path + "?limit=500" + ("&continue=" + cont if cont else ""),
-                                         headers={"Authorization": "Bearer test-token"})
-            body = urllib.request.urlopen(req, context=self.ctx, timeout=300).read()
-            m = re.search(rb'"continue":"([^"]*)"', body)
-            cont = m.group(1).decode() if m else ""
-            if not cont:
-                return time.time() - t
-
-    def stop(self):
-        self.proc.stdin.close()
-        self.proc.terminate()
-        self.proc.wait(30)
+def list_seconds(fake, path):
+    """How long the fake takes to serve one full paged list (500 a page, as the reflector asks), bytes unread."""
+    t, cont = time.time(), ""
+    while True:
+        req = urllib.request.Request(fake.url + path + "?limit=500" + ("&continue=" + cont if cont else ""),
+                                     headers={"Authorization": "Bearer test-token"})
+        body = urllib.request.urlopen(req, context=fake.ctx, timeout=300).read()
+        m = re.search(rb'"continue":"([^"]*)"', body)
+        cont = m.group(1).decode() if m else ""
+        if not cont:
+            return time.time() - t
 
 
 def cpu_seconds(pid):
@@ -169,17 +137,17 @@ def main():
     certs = os.path.join(a.work, "certs")
     subprocess.run([a.gpuadmit, "certs", "--service", "gpuadmit", "--namespace", "bench", "--out", certs], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    fake = Fake(a.fakeapi, a.work)
+    fake = Fake("bench", "-bookmark-ms", "10000", binary=a.fakeapi, work=a.work)
     rows = []
     try:
         t = time.time()
-        fake.apply("nodes", [node(i) for i in range(a.nodes)])
-        fake.apply("devices", [device(i) for i in range(a.nodes)])
-        fake.apply("pods", [pod(j, a.nodes, j % 2 == 0) for j in range(a.pods)], batch=5000)
+        fake.apply("nodes", *[node(i) for i in range(a.nodes)])
+        fake.apply("devices", *[device(i) for i in range(a.nodes)])
+        fake.apply("pods", *[pod(j, a.nodes, j % 2 == 0) for j in range(a.pods)])
         rows.append(("fake cluster filled", "%.1f s" % (time.time() - t),
                      "%d nodes x 8 GPUs, %d Pods (%d with a GPU share)" % (a.nodes, a.pods, (a.pods + 1) // 2)))
 
-        rows.append(("the fake alone: one paged list of Pods", "%.2f s" % fake.list_seconds("/api/v1/pods"),
+        rows.append(("the fake alone: one paged list of Pods", "%.2f s" % list_seconds(fake, "/api/v1/pods"),
                      "the API server's share of the first sync"))
         proc, port, mport = serve(a.gpuadmit, certs, a.work, "live", "--cluster-inventory", "--kubeconfig", fake.kubeconfig)
         t0 = time.time()
@@ -202,7 +170,7 @@ def main():
 
         before = m
         updates = [pod(j, a.nodes, j % 2 == 0, generation=1) for j in range(a.events)]
-        fake.apply("pods", updates, batch=a.events)
+        fake.apply("pods", *updates, batch=a.events)
         key = 'gpuadmit_cluster_events_total{kind="pods"}'
         deadline = time.time() + 60
         while metrics(mport)[key] < before[key] + a.events and time.time() < deadline:

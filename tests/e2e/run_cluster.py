@@ -26,9 +26,9 @@ FAKEAPI = os.environ.get("GPA_FAKEAPI", "")
 class Fake:
     """One fake API server; stopped by closing its stdin."""
 
-    def __init__(self, name, *flags):
-        self.dir = tempfile.mkdtemp(prefix="fakeapi-", dir=WORK)
-        self.proc = subprocess.Popen([FAKEAPI, "-dir", self.dir, "-exit-on-stdin-eof", *flags], stdin=subprocess.PIPE,
+    def __init__(self, name, *flags, binary=None, work=None):
+        self.dir = tempfile.mkdtemp(prefix="fakeapi-", dir=work or WORK)
+        self.proc = subprocess.Popen([binary or FAKEAPI, "-dir", self.dir, "-exit-on-stdin-eof", *flags], stdin=subprocess.PIPE,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 10
         while not os.path.exists(os.path.join(self.dir, "url")):
@@ -49,11 +49,12 @@ class Fake:
     def control(self, what, body):
         req = urllib.request.Request(self.url + "/_fake/" + what, data=json.dumps(body).encode(), method="POST",
                                      headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, context=self.ctx, timeout=10) as r:
+        with urllib.request.urlopen(req, context=self.ctx, timeout=120) as r:
             return json.loads(r.read())
 
-    def apply(self, resource, *objects, type_="ADDED"):
-        return self.control("apply", [{"resource": resource, "type": type_, "object": o} for o in objects])
+    def apply(self, resource, *objects, type_="ADDED", batch=5000):
+        for k in range(0, max(len(objects), 1), batch):
+            self.control("apply", [{"resource": resource, "type": type_, "object": o} for o in objects[k:k + batch]])
 
     def stop(self):
         if self.proc.poll() is None:

@@ -10,25 +10,20 @@
 #include "alloc/inventory.h"
 #include "document/docs.h"
 #include "document/json.h"
+#include "load.h"
 #include "run.h"
 #include "view.h"
 
+/* A file of the source tree (the one file reader, cli/load.h). */
 static char *slurp(const char *rel, size_t *len)
 {
     char path[1024];
     const char *dir = getenv("GPA_SOURCE_DIR");
+    gpa_error_t err;
     snprintf(path, sizeof(path), "%s/%s", dir != NULL ? dir : ".", rel);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
+    char *text = gpa_read_file(path, len, &err);
+    ck_assert_msg(text != NULL, "%s: %s", path, err.message);
+    return text;
 }
 
 static gpa_value_t *json_of(gpa_arena_t *a, const char *text)
