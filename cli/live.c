@@ -39,8 +39,7 @@ typedef struct st_kind_state_t {
     struct st_gpa_live_t *live;
     gpa_view_kind_t kind;
     gpa_reflector_t *reflector;
-    int listed;   /* a list completed at least once */
-    int unserved; /* the last failure was "not served" (no such CRD): an empty view is the truth */
+    int listed; /* a list completed at least once */
     uint64_t lists, restarts, events, rejected;
     int64_t last_sync;     /* wall clock, seconds */
     uint64_t broken_since; /* monotonic ms of the first failure since the view was last current; 0 = current */
@@ -158,7 +157,6 @@ static void on_end_list(void *ctx)
     k->lists++;
     k->last_sync = (int64_t)time(NULL);
     k->broken_since = 0;
-    k->unserved = 0;
     pthread_cond_signal(&live->wake);
     pthread_mutex_unlock(&live->lock);
 }
@@ -172,7 +170,6 @@ static void on_broken(void *ctx, const char *why)
     pthread_mutex_lock(&live->lock);
     uint64_t now = mono_ms();
     k->restarts++;
-    k->unserved = unserved;
     if (!unserved && k->broken_since == 0)
         k->broken_since = now;
     k->last_broken = now;
@@ -415,6 +412,7 @@ void gpa_live_stop(gpa_live_t *live)
     pthread_mutex_unlock(&live->lock);
     if (live->started)
         pthread_join(live->publisher, NULL);
+    gpa_reload_set_inventory(NULL); /* one the publisher put in force after the server let go of its own */
     for (int i = 0; i < GPA_VIEW_NKINDS; i++)
         gpa_arena_dispose(&live->kinds[i].judge);
     gpa_view_free(live->view);
