@@ -39,19 +39,23 @@ Exit:
     return rc;
 }
 
-int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx)
+int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx, size_t *unreadable)
 {
     gpa_load_files_t files = {0};
     int rc = 0;
     int stdin_seen = 0;
+    size_t failed = 0;
     for (size_t i = 0; i < npaths; i++) {
         if (strcmp(paths[i], "-") == 0 && stdin_seen++) {
             fprintf(stderr, "-: stdin given more than once (it can be read only once)\n");
             rc = GPA_EXIT_USAGE;
+            failed++;
             continue;
         }
-        if (gpa_load_files((const char *const *)&paths[i], 1, &files, NULL) != 0)
+        if (gpa_load_files((const char *const *)&paths[i], 1, &files, NULL) != 0) {
             rc = GPA_EXIT_USAGE;
+            failed++;
+        }
     }
     gpa_arena_t a;
     gpa_arena_init(&a);
@@ -59,6 +63,7 @@ int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx
         int r = walk_file(files.items[i], &a, cb, ctx);
         if (r == GPA_EXIT_USAGE) {
             rc = GPA_EXIT_USAGE; /* reported; the other files are still read */
+            failed++;
         } else if (r != 0) {
             rc = r;
             break;
@@ -66,5 +71,7 @@ int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx
     }
     gpa_arena_dispose(&a);
     gpa_load_files_dispose(&files);
+    if (unreadable != NULL)
+        *unreadable += failed;
     return rc;
 }

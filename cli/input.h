@@ -20,8 +20,8 @@
  */
 typedef int (*gpa_input_cb)(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc);
 
-/* Returns 0 when everything was read, 2 when any path could not be read or parsed (reported), or the
- * callback's non-zero value. */
-int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx);
+/* Returns 0 when everything was read, 2 when any path could not be read or parsed (reported; each such path or
+ * file counted in *unreadable, which may be NULL), or the callback's non-zero value. */
+int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx, size_t *unreadable);
 
 #endif

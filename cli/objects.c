@@ -7,7 +7,7 @@
 
 #include "admission/envelope.h"
 
-int gpa_cli_objects(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out)
+int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *doc, gpa_objects_t *out)
 {
     gpa_error_t err;
     gpa_error_init(&err, file);
@@ -18,8 +18,11 @@ int gpa_cli_objects(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_obje
     if (review && env.object == NULL)
         return 0; /* DELETE or CONNECT without an object: nothing to judge */
     size_t first = out->len;
-    if (gpa_decode_document(a, review ? env.object : doc, out, &err) != 0)
+    if (gpa_decode_document_with(a, workloads, review ? env.object : doc, out, &err) != 0) {
+        if (review)
+            gpa_decode_error_within(&err, "request.object"); /* the path the webhook's denial names too */
         goto Error;
+    }
     for (size_t i = first; review && i < out->len; i++)
         gpa_object_set_request(out->items[i], env.ns, env.name);
     return 0;

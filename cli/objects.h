@@ -14,8 +14,9 @@
  * Appends the objects `doc` holds to out. An AdmissionReview stands for its request.object, checked like any
  * object (none for a DELETE or CONNECT review without one); a review the webhook would answer with HTTP 400 is
  * unreadable input, with the same reason. Returns 0, or -1 after printing "file:line:column: path: reason" on
- * stderr. `file` names the input in messages; everything lives in `a`.
+ * stderr. `file` names the input in messages; everything lives in `a`. `workloads`: the configuration's extra
+ * kinds (borrowed; NULL for the built-in table alone).
  */
-int gpa_cli_objects(gpa_arena_t *a, const char *file, gpa_value_t *doc, gpa_objects_t *out);
+int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *doc, gpa_objects_t *out);
 
 #endif

@@ -21,12 +21,19 @@ static void print_status(FILE *out, const char *source, const char *name, const 
     fputs(v->mutations.len > 0 ? ")\n" : "\n", out);
 }
 
+/* Where a finding is, unmistakably: `container "main"` (a name can look like a rule or a dialect), or `pod`. */
+static const char *finding_place(gpa_arena_t *a, const gpa_violation_t *f)
+{
+    return f->container != NULL ? gpa_arena_printf(a, "container \"%s\"", f->container) : "pod";
+}
+
 void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj, const gpa_verdict_t *v)
 {
     const char *name = object_name(a, obj);
     for (size_t i = 0; i < v->violations.len; i++) {
         const gpa_violation_t *f = &v->violations.items[i];
-        fprintf(out, "%s %s %s%s\n", source, name, gpa_violation_line(a, f), f->action == GPA_ACTION_WARN ? " [warn]" : "");
+        fprintf(out, "%s %s %s: %s: %s%s\n", source, name, finding_place(a, f), f->rule, f->message,
+                f->action == GPA_ACTION_WARN ? " [warn]" : "");
     }
     /* Warnings of findings were printed as findings above; the others (mutations) are printed here. */
     for (size_t i = 0; i < v->warnings.len; i++)

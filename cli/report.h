@@ -15,7 +15,9 @@
 
 /*
  * The text report of one object (README, "validate -o text"):
- *   SOURCE KIND/NS/NAME CONTAINER: RULE: MESSAGE          one line per finding ("[warn]" appended for warn)
+ *   SOURCE KIND/NS/NAME container "C": RULE: MESSAGE      one line per finding ("[warn]" appended for warn);
+ *   SOURCE KIND/NS/NAME pod: RULE: MESSAGE                `pod` for a Pod-level finding
+ * NAME is metadata.name, or generateName's pattern ("trainer-*"); "KIND/NAME" without a namespace.
  *   SOURCE KIND/NS/NAME: warning: TEXT                    admission warnings that are not findings (by origin)
  *   SOURCE KIND/NS/NAME: allowed|denied [(mutated: ids)]  one status line per object
  */

@@ -49,10 +49,11 @@ static gpa_value_t *clone(gpa_arena_t *a, const gpa_value_t *v)
     return c;
 }
 
-static int decode(gpa_arena_t *a, const gpa_value_t *doc, const char *file, const char *ns, gpa_object_t **out, gpa_error_t *err)
+static int decode(gpa_arena_t *a, const gpa_suite_t *s, const gpa_value_t *doc, const char *file, const char *ns,
+                  gpa_object_t **out, gpa_error_t *err)
 {
     gpa_error_init(err, file);
-    if (gpa_decode_object(a, clone(a, doc), out, err) != 0)
+    if (gpa_decode_object_with(a, &s->config->workloads, clone(a, doc), out, err) != 0)
         return -1;
     gpa_object_set_request(*out, ns, NULL);
     return 0;
@@ -62,9 +63,9 @@ static int decode(gpa_arena_t *a, const gpa_value_t *doc, const char *file, cons
 static int check_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, gpa_verdict_t *v, gpa_error_t *err)
 {
     gpa_object_t *obj = NULL, *old = NULL;
-    if (tc->old_object != NULL && decode(a, tc->old_object, tc->old_file, tc->ns, &old, err) != 0)
+    if (tc->old_object != NULL && decode(a, s, tc->old_object, tc->old_file, tc->ns, &old, err) != 0)
         return -1;
-    if (tc->object != NULL && decode(a, tc->object, tc->object_file, tc->ns, &obj, err) != 0)
+    if (tc->object != NULL && decode(a, s, tc->object, tc->object_file, tc->ns, &obj, err) != 0)
         return -1;
     gpa_check_opts_t opts = {tc->operation, old, tc->mutate, 1, s->inventory};
     gpa_error_init(err, tc->object_file);

@@ -63,6 +63,9 @@ int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb o
 
 void gpa_verb_dispose(gpa_verb_t *vb)
 {
+    free(vb->file_);
+    free(vb->last_failed_file_);
+    vb->file_ = vb->last_failed_file_ = NULL;
     gpa_arena_dispose(&vb->scratch);
     gpa_inventory_release(vb->inv);
     gpa_config_release(vb->cfg);
@@ -70,12 +73,29 @@ void gpa_verb_dispose(gpa_verb_t *vb)
     vb->cfg = NULL;
 }
 
+/* One more document (or object) of the current file that could not be read; its file counted once. */
+static void count_unreadable(gpa_verb_t *vb)
+{
+    const char *file = vb->file_ != NULL ? vb->file_ : "";
+    vb->unreadable++;
+    vb->unreadable_docs++;
+    if (vb->last_failed_file_ != NULL && strcmp(vb->last_failed_file_, file) == 0)
+        return;
+    free(vb->last_failed_file_);
+    vb->last_failed_file_ = gpa_xstrdup(file);
+    vb->unreadable_doc_files++;
+}
+
 static int on_document(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc)
 {
     gpa_verb_t *vb = ctx;
     gpa_objects_t objs = {0};
-    if (gpa_cli_objects(a, file, doc, &objs) != 0) {
-        vb->unreadable++;
+    if (vb->file_ == NULL || strcmp(vb->file_, file) != 0) {
+        free(vb->file_);
+        vb->file_ = gpa_xstrdup(file);
+    }
+    if (gpa_cli_objects(a, &vb->cfg->workloads, file, doc, &objs) != 0) {
+        count_unreadable(vb);
         return 0; /* reported; the next document is still read */
     }
     for (size_t i = 0; i < objs.len; i++)
@@ -87,8 +107,10 @@ void gpa_verb_walk(gpa_verb_t *vb, char *const *paths, size_t npaths)
 {
     if (vb->json)
         fputs("[", stdout);
-    if (gpa_input_walk(paths, npaths, on_document, vb) != 0)
+    size_t files = 0;
+    if (gpa_input_walk(paths, npaths, on_document, vb, &files) != 0)
         vb->unreadable++;
+    vb->unreadable_files += files;
 }
 
 int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *verdict)
@@ -100,7 +122,7 @@ int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const 
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
         fprintf(stderr, "%s\n", line);
-        vb->unreadable++;
+        count_unreadable(vb);
         return -1;
     }
     return 0;
@@ -111,7 +133,7 @@ void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const c
     char *s = el != NULL ? json_dumps(el, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     if (s == NULL) { /* only text that is not UTF-8 gets here; say so rather than drop the element */
         fprintf(stderr, "%s: cannot encode the %s of %s as JSON\n", source, what, name);
-        vb->unreadable++;
+        count_unreadable(vb);
     } else {
         printf("%s%s", vb->printed++ > 0 ? ",\n" : "", s);
     }
@@ -119,12 +141,37 @@ void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const c
     json_decref(el);
 }
 
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* "; 1 file, and 2 documents in 1 other file, could not be read (see stderr)": a CI log shows how much. */
+static void print_unreadable(const gpa_verb_t *vb)
+{
+    size_t f = vb->unreadable_files, d = vb->unreadable_docs, df = vb->unreadable_doc_files;
+    if (f > 0 && d > 0)
+        printf("; %zu file%s, and %zu document%s in %zu other file%s, could not be read", f, plural(f), d, plural(d), df,
+               plural(df));
+    else if (d > 0)
+        printf("; %zu document%s in %zu file%s could not be read", d, plural(d), df, plural(df));
+    else if (f > 0)
+        printf("; %zu file%s could not be read", f, plural(f));
+    else
+        printf("; some input could not be read");
+    printf(" (see stderr)");
+}
+
 int gpa_verb_finish(gpa_verb_t *vb, size_t refused, const char *summary)
 {
-    if (vb->json)
+    if (vb->json) {
         printf("%s]\n", vb->printed > 0 ? "\n" : "");
-    else if (summary != NULL)
-        printf("%s%s\n", summary, vb->unreadable > 0 ? "; some input could not be read (see stderr)" : "");
+    } else if (summary != NULL) {
+        printf("%s", summary);
+        if (vb->unreadable > 0)
+            print_unreadable(vb);
+        printf("\n");
+    }
     if (vb->unreadable > 0)
         return GPA_EXIT_USAGE;
     return refused > 0 ? GPA_EXIT_DENIED : GPA_EXIT_OK;

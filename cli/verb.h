@@ -54,7 +54,11 @@ struct st_gpa_verb_t {
     int json;             /* the output is one JSON array (opened by gpa_verb_walk, closed by _finish) */
     size_t printed;       /* JSON elements printed so far */
     size_t unreadable;    /* inputs, documents or objects that could not be read (reported on stderr) */
-    gpa_arena_t scratch;  /* per object: cleared and used by the callback */
+    /* The same, for the summary: paths or files not read at all; documents (or objects) not read, and the files they are in. */
+    size_t unreadable_files, unreadable_docs, unreadable_doc_files;
+    char *file_;             /* the file being walked (heap copy) */
+    char *last_failed_file_; /* the file of the last unreadable document (heap copy), to count files once */
+    gpa_arena_t scratch;     /* per object: cleared and used by the callback */
     gpa_verb_object_cb on_object;
     void *ctx; /* the verb's own state, for the callback */
 };
@@ -87,9 +91,9 @@ int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const 
 void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const char *what, const char *name);
 
 /*
- * Closes the JSON array, or prints `summary` (when not NULL) as the last line of text, with "; some input
- * could not be read (see stderr)" appended when so. Returns the exit code: 2 when anything could not be read,
- * else 1 when `refused` (denied objects, Pods that do not fit) is not 0, else 0.
+ * Closes the JSON array, or prints `summary` (when not NULL) as the last line of text, with how much could not
+ * be read appended when so ("; 2 documents in 1 file could not be read (see stderr)"). Returns the exit code: 2 when anything could
+ * not be read, else 1 when `refused` (denied objects, Pods that do not fit) is not 0, else 0.
  */
 int gpa_verb_finish(gpa_verb_t *vb, size_t refused, const char *summary);
 

@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 struct st_gpa_kube_client_t {
     CURL *curl;
+    CURLM *multi;             /* streams run here, so gpa_kube_client_wakeup can interrupt their wait */
     gpa_kube_target_t target; /* a copy, owned */
     struct stat token_seen;   /* the token file as it was when last read */
     int token_read;           /* token_seen is valid */
@@ -37,9 +39,17 @@ typedef struct st_transfer_t {
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Once per process. libcurl runs with CURLOPT_NOSIGNAL (threads), so it does not mask SIGPIPE around its writes,
+ * and OpenSSL writing to a connection the API server closed would raise it: ignored, unless the program chose
+ * a handler of its own.
+ */
 static void init_curl(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    struct sigaction old;
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
 }
 
 static char *dup_or_null(const char *s)
@@ -84,6 +94,13 @@ gpa_kube_client_t *gpa_kube_client_new(const gpa_kube_target_t *target, gpa_erro
     }
     gpa_kube_client_t *c = gpa_xcalloc(1, sizeof(*c));
     c->curl = curl;
+    c->multi = curl_multi_init();
+    if (c->multi == NULL) {
+        curl_easy_cleanup(curl);
+        free(c);
+        gpa_error_set(err, 0, 0, NULL, "libcurl could not start");
+        return NULL;
+    }
     c->timeout_ms = CALL_TIMEOUT_MS;
     copy_target(&c->target, target);
     return c;
@@ -93,9 +110,15 @@ void gpa_kube_client_free(gpa_kube_client_t *c)
 {
     if (c == NULL)
         return;
+    curl_multi_cleanup(c->multi);
     curl_easy_cleanup(c->curl);
     gpa_kube_target_dispose(&c->target);
     free(c);
+}
+
+void gpa_kube_client_wakeup(gpa_kube_client_t *c)
+{
+    curl_multi_wakeup(c->multi);
 }
 
 void gpa_kube_client_set_timeout(gpa_kube_client_t *c, long ms)
@@ -181,7 +204,8 @@ static struct curl_slist *headers_for(const gpa_kube_client_t *c, const char *co
         snprintf(line, sizeof(line), "Content-Type: %s", content_type);
         h = curl_slist_append(h, line);
     }
-    if (c->target.token != NULL && c->target.token[0] != '\0') {
+    /* A token with a line break would add headers of its own: never sent (the server then says 401). */
+    if (c->target.token != NULL && c->target.token[0] != '\0' && strpbrk(c->target.token, "\r\n") == NULL) {
         snprintf(line, sizeof(line), "Authorization: Bearer %s", c->target.token);
         h = curl_slist_append(h, line);
     }
@@ -208,6 +232,49 @@ static void set_tls(gpa_kube_client_t *c)
     }
 }
 
+/*
+ * A stream's transfer, on the client's multi handle: the wait for data ends when data comes, after a second
+ * at most, or at once on gpa_kube_client_wakeup; the stop function is asked each time.
+ */
+static CURLcode perform_stream(gpa_kube_client_t *c, const gpa_kube_stream_t *s)
+{
+    if (curl_multi_add_handle(c->multi, c->curl) != CURLM_OK)
+        return CURLE_FAILED_INIT;
+    CURLcode rc = CURLE_OK;
+    int running = 1;
+    while (running) {
+        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+            rc = CURLE_FAILED_INIT;
+            break;
+        }
+        if (running && s->stop != NULL && s->stop(s->ctx)) {
+            rc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (running && curl_multi_poll(c->multi, NULL, 0, 1000, NULL) != CURLM_OK) {
+            rc = CURLE_FAILED_INIT;
+            break;
+        }
+    }
+    int left;
+    CURLMsg *msg;
+    while ((msg = curl_multi_info_read(c->multi, &left)) != NULL)
+        if (msg->msg == CURLMSG_DONE && rc == CURLE_OK)
+            rc = msg->data.result;
+    curl_multi_remove_handle(c->multi, c->curl);
+    return rc;
+}
+
+/* A server on the loopback (kubectl proxy, the tests' fake) is never reached through $HTTPS_PROXY, as in client-go. */
+static int on_loopback(const char *server)
+{
+    static const char *const loopback[] = {"https://127.", "https://localhost:", "https://localhost/", "https://[::1]", NULL};
+    for (const char *const *l = loopback; *l != NULL; l++)
+        if (strncmp(server, *l, strlen(*l)) == 0 || strcmp(server, "https://localhost") == 0)
+            return 1;
+    return 0;
+}
+
 /* One attempt: options reset (the connection stays alive in the handle), sent, answered. */
 static int perform(gpa_kube_client_t *c, const char *method, const char *path, const char *content_type, const void *body,
                    size_t len, transfer_t *t, long timeout_ms, gpa_error_t *err)
@@ -225,6 +292,8 @@ static int perform(gpa_kube_client_t *c, const char *method, const char *path, c
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "gpuadmit/" GPA_VERSION);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, c->curl_error);
+    if (on_loopback(c->target.server))
+        curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
     set_tls(c);
     struct curl_slist *headers = headers_for(c, content_type);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -242,9 +311,12 @@ static int perform(gpa_kube_client_t *c, const char *method, const char *path, c
         curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     }
     c->curl_error[0] = '\0';
-    CURLcode rc = curl_easy_perform(curl);
+    CURLcode rc = t->stream != NULL ? perform_stream(c, t->stream) : curl_easy_perform(curl);
     curl_slist_free_all(headers);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &t->reply->status);
+    curl_off_t retry_after = 0;
+    if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+        t->reply->retry_after_s = retry_after > 86400 ? 86400 : (long)retry_after;
     if (rc == CURLE_OK) {
         gpa_buf_dispose(&url);
         return 0;

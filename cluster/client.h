@@ -9,6 +9,9 @@
  * insecure-skip-tls-verify. Timeouts: 10 s to connect, 60 s for a whole call (gpa_kube_client_set_timeout).
  * docs/cluster.md ("The client") says why libcurl and how each path behaves.
  *
+ * The first client ignores SIGPIPE for the process (unless a handler is set): a connection the server closed
+ * must not kill a program that talks to it.
+ *
  * Ownership: the client copies what it needs from the target. A reply owns its body; gpa_kube_reply_dispose()
  * frees it.
  */
@@ -22,8 +25,9 @@
 typedef struct st_gpa_kube_client_t gpa_kube_client_t;
 
 typedef struct st_gpa_kube_reply_t {
-    long status;    /* HTTP status */
-    gpa_buf_t body; /* the whole body */
+    long status;        /* HTTP status */
+    long retry_after_s; /* the server's Retry-After (with 429 or 503), in seconds; 0 when it sent none */
+    gpa_buf_t body;     /* the whole body */
 } gpa_kube_reply_t;
 
 gpa_kube_client_t *gpa_kube_client_new(const gpa_kube_target_t *target, gpa_error_t *err);
@@ -45,8 +49,9 @@ void gpa_kube_client_set_timeout(gpa_kube_client_t *c, long ms);
 /*
  * A streamed GET (a watch, or a list page too large to hold twice). The body of a 2xx answer goes to on_data as
  * it arrives (in pieces of any size); any other status's body is kept in reply->body instead, and the 401 rule
- * of gpa_kube_call applies. stop (may be NULL) is asked between pieces and about once a second while the
- * server is silent: when it returns nonzero the transfer ends. timeout_ms bounds the whole transfer (0: none).
+ * of gpa_kube_call applies. stop (may be NULL) is asked between pieces, about once a second while the
+ * server is silent, and at once after gpa_kube_client_wakeup: when it returns nonzero the transfer ends.
+ * timeout_ms bounds the whole transfer (0: none).
  */
 typedef struct st_gpa_kube_stream_t {
     int (*on_data)(void *ctx, const char *data, size_t len); /* 0 to go on, -1 to end the transfer */
@@ -60,5 +65,11 @@ typedef struct st_gpa_kube_stream_t {
  * not be reached, the stream was cut (a chunked body without its end), timed out, or on_data/stop ended it.
  */
 int gpa_kube_stream(gpa_kube_client_t *c, const char *path, const gpa_kube_stream_t *s, gpa_kube_reply_t *reply, gpa_error_t *err);
+
+/*
+ * Safe from any thread while another uses the client: a gpa_kube_stream waiting for data asks its stop
+ * function at once (rather than within the second it otherwise takes). For stopping a reflector promptly.
+ */
+void gpa_kube_client_wakeup(gpa_kube_client_t *c);
 
 #endif

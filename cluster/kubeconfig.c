@@ -255,6 +255,8 @@ static int read_user(reader_t *r, const gpa_value_t *user, const char *path, gpa
     const gpa_value_t *token, *token_file;
     if (want_string(r, user, path, "token", &token) != 0 || want_string(r, user, path, "tokenFile", &token_file) != 0)
         return -1;
+    if (token != NULL && strpbrk(gpa_value_string(token), "\r\n") != NULL)
+        return gpa_schema_fail(r->err, token, gpa_schema_path(r->arena, path, "token"), "must be one line");
     out->token = copy_string(token);
     if (token_file != NULL) {
         /* The file is re-read as it rotates (client.c); read it now too, so a missing one is an error here. */

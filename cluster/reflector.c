@@ -44,6 +44,7 @@ struct st_gpa_reflector_t {
     char why[400];     /* why the current watch ended early */
     unsigned seed;     /* jitter */
     long backoff_ms;
+    long retry_after_ms; /* the server asked for at least this pause (Retry-After), 0 when it did not */
 };
 
 static int stopping(void *ctx)
@@ -75,17 +76,20 @@ static const char *query_sep(const char *path)
 /* "reason: message" of a Status body, or the start of the body. */
 static void describe_status(const gpa_kube_reply_t *reply, gpa_arena_t *arena, char *dst, size_t size)
 {
+    char pause[64] = "";
+    if (reply->retry_after_s > 0)
+        snprintf(pause, sizeof(pause), " (retry after %ld s)", reply->retry_after_s);
     gpa_value_t *status = NULL;
     gpa_error_t ignored;
     gpa_error_init(&ignored, NULL);
     if (reply->body.len > 0 && gpa_json_parse(arena, reply->body.base, reply->body.len, &status, &ignored) == 0) {
         const char *message = gpa_value_string(gpa_value_get(status, "message"));
         if (message != NULL) {
-            snprintf(dst, size, "HTTP %ld: %s", reply->status, message);
+            snprintf(dst, size, "HTTP %ld: %.300s%s", reply->status, message, pause);
             return;
         }
     }
-    snprintf(dst, size, "HTTP %ld", reply->status);
+    snprintf(dst, size, "HTTP %ld%s", reply->status, pause);
 }
 
 static const char *metadata_string(const gpa_value_t *obj, const char *key)
@@ -168,7 +172,7 @@ static int get_page(gpa_kube_client_t *client, const char *path, unsigned limit,
  * what an absent resource means.
  */
 static int list_all(gpa_kube_client_t *client, const char *path, unsigned limit, const gpa_reflector_sink_t *sink,
-                    const stop_t *stop, gpa_arena_t *arena, char **rv, long *status, gpa_error_t *err)
+                    const stop_t *stop, gpa_arena_t *arena, char **rv, long *status, long *retry_after_s, gpa_error_t *err)
 {
     for (int attempt = 0; attempt < LIST_ATTEMPTS; attempt++) {
         sink->begin_list(sink->ctx);
@@ -179,6 +183,7 @@ static int list_all(gpa_kube_client_t *client, const char *path, unsigned limit,
             gpa_buf_t body = GPA_BUF_INIT;
             rc = get_page(client, path, limit, token, stop, &body, &reply, err);
             *status = reply.status;
+            *retry_after_s = reply.retry_after_s;
             const char *next = "";
             if (rc == 0 && reply.status == 200) {
                 rc = apply_page(&body, arena, sink, rv, &next, err);
@@ -216,11 +221,11 @@ int gpa_kube_list(const gpa_kube_target_t *target, const char *path, const gpa_r
     gpa_arena_t arena;
     gpa_arena_init(&arena);
     char *rv = NULL;
-    long status = 0;
+    long status = 0, retry_after_s = 0;
     gpa_error_t local;
     gpa_error_init(&local, NULL);
     stop_t never = {NULL, NULL};
-    int rc = list_all(client, path, DEFAULT_PAGE_LIMIT, sink, &never, &arena, &rv, &status, &local);
+    int rc = list_all(client, path, DEFAULT_PAGE_LIMIT, sink, &never, &arena, &rv, &status, &retry_after_s, &local);
     if (rc != 0 && status == 404) {
         sink->end_list(sink->ctx); /* a resource the cluster does not serve holds nothing */
         rc = 0;
@@ -260,8 +265,19 @@ static int back_off(gpa_reflector_t *r)
     long step = r->backoff_ms;
     long half = step / 2;
     long ms = half + (half > 0 ? (long)(rand_r(&r->seed) % (unsigned)(half + 1)) : 0);
+    if (ms < r->retry_after_ms)
+        ms = r->retry_after_ms;
+    r->retry_after_ms = 0;
     r->backoff_ms = step * 2 > r->opts.backoff_max_ms ? r->opts.backoff_max_ms : step * 2;
     return pause_for(r, ms);
+}
+
+/* The next pause lasts at least what the server asked for, within the backoff's cap. */
+static void honour_retry_after(gpa_reflector_t *r, long seconds)
+{
+    long ms = seconds > r->opts.backoff_max_ms / 1000 ? r->opts.backoff_max_ms : seconds * 1000;
+    if (ms > r->retry_after_ms)
+        r->retry_after_ms = ms;
 }
 
 static void report(gpa_reflector_t *r, const char *fmt, const char *detail)
@@ -342,19 +358,21 @@ static int on_watch_data(void *ctx, const char *data, size_t len)
         snprintf(r->why, sizeof(r->why), "an event larger than %zu bytes", MAX_EVENT);
         rc = -1;
     }
-    memmove(r->line.base, r->line.base + start, r->line.len - start);
-    r->line.len -= start;
+    if (start > 0) {
+        memmove(r->line.base, r->line.base + start, r->line.len - start);
+        r->line.len -= start;
+    }
     return rc;
 }
 
 /* Lists (and on 404 says the resource holds nothing). Returns 0 when the view is current, -1 to pause first. */
 static int relist(gpa_reflector_t *r)
 {
-    long status = 0;
+    long status = 0, retry_after_s = 0;
     gpa_error_t err;
     gpa_error_init(&err, NULL);
     stop_t stop = {stopping, r};
-    if (list_all(r->client, r->path, r->opts.page_limit, &r->sink, &stop, &r->arena, &r->rv, &status, &err) == 0) {
+    if (list_all(r->client, r->path, r->opts.page_limit, &r->sink, &stop, &r->arena, &r->rv, &status, &retry_after_s, &err) == 0) {
         r->backoff_ms = r->opts.backoff_min_ms;
         return 0;
     }
@@ -367,6 +385,7 @@ static int relist(gpa_reflector_t *r)
         return -1;
     }
     report(r, "%s: %s", err.message);
+    honour_retry_after(r, retry_after_s);
     return -1;
 }
 
@@ -421,6 +440,7 @@ static next_t watch_once(gpa_reflector_t *r)
         describe_status(&reply, &r->arena, why, sizeof(why));
         gpa_arena_clear(&r->arena);
         report(r, "%s: watch refused: %s", why);
+        honour_retry_after(r, reply.retry_after_s);
         if (reply.status == 404) {
             next = PAUSE_THEN_LIST;
             r->backoff_ms = r->opts.backoff_max_ms;
@@ -512,6 +532,7 @@ void gpa_reflector_stop(gpa_reflector_t *r)
     atomic_store(&r->stopping, 1);
     pthread_cond_broadcast(&r->wake);
     pthread_mutex_unlock(&r->lock);
+    gpa_kube_client_wakeup(r->client);
     if (r->started)
         pthread_join(r->thread, NULL);
     pthread_cond_destroy(&r->wake);

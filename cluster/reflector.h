@@ -12,7 +12,8 @@
  * reported through broken() and listed again after the backoff's cap.
  *
  * Ownership: an object passed to apply() lives in an arena the reflector resets after the call: copy what you
- * keep. The sink and its ctx must outlive the reflector.
+ * keep. The sink and its ctx must outlive the reflector. Every callback but broken (may be NULL) is required; none
+ * may call gpa_reflector_stop on its own reflector (the stop waits for the thread that runs them).
  */
 #ifndef GPA_CLUSTER_REFLECTOR_H
 #define GPA_CLUSTER_REFLECTOR_H

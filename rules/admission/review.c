@@ -44,6 +44,17 @@ static void put_string(gpa_buf_t *b, const char *s)
     gpa_buf_json_string(b, s, strlen(s));
 }
 
+/* The denial's status: 403 Forbidden for findings, 400 BadRequest for an object that cannot be read. */
+static void put_status(gpa_buf_t *b, int code, const char *reason, const char *msg, size_t len)
+{
+    gpa_buf_puts(b, code == 400 ? ",\"status\":{\"code\":400" : ",\"status\":{\"code\":403");
+    gpa_buf_puts(b, ",\"reason\":");
+    put_string(b, reason);
+    gpa_buf_puts(b, ",\"message\":");
+    gpa_buf_json_string(b, msg != NULL ? msg : "", len);
+    gpa_buf_putc(b, '}');
+}
+
 /* status.message: every deny finding, one "container: rule: message" each, joined with "; ". */
 static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
 {
@@ -55,9 +66,7 @@ static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
             gpa_buf_append(&msg, "; ", 2);
         gpa_buf_puts(&msg, gpa_violation_line(a, &v->violations.items[i]));
     }
-    gpa_buf_puts(b, ",\"status\":{\"code\":403,\"reason\":\"Forbidden\",\"message\":");
-    gpa_buf_json_string(b, msg.base != NULL ? msg.base : "", msg.len);
-    gpa_buf_putc(b, '}');
+    put_status(b, 403, "Forbidden", msg.base, msg.len);
     gpa_buf_dispose(&msg);
 }
 
@@ -88,7 +97,8 @@ static void put_patch(gpa_buf_t *b, const gpa_patch_t *p)
     gpa_buf_dispose(&json);
 }
 
-static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req, gpa_review_t *out)
+/* The AdmissionReview answer; `unreadable` (or NULL): why the object cannot be read, which denies with code 400. */
+static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req, const char *unreadable, gpa_review_t *out)
 {
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_buf_puts(&b, "{\"apiVersion\":");
@@ -96,7 +106,9 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req
     gpa_buf_puts(&b, ",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":");
     put_string(&b, req->uid);
     gpa_buf_puts(&b, out->allowed ? ",\"allowed\":true" : ",\"allowed\":false");
-    if (!out->allowed)
+    if (unreadable != NULL)
+        put_status(&b, 400, "BadRequest", unreadable, strlen(unreadable));
+    else if (!out->allowed)
         put_denial(a, &b, &out->verdict);
     put_warnings(&b, &out->verdict.warnings);
     if (hook == GPA_WEBHOOK_MUTATE)
@@ -108,15 +120,22 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req
     gpa_buf_dispose(&b);
 }
 
-/* Decodes request.<key>, placed where the request stores it (gpa_object_set_request). */
-static int decode(gpa_arena_t *a, gpa_review_t *out, const gpa_envelope_t *req, gpa_value_t *doc, const char *key,
-                  gpa_object_t **obj)
+/*
+ * Decodes request.<key>, placed where the request stores it (gpa_object_set_request). An object with a bad shape
+ * on a path gpuadmit needs is a well-formed review all the same: it is denied (HTTP 200, code 400) with the
+ * reason and its path, so kube-apiserver shows the user why whatever the failurePolicy (docs/webhook.md).
+ */
+static int decode(gpa_arena_t *a, const gpa_config_t *cfg, gpa_webhook_t hook, const gpa_envelope_t *req, gpa_value_t *doc,
+                  const char *key, gpa_object_t **obj, gpa_review_t *out)
 {
     gpa_error_t err;
     gpa_error_init(&err, NULL);
-    if (gpa_decode_object(a, doc, obj, &err) != 0) {
-        const char *path = gpa_arena_printf(a, "request.%s%s%s", key, err.path[0] != '\0' ? "." : "", err.path);
-        return bad(a, out, path, err.message);
+    if (gpa_decode_object_with(a, &cfg->workloads, doc, obj, &err) != 0) {
+        gpa_decode_error_within(&err, gpa_arena_printf(a, "request.%s", key));
+        const char *why = gpa_arena_printf(a, "cannot read %s: %s", err.path, err.message);
+        out->allowed = 0;
+        answer(a, hook, req, why, out);
+        return -1;
     }
     gpa_object_set_request(*obj, req->ns, req->name);
     return 0;
@@ -127,9 +146,9 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
 {
     gpa_object_t *obj = NULL, *old = NULL;
     int judged = req->op == GPA_OP_CREATE || req->op == GPA_OP_UPDATE; /* DELETE and CONNECT: admitted as they are */
-    if (judged && req->object != NULL && decode(a, out, req, req->object, "object", &obj) != 0)
+    if (judged && req->object != NULL && decode(a, cfg, hook, req, req->object, "object", &obj, out) != 0)
         return;
-    if (judged && req->old_object != NULL && decode(a, out, req, req->old_object, "oldObject", &old) != 0)
+    if (judged && req->old_object != NULL && decode(a, cfg, hook, req, req->old_object, "oldObject", &old, out) != 0)
         return;
     const gpa_object_t *facts = obj != NULL ? obj : old;
     if (facts != NULL) {
@@ -153,7 +172,7 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
         /* The mutating webhook never denies for validation reasons: that is the validating webhook's answer. */
         out->allowed = hook == GPA_WEBHOOK_MUTATE ? 1 : out->verdict.allowed;
     }
-    answer(a, hook, req, out);
+    answer(a, hook, req, NULL, out);
 }
 
 void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,

@@ -3,7 +3,9 @@
  *
  * Reads admission.k8s.io/v1 and v1beta1 reviews and answers in the version asked (uid echoed). The validating
  * answer never carries a patch; the mutating one carries patch and patchType together or neither, and never
- * denies for validation reasons. Denials carry status.code 403 and a message listing every violation;
+ * denies for validation reasons. Denials carry status.code 403 and a message listing every violation; an object
+ * (or oldObject) with a bad shape on a path gpuadmit needs is denied by both webhooks with status.code 400 and
+ * "cannot read request.object.PATH: reason" (HTTP 200: the review itself is fine);
  * warnings are one line each, under 120 bytes. DELETE and CONNECT are admitted. Objects are checked with the
  * request's operation (UPDATE against oldObject).
  */
@@ -22,7 +24,7 @@ typedef enum en_gpa_webhook_t {
 } gpa_webhook_t;
 
 typedef struct st_gpa_review_t {
-    int http_status; /* 200 with an AdmissionReview body; 400 when the input is not a readable AdmissionReview */
+    int http_status; /* 200 with an AdmissionReview body; 400 when the body is not an AdmissionReview (envelope.h) */
     char *body;      /* arena-owned, NUL-terminated: the response JSON, or for 400 a one-line reason */
     size_t len;
     /* Facts for logs and metrics (arena-owned or static; "" when unknown). */

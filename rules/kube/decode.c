@@ -1,4 +1,5 @@
 #include "kube/decode.h"
+#include "kube/workloads.h"
 #include "document/schema.h"
 
 #include <stdio.h>
@@ -16,6 +17,7 @@ typedef struct st_where_t {
 typedef struct st_decoder_t {
     gpa_arena_t *a;
     gpa_error_t *err;
+    gpa_object_t *obj; /* the object being decoded: where Pod specs go */
 } decoder_t;
 
 /* s1 s2 s3 as one arena string: paths are built for every container and amount, so no printf here. */
@@ -84,22 +86,68 @@ static int string_member(decoder_t *d, const gpa_value_t *obj, const char *key, 
     return 0;
 }
 
-/* A map of strings (labels, annotations, nodeSelector). */
-static int decode_pairs(decoder_t *d, const gpa_value_t *obj, where_t w, gpa_pair_t **out, size_t *n)
+/* A string or a number's text (YAML reads `name: 2024` as a number), else NULL: for what only names an object. */
+static const char *scalar_text(const gpa_value_t *v)
+{
+    return v != NULL && (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) ? v->u.str.ptr : NULL;
+}
+
+/*
+ * The string pairs of a map nothing decides on (labels, a workload's own annotations): a value that is not a
+ * string, or a map that is not a mapping, is left out, never an input error (docs/rules.md#objects).
+ */
+static void lenient_pairs(decoder_t *d, const gpa_value_t *obj, gpa_pair_t **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    if (obj == NULL)
-        return 0;
-    gpa_pair_t *pairs = gpa_arena_alloc(d->a, obj->u.object.len * sizeof(*pairs));
+    if (obj == NULL || obj->type != GPA_VOBJECT)
+        return;
+    gpa_pair_t *pairs = gpa_arena_alloc(d->a, (obj->u.object.len + 1) * sizeof(*pairs));
     for (size_t i = 0; i < obj->u.object.len; i++) {
         const gpa_member_t *m = &obj->u.object.members[i];
-        if (m->value->type != GPA_VSTRING)
-            return wrong_type(d, m->value, gpa_arena_printf(d->a, "%s[\"%s\"]", w.path, m->key), GPA_VSTRING);
-        pairs[i] = (gpa_pair_t){m->key, m->value->u.str.ptr, m->value->line, m->value->column};
+        if (m->value->type == GPA_VSTRING)
+            pairs[(*n)++] = (gpa_pair_t){m->key, m->value->u.str.ptr, m->value->line, m->value->column};
     }
     *out = pairs;
-    *n = obj->u.object.len;
+}
+
+/* A Pod's annotations: a mapping; of its values only the mGPU annotation's is read, so only it must be a string. */
+static int decode_annotations(decoder_t *d, const gpa_value_t *meta, where_t meta_where, gpa_podspec_t *pod)
+{
+    gpa_value_t *annotations = NULL;
+    if (meta != NULL && member(d, meta, "annotations", GPA_VOBJECT, meta_where, &annotations) != 0)
+        return -1;
+    gpa_value_t *mgpu = annotations != NULL ? gpa_value_get(annotations, GPA_ANNOTATION_MULTIPLE_GPU) : NULL;
+    if (mgpu != NULL && mgpu->type != GPA_VSTRING)
+        return wrong_type(d, mgpu, gpa_arena_printf(d->a, "%s[\"%s\"]", pod->annotations_path, GPA_ANNOTATION_MULTIPLE_GPU),
+                          GPA_VSTRING);
+    lenient_pairs(d, annotations, &pod->annotations, &pod->nannotations);
+    return 0;
+}
+
+/*
+ * nodeSelector: a mapping the infeasible rule matches against node labels. A value that is not a string (the API
+ * server refuses it) is kept as text no label value can equal, so the Pod matches no node rather than being
+ * unreadable (docs/decisions.md).
+ */
+static int decode_node_selector(decoder_t *d, const gpa_value_t *spec, where_t spec_where, gpa_podspec_t *pod)
+{
+    gpa_value_t *selector;
+    if (member(d, spec, "nodeSelector", GPA_VOBJECT, spec_where, &selector) != 0)
+        return -1;
+    if (selector == NULL)
+        return 0;
+    pod->node_selector = gpa_arena_alloc(d->a, (selector->u.object.len + 1) * sizeof(*pod->node_selector));
+    for (size_t i = 0; i < selector->u.object.len; i++) {
+        const gpa_member_t *m = &selector->u.object.members[i];
+        const gpa_value_t *v = m->value;
+        const char *value = v->type == GPA_VSTRING   ? v->u.str.ptr
+                            : v->type == GPA_VNUMBER ? gpa_arena_printf(d->a, "%s (not a string)", v->u.str.ptr)
+                            : v->type == GPA_VBOOL   ? (v->u.boolean ? "true (not a string)" : "false (not a string)")
+                                                     : gpa_arena_printf(d->a, "(%s, not a string)", gpa_vtype_name(v->type));
+        pod->node_selector[i] = (gpa_pair_t){m->key, value, v->line, v->column};
+    }
+    pod->nnode_selector = selector->u.object.len;
     return 0;
 }
 
@@ -187,6 +235,19 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
     return 0;
 }
 
+/* A ResourceRequirements (a mapping, checked by the caller) at `w`: a container's resources, or one read as a container. */
+static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t w, gpa_container_t *c)
+{
+    c->has_resources = 1;
+    c->resources = resources;
+    c->resources_path = w.path;
+    c->resources_pointer = w.pointer;
+    if (decode_amounts(d, resources, "requests", w, &c->has_requests, c->requests) != 0 ||
+        decode_amounts(d, resources, "limits", w, &c->has_limits, c->limits) != 0)
+        return -1;
+    return 0;
+}
+
 static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int is_init, size_t index, gpa_container_t *c)
 {
     memset(c, 0, sizeof(*c));
@@ -205,17 +266,16 @@ static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int i
     gpa_value_t *resources;
     if (member(d, v, "resources", GPA_VOBJECT, w, &resources) != 0)
         return -1;
-    c->has_resources = resources != NULL;
-    if (resources == NULL)
-        return 0;
     where_t rw = where_key(d, w, "resources");
-    if (decode_amounts(d, resources, "requests", rw, &c->has_requests, c->requests) != 0 ||
-        decode_amounts(d, resources, "limits", rw, &c->has_limits, c->limits) != 0)
-        return -1;
-    return 0;
+    c->resources_path = rw.path;
+    c->resources_pointer = rw.pointer;
+    return resources != NULL ? decode_resources(d, resources, rw, c) : 0;
 }
 
-static int decode_containers(decoder_t *d, const gpa_value_t *spec, const char *key, where_t spec_where, int is_init,
+static const char no_containers[] = "missing: a Pod needs its list of containers here (is the manifest indented right?)";
+
+/* containers or initContainers; `required` (containers): a Pod without them is not a Pod gpuadmit can judge. */
+static int decode_containers(decoder_t *d, const gpa_value_t *spec, const char *key, where_t spec_where, int is_init, int required,
                              gpa_container_t **out, size_t *n)
 {
     gpa_value_t *list;
@@ -223,9 +283,12 @@ static int decode_containers(decoder_t *d, const gpa_value_t *spec, const char *
     *n = 0;
     if (member(d, spec, key, GPA_VARRAY, spec_where, &list) != 0)
         return -1;
+    where_t lw = where_key(d, spec_where, key);
+    if (list == NULL && required)
+        return gpa_schema_fail(d->err, spec, lw.path,
+                               "missing: a Pod needs its list of containers here (is the manifest indented right?)");
     if (list == NULL)
         return 0;
-    where_t lw = where_key(d, spec_where, key);
     gpa_container_t *containers = gpa_arena_alloc(d->a, list->u.array.len * sizeof(*containers));
     for (size_t i = 0; i < list->u.array.len; i++)
         if (decode_container(d, list->u.array.items[i], where_index(d, lw, i), is_init, i, &containers[i]) != 0)
@@ -326,7 +389,7 @@ static int decode_node_affinity(decoder_t *d, const gpa_value_t *spec, where_t w
     return 0;
 }
 
-/* A Pod spec and the metadata that goes with it (a Pod's own, or a template's). */
+/* A Pod spec and, when it has any (templates, a Pod), the metadata that goes with it; meta NULL: none. */
 static int decode_podspec(decoder_t *d, const gpa_value_t *meta, where_t meta_where, const gpa_value_t *spec, where_t spec_where,
                           gpa_podspec_t *pod)
 {
@@ -334,180 +397,164 @@ static int decode_podspec(decoder_t *d, const gpa_value_t *meta, where_t meta_wh
     pod->path = spec_where.path;
     pod->pointer = spec_where.pointer;
     pod->annotations_path = where_key(d, meta_where, "annotations").path;
-    gpa_value_t *annotations = NULL, *selector;
-    if (meta != NULL && member(d, meta, "annotations", GPA_VOBJECT, meta_where, &annotations) != 0)
+    if (decode_annotations(d, meta, meta_where, pod) != 0)
         return -1;
-    if (decode_pairs(d, annotations, where_key(d, meta_where, "annotations"), &pod->annotations, &pod->nannotations) != 0)
+    if (decode_containers(d, spec, "containers", spec_where, 0, 1, &pod->containers, &pod->ncontainers) != 0 ||
+        decode_containers(d, spec, "initContainers", spec_where, 1, 0, &pod->init_containers, &pod->ninit_containers) != 0)
         return -1;
-    if (decode_containers(d, spec, "containers", spec_where, 0, &pod->containers, &pod->ncontainers) != 0 ||
-        decode_containers(d, spec, "initContainers", spec_where, 1, &pod->init_containers, &pod->ninit_containers) != 0)
-        return -1;
-    if (member(d, spec, "nodeSelector", GPA_VOBJECT, spec_where, &selector) != 0 ||
-        decode_pairs(d, selector, where_key(d, spec_where, "nodeSelector"), &pod->node_selector, &pod->nnode_selector) != 0)
-        return -1;
-    if (decode_node_affinity(d, spec, spec_where, pod) != 0)
+    if (decode_node_selector(d, spec, spec_where, pod) != 0 || decode_node_affinity(d, spec, spec_where, pod) != 0)
         return -1;
     return string_member(d, spec, "nodeName", spec_where, &pod->node_name);
 }
 
-static void push_pod(decoder_t *d, gpa_object_t *obj, const gpa_podspec_t *pod)
+static void push_pod(decoder_t *d, const gpa_podspec_t *pod)
 {
+    gpa_object_t *obj = d->obj;
     obj->pods = gpa_arena_grow(d->a, obj->pods, obj->npods, obj->npods + 1, sizeof(*obj->pods));
     obj->pods[obj->npods++] = *pod;
 }
 
-/* A PodTemplateSpec at `w` ({metadata, spec}); absent templates contribute nothing. */
-static int decode_template(decoder_t *d, gpa_object_t *obj, const gpa_value_t *tmpl, where_t w)
+static where_t where_of(const gpa_workload_node_t *node)
 {
+    return (where_t){node->path, node->pointer};
+}
+
+/* A Pod template ({metadata, spec}), or a Pod itself: the walker's visit for podTemplates paths. */
+static int visit_template(void *ctx, const gpa_workload_node_t *node)
+{
+    decoder_t *d = ctx;
+    where_t w = where_of(node);
     gpa_value_t *meta, *spec;
-    if (tmpl == NULL)
-        return 0;
-    if (member(d, tmpl, "metadata", GPA_VOBJECT, w, &meta) != 0 || member(d, tmpl, "spec", GPA_VOBJECT, w, &spec) != 0)
+    if (node->value->type != GPA_VOBJECT)
+        return wrong_type(d, node->value, w.path, GPA_VOBJECT);
+    if (member(d, node->value, "metadata", GPA_VOBJECT, w, &meta) != 0 ||
+        member(d, node->value, "spec", GPA_VOBJECT, w, &spec) != 0)
         return -1;
+    where_t spec_where = where_key(d, w, "spec");
+    const gpa_value_t *stray = gpa_value_get(node->value, "containers");
+    if (stray != NULL && (spec == NULL || gpa_value_get(spec, "containers") == NULL)) /* the mis-indented Pod */
+        return gpa_schema_fail(d->err, stray, where_key(d, spec_where, "containers").path,
+                               "missing: a Pod needs its list of containers here; this one is beside spec (indent it under spec)");
     if (spec == NULL)
-        return 0;
+        return gpa_schema_fail(d->err, node->value, where_key(d, spec_where, "containers").path, "%s", no_containers);
     gpa_podspec_t pod;
-    if (decode_podspec(d, meta, where_key(d, w, "metadata"), spec, where_key(d, w, "spec"), &pod) != 0)
+    if (decode_podspec(d, meta, where_key(d, w, "metadata"), spec, spec_where, &pod) != 0)
         return -1;
-    push_pod(d, obj, &pod);
+    push_pod(d, &pod);
     return 0;
 }
 
-/* Follows a chain of object keys from `v`, then decodes the template found there. */
-static int decode_template_at(decoder_t *d, gpa_object_t *obj, const gpa_value_t *v, where_t w, const char *const *keys,
-                              size_t nkeys)
+/* A PodSpec with no metadata of its own: the visit for podSpecs paths. */
+static int visit_podspec(void *ctx, const gpa_workload_node_t *node)
 {
-    for (size_t i = 0; i < nkeys; i++) {
-        gpa_value_t *next;
-        if (member(d, v, keys[i], GPA_VOBJECT, w, &next) != 0)
-            return -1;
-        if (next == NULL)
-            return 0;
-        w = where_key(d, w, keys[i]);
-        v = next;
-    }
-    return decode_template(d, obj, v, w);
-}
-
-/* Each element of the array `key` in `v` holds a template at `.template`. */
-static int decode_template_list(decoder_t *d, gpa_object_t *obj, const gpa_value_t *v, where_t w, const char *key)
-{
-    static const char *const tmpl[] = {"template"};
-    gpa_value_t *list;
-    if (member(d, v, key, GPA_VARRAY, w, &list) != 0)
+    decoder_t *d = ctx;
+    where_t w = where_of(node);
+    if (node->value->type != GPA_VOBJECT)
+        return wrong_type(d, node->value, w.path, GPA_VOBJECT);
+    gpa_podspec_t pod;
+    if (decode_podspec(d, NULL, where_key(d, w, "metadata"), node->value, w, &pod) != 0)
         return -1;
-    if (list == NULL)
-        return 0;
-    where_t lw = where_key(d, w, key);
-    for (size_t i = 0; i < list->u.array.len; i++) {
-        const gpa_value_t *item = list->u.array.items[i];
-        where_t iw = where_index(d, lw, i);
-        if (item->type != GPA_VOBJECT)
-            return wrong_type(d, item, iw.path, GPA_VOBJECT);
-        if (decode_template_at(d, obj, item, iw, tmpl, 1) != 0)
-            return -1;
-    }
+    pod.annotations_path = NULL;
+    push_pod(d, &pod);
     return 0;
 }
 
-/* KubeRay's cluster spec: a head group and worker groups, each with a Pod template. */
-static int decode_ray_cluster_spec(decoder_t *d, gpa_object_t *obj, const gpa_value_t *spec, where_t w)
+/* A ResourceRequirements read as one container named after its owner (TrainJob: `trainer`): the visit for resources paths. */
+static int visit_resources(void *ctx, const gpa_workload_node_t *node)
 {
-    static const char *const head[] = {"headGroupSpec", "template"};
-    if (spec == NULL)
-        return 0;
-    if (decode_template_at(d, obj, spec, w, head, 2) != 0)
+    decoder_t *d = ctx;
+    where_t w = where_of(node);
+    if (node->value->type != GPA_VOBJECT)
+        return wrong_type(d, node->value, w.path, GPA_VOBJECT);
+    gpa_container_t *c = gpa_arena_calloc(d->a, 1, sizeof(*c));
+    c->name = node->owner;
+    c->path = w.path;
+    c->pointer = w.pointer;
+    c->line = node->value->line;
+    c->column = node->value->column;
+    if (decode_resources(d, node->value, w, c) != 0)
         return -1;
-    return decode_template_list(d, obj, spec, w, "workerGroupSpecs");
-}
-
-static int api_group_is(const char *api_version, const char *group)
-{
-    size_t n = strlen(group);
-    return strncmp(api_version, group, n) == 0 && api_version[n] == '/';
-}
-
-static int decode_pods(decoder_t *d, gpa_object_t *obj, const gpa_value_t *root)
-{
-    static const char *const template[] = {"template"};
-    static const char *const cron[] = {"jobTemplate", "spec", "template"};
-    const where_t top = {"", ""};
-    where_t spec_where = where_key(d, top, "spec");
-    gpa_value_t *spec, *meta;
-    if (member(d, root, "spec", GPA_VOBJECT, top, &spec) != 0)
-        return -1;
-    if (spec == NULL)
-        return 0;
-    const char *kind = obj->kind;
-    if (strcmp(kind, "Pod") == 0) {
-        gpa_podspec_t pod;
-        if (member(d, root, "metadata", GPA_VOBJECT, top, &meta) != 0 ||
-            decode_podspec(d, meta, where_key(d, top, "metadata"), spec, spec_where, &pod) != 0)
-            return -1;
-        push_pod(d, obj, &pod);
-        return 0;
-    }
-    if (strcmp(kind, "Job") == 0 && api_group_is(obj->api_version, "batch.volcano.sh"))
-        return decode_template_list(d, obj, spec, spec_where, "tasks");
-    if (strcmp(kind, "Deployment") == 0 || strcmp(kind, "ReplicaSet") == 0 || strcmp(kind, "StatefulSet") == 0 ||
-        strcmp(kind, "DaemonSet") == 0 || strcmp(kind, "Job") == 0)
-        return decode_template_at(d, obj, spec, spec_where, template, 1);
-    if (strcmp(kind, "CronJob") == 0)
-        return decode_template_at(d, obj, spec, spec_where, cron, 3);
-    if (strcmp(kind, "RayCluster") == 0 && api_group_is(obj->api_version, "ray.io"))
-        return decode_ray_cluster_spec(d, obj, spec, spec_where);
-    if (strcmp(kind, "RayJob") == 0 && api_group_is(obj->api_version, "ray.io")) {
-        gpa_value_t *cluster;
-        if (member(d, spec, "rayClusterSpec", GPA_VOBJECT, spec_where, &cluster) != 0)
-            return -1;
-        return decode_ray_cluster_spec(d, obj, cluster, where_key(d, spec_where, "rayClusterSpec"));
-    }
+    gpa_podspec_t pod = {.path = w.path, .pointer = w.pointer, .containers = c, .ncontainers = 1};
+    push_pod(d, &pod);
     return 0;
 }
 
-static int decode_metadata(decoder_t *d, gpa_object_t *obj, const gpa_value_t *root)
+static int walk_paths(decoder_t *d, gpa_value_t *root, const char *const *paths, gpa_workload_visit_cb visit)
+{
+    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++)
+        if (gpa_workload_walk(d->a, root, paths[i], visit, d, d->err) != 0)
+            return -1;
+    return 0;
+}
+
+static int decode_pods(decoder_t *d, const gpa_workload_t *w, gpa_value_t *root)
+{
+    if (walk_paths(d, root, w->pod_templates, visit_template) != 0 || walk_paths(d, root, w->pod_specs, visit_podspec) != 0)
+        return -1;
+    return walk_paths(d, root, w->resources, visit_resources);
+}
+
+/*
+ * Who the object is. The namespace decides exclusion, so in a kind gpuadmit reads (`read`) metadata must be a
+ * mapping and namespace a string; names only name the object in reports, and in any other kind nothing is
+ * checked at all: whatever it holds is the API server's to refuse (docs/rules.md#objects).
+ */
+static int decode_metadata(decoder_t *d, const gpa_value_t *root, int read)
 {
     const where_t top = {"", ""};
     where_t mw = where_key(d, top, "metadata");
-    gpa_value_t *meta, *labels = NULL, *annotations = NULL, *status;
-    const char *name = NULL, *generate_name = NULL, *ns = NULL;
-    if (member(d, root, "metadata", GPA_VOBJECT, top, &meta) != 0)
-        return -1;
-    if (meta != NULL) {
-        if (string_member(d, meta, "name", mw, &name) != 0 || string_member(d, meta, "generateName", mw, &generate_name) != 0 ||
-            string_member(d, meta, "namespace", mw, &ns) != 0 || member(d, meta, "labels", GPA_VOBJECT, mw, &labels) != 0 ||
-            member(d, meta, "annotations", GPA_VOBJECT, mw, &annotations) != 0)
-            return -1;
+    gpa_object_t *obj = d->obj;
+    gpa_value_t *meta = gpa_value_get(root, "metadata");
+    if (meta != NULL && meta->type != GPA_VOBJECT) {
+        if (read && meta->type != GPA_VNULL)
+            return wrong_type(d, meta, mw.path, GPA_VOBJECT);
+        meta = NULL;
     }
-    obj->name = name != NULL ? name : generate_name != NULL ? generate_name : "";
-    obj->ns = ns != NULL ? ns : "";
-    if (decode_pairs(d, labels, where_key(d, mw, "labels"), &obj->labels, &obj->nlabels) != 0 ||
-        decode_pairs(d, annotations, where_key(d, mw, "annotations"), &obj->annotations, &obj->nannotations) != 0)
+    if (meta != NULL && read && string_member(d, meta, "namespace", mw, &obj->ns) != 0)
         return -1;
-    if (member(d, root, "status", GPA_VOBJECT, top, &status) != 0)
+    if (meta != NULL && !read)
+        obj->ns = scalar_text(gpa_value_get(meta, "namespace"));
+    if (obj->ns == NULL)
+        obj->ns = "";
+    const char *name = meta != NULL ? scalar_text(gpa_value_get(meta, "name")) : NULL;
+    const char *generate = meta != NULL ? scalar_text(gpa_value_get(meta, "generateName")) : NULL;
+    obj->generated_name = name == NULL && generate != NULL;
+    obj->name = name != NULL ? name : generate != NULL ? concat(d->a, generate, "*", "") : "";
+    if (meta != NULL) {
+        lenient_pairs(d, gpa_value_get(meta, "labels"), &obj->labels, &obj->nlabels);
+        lenient_pairs(d, gpa_value_get(meta, "annotations"), &obj->annotations, &obj->nannotations);
+    }
+    const gpa_value_t *status = gpa_value_get(root, "status");
+    obj->phase = status != NULL && status->type == GPA_VOBJECT ? gpa_value_string(gpa_value_get(status, "phase")) : NULL;
+    return 0;
+}
+
+int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)
+{
+    if (doc->type != GPA_VOBJECT)
+        return gpa_schema_want(err, doc, GPA_VOBJECT, "");
+    gpa_object_t *obj = gpa_arena_calloc(a, 1, sizeof(*obj));
+    decoder_t d = {a, err, obj};
+    obj->root = doc;
+    obj->line = doc->line;
+    obj->column = doc->column;
+    /* Not strings: then not a kind gpuadmit reads (the API server refuses it). */
+    obj->api_version = gpa_value_string(gpa_value_get(doc, "apiVersion"));
+    obj->kind = gpa_value_string(gpa_value_get(doc, "kind"));
+    if (obj->api_version == NULL)
+        obj->api_version = "";
+    if (obj->kind == NULL)
+        obj->kind = "";
+    const gpa_workload_t *w = gpa_workload_find(extra, obj->api_version, obj->kind);
+    if (decode_metadata(&d, doc, w != NULL) != 0 || (w != NULL && decode_pods(&d, w, doc) != 0))
         return -1;
-    return status != NULL ? string_member(d, status, "phase", where_key(d, top, "status"), &obj->phase) : 0;
+    *out = obj;
+    return 0;
 }
 
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)
 {
-    decoder_t d = {a, err};
-    const where_t top = {"", ""};
-    const char *api_version = NULL, *kind = NULL;
-    if (doc->type != GPA_VOBJECT)
-        return gpa_schema_want(err, doc, GPA_VOBJECT, "");
-    gpa_object_t *obj = gpa_arena_calloc(a, 1, sizeof(*obj));
-    obj->root = doc;
-    obj->line = doc->line;
-    obj->column = doc->column;
-    if (string_member(&d, doc, "apiVersion", top, &api_version) != 0 || string_member(&d, doc, "kind", top, &kind) != 0)
-        return -1;
-    obj->api_version = api_version != NULL ? api_version : "";
-    obj->kind = kind != NULL ? kind : "";
-    if (decode_metadata(&d, obj, doc) != 0 || decode_pods(&d, obj, doc) != 0)
-        return -1;
-    *out = obj;
-    return 0;
+    return gpa_decode_object_with(a, NULL, doc, out, err);
 }
 
 static int is_list(const gpa_value_t *doc)
@@ -518,19 +565,18 @@ static int is_list(const gpa_value_t *doc)
     return n >= 4 && strcmp(kind + n - 4, "List") == 0;
 }
 
-/* An error inside a List item names the item: items[3].spec.containers[0]... */
-static void prefix_path(gpa_error_t *err, size_t i)
+void gpa_decode_error_within(gpa_error_t *err, const char *where)
 {
-    char prefix[32];
-    int n = snprintf(prefix, sizeof(prefix), "items[%zu]%s", i, err->path[0] != '\0' ? "." : "");
-    size_t len = strlen(err->path);
-    if (n < 0 || (size_t)n + len >= sizeof(err->path))
-        return;
-    memmove(err->path + n, err->path, len + 1);
-    memcpy(err->path, prefix, (size_t)n);
+    size_t n = strlen(where), len = strlen(err->path), dot = len != 0 && err->path[0] != '[';
+    if (n + dot + len >= sizeof(err->path))
+        return; /* too deep to name whole: the line and column still say where */
+    memmove(err->path + n + dot, err->path, len + 1);
+    memcpy(err->path, where, n);
+    if (dot)
+        err->path[n] = '.';
 }
 
-int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
+int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
 {
     if (doc->type == GPA_VOBJECT && is_list(doc)) {
         gpa_value_t *items = gpa_value_get(doc, "items");
@@ -539,15 +585,22 @@ int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gp
         if (items->type != GPA_VARRAY)
             return gpa_schema_want(err, items, GPA_VARRAY, "items");
         for (size_t i = 0; i < items->u.array.len; i++)
-            if (gpa_decode_document(a, items->u.array.items[i], out, err) != 0) {
-                prefix_path(err, i);
+            if (gpa_decode_document_with(a, extra, items->u.array.items[i], out, err) != 0) {
+                char item[32]; /* an error inside a List item names the item: items[3].spec.containers[0] */
+                snprintf(item, sizeof(item), "items[%zu]", i);
+                gpa_decode_error_within(err, item);
                 return -1;
             }
         return 0;
     }
     gpa_object_t *obj;
-    if (gpa_decode_object(a, doc, &obj, err) != 0)
+    if (gpa_decode_object_with(a, extra, doc, &obj, err) != 0)
         return -1;
     *gpa_vec_push(a, out) = obj;
     return 0;
+}
+
+int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
+{
+    return gpa_decode_document_with(a, NULL, doc, out, err);
 }

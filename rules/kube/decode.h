@@ -3,30 +3,43 @@
  *
  * Which objects a document holds: the document itself; every item of a `List` (recursively); for an
  * AdmissionReview, use gpa_review_* (review.h) instead, which reads request.object/oldObject.
- * Which Pod specs an object holds (docs/rules.md#objects): Pod `spec`; Deployment, ReplicaSet, StatefulSet, DaemonSet, Job
- * `spec.template`; CronJob `spec.jobTemplate.spec.template`; Volcano Job (batch.volcano.sh) `spec.tasks[*].template`;
- * KubeRay RayCluster `spec.headGroupSpec.template` and `spec.workerGroupSpecs[*].template`, RayJob the same under
- * `spec.rayClusterSpec`. Any other kind decodes with no Pod specs (admitted untouched).
+ * Which Pod specs an object holds: the paths its kind's entry of the workloads table names (kube/workloads.h,
+ * docs/rules.md#objects), found by API group and kind; any other kind decodes with no Pod specs (admitted untouched).
  *
- * Errors: a document whose shape Kubernetes would refuse on a path gpuadmit reads (containers that is not an
- * array, a resources map that is not an object, ...) fails with err at that node. A GPU value of the wrong
- * type is not a decode error: it decodes as an amount with status GPA_Q_SYNTAX and malformed-quantity reports it.
- * A GPU value is parsed as Kubernetes' Quantity.UnmarshalJSON does, white space around it trimmed (" 2" is 2).
- * All model memory comes from `a`, which must be the arena that owns the tree.
+ * Read only what is needed: in a kind of the table, metadata must be a mapping and its namespace a string (it
+ * decides exclusion), and every path the rules read must have its shape (a template a mapping with a spec, a
+ * Pod spec with a list of containers, containers mappings, resources and their requests and limits mappings,
+ * the mGPU annotation a string, nodeSelector a mapping, node affinity as Kubernetes writes it); anything else
+ * (labels, other annotations, names, a nodeSelector value, any field of any other kind) is never an error.
+ *
+ * Errors: a bad shape on a needed path fails with err at that node (document/schema.h wording, the path into the
+ * object). A GPU value of the wrong type is not a decode error: it decodes as an amount with status GPA_Q_SYNTAX
+ * and malformed-quantity reports it. A GPU value is parsed as Kubernetes' Quantity.UnmarshalJSON does, white
+ * space around it trimmed (" 2" is 2). All model memory comes from `a`, which must be the arena that owns the tree.
  */
 #ifndef GPA_DECODE_H
 #define GPA_DECODE_H
 
 #include "kube/model.h"
+#include "kube/workloads.h"
 
 typedef struct st_gpa_objects_t {
     gpa_object_t **items;
     size_t len, cap;
 } gpa_objects_t;
 
-/* Decodes one object (not a List). Returns 0 and sets *out, or -1 with err filled. */
+/*
+ * Decodes one object (not a List) with the built-in table extended by `extra` (a configuration's `workloads`,
+ * borrowed for the call; NULL: the built-in table alone). Returns 0 and sets *out, or -1 with err filled.
+ */
+int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
+/* Appends the objects of one document (List items flattened, in order) to out; `extra` as above. */
+int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
+/* Names an error found inside `where` (a path: "items[3]", "request.object"): err->path becomes
+ * "where.path" ("where" alone for an error at the node itself). Left as is when it would not fit. */
+void gpa_decode_error_within(gpa_error_t *err, const char *where);
+/* The same with the built-in table alone (inventories, tests). */
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
-/* Appends the objects of one document (List items flattened, in order) to out. */
 int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
 
 #endif

@@ -56,13 +56,67 @@ static int64_t pod_total(unsigned dialects, const gpa_podspec_t *pod, gpa_resour
     return sum > init_max ? sum : init_max;
 }
 
-/* The enabled dialects whose resources appear in c's requests or limits. */
+/* ---- names that are no GPU resource ---- */
+
+/* The requests (0) or limits (1) map of c as written; NULL when absent. */
+static const gpa_value_t *resource_map(const gpa_container_t *c, int limits)
+{
+    if (c->resources == NULL)
+        return NULL;
+    const gpa_value_t *map = gpa_value_get(c->resources, limits ? "limits" : "requests");
+    return map != NULL && map->type == GPA_VOBJECT ? map : NULL;
+}
+
+/* The enabled dialect whose domain m's name is in, when it is no known resource (and, in limits, not in the
+ * requests as well: one name is one stray); else 0. */
+static gpa_dialect_t stray_dialect(unsigned dialects, const gpa_value_t *requests, const gpa_member_t *m, int in_limits)
+{
+    /* Known names first: in a GPU container they are most of the names with a domain. */
+    if (gpa_resource_lookup(m->key, m->key_len) != GPA_R_UNKNOWN)
+        return 0;
+    gpa_dialect_t d = gpa_resource_domain(m->key, m->key_len);
+    if ((dialects & (unsigned)d) == 0)
+        return 0;
+    if (in_limits && requests != NULL && strlen(m->key) == m->key_len && gpa_value_get(requests, m->key) != NULL)
+        return 0;
+    return d;
+}
+
+size_t gpa_gpu_strays(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, gpa_stray_t **out)
+{
+    GPA_VEC(gpa_stray_t) strays = {0};
+    const gpa_value_t *requests = resource_map(c, 0);
+    for (int limits = 0; limits < 2; limits++) {
+        const gpa_value_t *map = resource_map(c, limits);
+        for (size_t i = 0; map != NULL && i < map->u.object.len; i++) {
+            const gpa_member_t *m = &map->u.object.members[i];
+            if (stray_dialect(dialects, requests, m, limits) == 0)
+                continue;
+            *gpa_vec_push(a, &strays) =
+                (gpa_stray_t){m->key, m->key_len, limits ? "limits" : "requests", m->value->line, m->value->column};
+        }
+    }
+    *out = strays.items;
+    return strays.len;
+}
+
+const char *gpa_gpu_stray_path(gpa_arena_t *a, const gpa_container_t *c, const gpa_stray_t *s)
+{
+    return gpa_arena_printf(a, "%s.resources.%s[\"%s\"]", c->path, s->map, s->name);
+}
+
+/* The enabled dialects whose resources, or names in whose domain (strays), appear in c's requests or limits. */
 static unsigned present_dialects(unsigned dialects, const gpa_container_t *c)
 {
     unsigned d = 0;
     for (int r = 0; r < GPA_R__COUNT; r++)
         if (c->requests[r].present || c->limits[r].present)
             d |= (unsigned)gpa_resource_dialect((gpa_resource_t)r);
+    for (int limits = 0; limits < 2; limits++) {
+        const gpa_value_t *map = resource_map(c, limits);
+        for (size_t i = 0; map != NULL && i < map->u.object.len; i++)
+            d |= (unsigned)stray_dialect(dialects, NULL, &map->u.object.members[i], limits);
+    }
     return d & dialects;
 }
 
@@ -192,6 +246,15 @@ int64_t gpa_koord_view_devices(const gpa_koord_view_t *kv)
     if (ratio == 0 && core >= 100 && core % 100 == 0)
         return core / 100;
     return 1;
+}
+
+const char *gpa_koord_gpu_percent_note(gpa_arena_t *a, int64_t n)
+{
+    if (n < 1 || n > GPA_UNIT_HINT_GPU_MAX)
+        return NULL;
+    if (n == 1)
+        return "1% of one device; one whole device is 100";
+    return gpa_arena_printf(a, "%lld%% of one device; %lld devices are %lld", (long long)n, (long long)n, (long long)(n * 100));
 }
 
 int gpa_koord_view_share(const gpa_koord_view_t *kv, gpa_koord_share_t *out)

@@ -61,6 +61,24 @@ int gpa_gpu_is_mgpu(unsigned dialects, const gpa_container_t *c);
  * equal: what malformed-quantity, non-positive (negatives) and request-limit-mismatch ask. 1 when d is off. */
 int gpa_gpu_sound(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d);
 
+/* ---- names that are no GPU resource ---- */
+
+/* A name in a container's requests or limits that is in the domain of an enabled dialect (nvidia.com,
+ * koordinator.sh, ...: gpa_resource_domain) and is no resource gpuadmit knows: what unknown-resource examines. */
+typedef struct st_gpa_stray_t {
+    const char *name; /* as written, NUL-terminated (borrowed from the document) */
+    size_t len;
+    const char *map;       /* "requests" or "limits": where it was read */
+    unsigned line, column; /* of its value */
+} gpa_stray_t;
+
+/* The strays of c, each name once: those of requests, then those only in limits. Returns how many; *out is
+ * arena-owned (NULL when none). */
+size_t gpa_gpu_strays(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, gpa_stray_t **out);
+/* "spec.containers[0].resources.requests[\"koordinator.sh/gpu-shared\"]": where stray s of c is (arena-owned).
+ * Formatted on demand: most strays are names other systems define, never reported. */
+const char *gpa_gpu_stray_path(gpa_arena_t *a, const gpa_container_t *c, const gpa_stray_t *s);
+
 /* ---- Koordinator ---- */
 
 /*
@@ -139,6 +157,16 @@ int64_t gpa_koord_view_ratio(const gpa_koord_view_t *kv);
  */
 int64_t gpa_koord_view_devices(const gpa_koord_view_t *kv);
 
+/*
+ * Amounts that read like the wrong unit (docs/rules.md#unit-hint): koordinator.sh/gpu up to 9 reads like a count
+ * of devices, but is a percent of one; a vendor count above 16 reads like a percent, but counts whole devices.
+ */
+#define GPA_UNIT_HINT_GPU_MAX 9
+#define GPA_UNIT_HINT_VENDOR_MAX 16
+/* What koordinator.sh/gpu: n means when n reads like a count (1..GPA_UNIT_HINT_GPU_MAX): "2% of one device; 2
+ * devices are 200" (arena-owned); NULL for any other n. */
+const char *gpa_koord_gpu_percent_note(gpa_arena_t *a, int64_t n);
+
 /* Per-device share above 100 percent: x / n > 100, exactly. */
 static inline int gpa_over_100(int64_t x, int64_t n)
 {
@@ -193,7 +221,8 @@ typedef struct st_gpa_pod_facts_t {
     int64_t total[GPA_R__COUNT];
     size_t koord_containers; /* containers (app and init) declaring any Koordinator resource */
     /* Enabled dialects whose resources appear (even as 0 or malformed) in the Pod, the annotation counting as
-     * mGPU; per container likewise. A rule skips Pods and containers none of its dialects appear in. */
+     * mGPU, and so does a stray name in a dialect's domain (gpa_gpu_strays); per container likewise. A rule
+     * skips Pods and containers none of its dialects appear in. */
     unsigned dialects;
     unsigned *app_dialects, *init_dialects;
 } gpa_pod_facts_t;

@@ -25,6 +25,8 @@ void gpa_object_set_request(gpa_object_t *obj, const char *ns, const char *name)
 {
     if (ns != NULL && ns[0] != '\0')
         obj->ns = ns;
-    if (obj->name[0] == '\0' && name != NULL)
+    if ((obj->name[0] == '\0' || obj->generated_name) && name != NULL && name[0] != '\0') {
         obj->name = name;
+        obj->generated_name = 0;
+    }
 }

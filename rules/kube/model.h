@@ -35,15 +35,22 @@ typedef struct st_gpa_container_t {
     size_t index;        /* position in containers or initContainers */
     const char *path;    /* "spec.containers[1]" */
     const char *pointer; /* "/spec/containers/1" */
-    int has_resources;   /* "resources" map present */
-    int has_requests;    /* "resources.requests" map present (patches add a missing map whole) */
+    /* Its ResourceRequirements: "spec.containers[1].resources" and "/spec/containers/1/resources" for a
+     * container; the node itself for a ResourceRequirements read as a container (TrainJob's resourcesPerNode). */
+    const char *resources_path;
+    const char *resources_pointer;
+    int has_resources; /* "resources" map present */
+    int has_requests;  /* "resources.requests" map present (patches add a missing map whole) */
     int has_limits;
+    const gpa_value_t *resources; /* the "resources" map as written, NULL when absent: names that are no GPU
+                                     resource are read from it (gpa_gpu_strays, gpu_request.h) */
     gpa_amount_t requests[GPA_R__COUNT];
     gpa_amount_t limits[GPA_R__COUNT];
     unsigned line, column;
 } gpa_container_t;
 
-/* A key/value pair of a string map (labels, annotations, nodeSelector). */
+/* A key/value pair of a string map (labels, annotations, nodeSelector). A nodeSelector value that is not a string
+ * is kept as its text followed by " (not a string)", which no node label can equal (docs/decisions.md). */
 typedef struct st_gpa_pair_t {
     const char *key;
     const char *value;
@@ -79,7 +86,9 @@ typedef struct st_gpa_podspec_t {
     size_t ncontainers;
     gpa_container_t *init_containers;
     size_t ninit_containers;
-    /* The Pod's annotations (a template's metadata.annotations; a Pod's own metadata.annotations). */
+    /* The Pod's annotations (a template's metadata.annotations; a Pod's own metadata.annotations; none for a
+     * PodSpec or ResourceRequirements path). Values that are not strings are left out, except the mGPU
+     * annotation's, which the rules need: that one is unreadable input. */
     gpa_pair_t *annotations;
     size_t nannotations;
     const char *annotations_path; /* "spec.template.metadata.annotations" */
@@ -95,8 +104,10 @@ typedef struct st_gpa_object_t {
     const char *api_version; /* "" when absent */
     const char *kind;        /* "" when absent */
     const char *ns;          /* metadata.namespace, "" when absent */
-    const char *name;        /* metadata.name, else metadata.generateName, else "" */
+    const char *name;        /* metadata.name, else metadata.generateName followed by '*' ("trainer-*"), else "" */
+    int generated_name;      /* name is generateName's pattern: a name the request gives replaces it */
     const char *phase;       /* status.phase, or NULL */
+    /* Not read for a decision, so never an input error: pairs whose value is not a string are left out. */
     gpa_pair_t *labels;
     size_t nlabels;
     gpa_pair_t *annotations; /* the object's own metadata.annotations */
@@ -111,7 +122,7 @@ typedef struct st_gpa_object_t {
 /*
  * Places an object where an admission request stores it: the request's namespace (where the object is stored)
  * wins over the object's own metadata.namespace, so an object cannot claim an excluded namespace; an object
- * without a name takes the request's (generateName). NULL or "" leaves a field as decoded.
+ * without a name, or with only generateName's pattern, takes the request's. NULL or "" leaves a field as decoded.
  */
 void gpa_object_set_request(gpa_object_t *obj, const char *ns, const char *name);
 /* The value of annotation `key` among pairs, or NULL. */

@@ -1,23 +1,29 @@
 #include "kube/resource.h"
 
+#include <stdint.h>
 #include <string.h>
 
+/* NAME(s): the name and its length, so that a lookup compares lengths before bytes. */
+#define NAME(s) s, sizeof(s) - 1
 static const struct {
     const char *name;
+    size_t len;
     const char *pointer_name;
     gpa_dialect_t dialect;
 } table[GPA_R__COUNT] = {
-    [GPA_R_NVIDIA_GPU] = {"nvidia.com/gpu", "nvidia.com~1gpu", GPA_DIALECT_VENDOR},
-    [GPA_R_AMD_GPU] = {"amd.com/gpu", "amd.com~1gpu", GPA_DIALECT_VENDOR},
-    [GPA_R_DCU_GPU] = {"dcu.com/gpu", "dcu.com~1gpu", GPA_DIALECT_VENDOR},
-    [GPA_R_GPU_MEMORY] = {"koordinator.sh/gpu-memory", "koordinator.sh~1gpu-memory", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU_MEMORY_RATIO] = {"koordinator.sh/gpu-memory-ratio", "koordinator.sh~1gpu-memory-ratio", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU_CORE] = {"koordinator.sh/gpu-core", "koordinator.sh~1gpu-core", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU_SHARED] = {"koordinator.sh/gpu.shared", "koordinator.sh~1gpu.shared", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_GPU] = {"koordinator.sh/gpu", "koordinator.sh~1gpu", GPA_DIALECT_KOORDINATOR},
-    [GPA_R_MGPU_CORE] = {"vke.volcengine.com/mgpu-core", "vke.volcengine.com~1mgpu-core", GPA_DIALECT_MGPU},
-    [GPA_R_MGPU_MEMORY] = {"vke.volcengine.com/mgpu-memory", "vke.volcengine.com~1mgpu-memory", GPA_DIALECT_MGPU},
+    [GPA_R_NVIDIA_GPU] = {NAME("nvidia.com/gpu"), "nvidia.com~1gpu", GPA_DIALECT_VENDOR},
+    [GPA_R_AMD_GPU] = {NAME("amd.com/gpu"), "amd.com~1gpu", GPA_DIALECT_VENDOR},
+    [GPA_R_DCU_GPU] = {NAME("dcu.com/gpu"), "dcu.com~1gpu", GPA_DIALECT_VENDOR},
+    [GPA_R_GPU_MEMORY] = {NAME("koordinator.sh/gpu-memory"), "koordinator.sh~1gpu-memory", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU_MEMORY_RATIO] = {NAME("koordinator.sh/gpu-memory-ratio"), "koordinator.sh~1gpu-memory-ratio",
+                                GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU_CORE] = {NAME("koordinator.sh/gpu-core"), "koordinator.sh~1gpu-core", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU_SHARED] = {NAME("koordinator.sh/gpu.shared"), "koordinator.sh~1gpu.shared", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_GPU] = {NAME("koordinator.sh/gpu"), "koordinator.sh~1gpu", GPA_DIALECT_KOORDINATOR},
+    [GPA_R_MGPU_CORE] = {NAME("vke.volcengine.com/mgpu-core"), "vke.volcengine.com~1mgpu-core", GPA_DIALECT_MGPU},
+    [GPA_R_MGPU_MEMORY] = {NAME("vke.volcengine.com/mgpu-memory"), "vke.volcengine.com~1mgpu-memory", GPA_DIALECT_MGPU},
 };
+#undef NAME
 
 const char *gpa_resource_name(gpa_resource_t r)
 {
@@ -36,7 +42,7 @@ gpa_resource_t gpa_resource_lookup(const char *name, size_t len)
     if (len < 11 || len > 31)
         return GPA_R_UNKNOWN;
     for (int r = 0; r < GPA_R__COUNT; r++)
-        if (strlen(table[r].name) == len && memcmp(table[r].name, name, len) == 0)
+        if (table[r].len == len && memcmp(table[r].name, name, len) == 0)
             return (gpa_resource_t)r;
     return GPA_R_UNKNOWN;
 }
@@ -44,6 +50,148 @@ gpa_resource_t gpa_resource_lookup(const char *name, size_t len)
 gpa_dialect_t gpa_resource_dialect(gpa_resource_t r)
 {
     return r < GPA_R__COUNT ? table[r].dialect : 0;
+}
+
+/* ---- near misses (docs/rules.md#unknown-resource) ---- */
+
+/* The domains gpuadmit reads; `prefix` is the dialect's own start of a resource name (none for vendors). */
+#define DOMAIN(name) name, sizeof(name) - 1
+static const struct {
+    const char *name;
+    size_t len;
+    gpa_dialect_t dialect;
+    const char *prefix;
+} domains[] = {
+    {DOMAIN("nvidia.com"), GPA_DIALECT_VENDOR, NULL},
+    {DOMAIN("amd.com"), GPA_DIALECT_VENDOR, NULL},
+    {DOMAIN("dcu.com"), GPA_DIALECT_VENDOR, NULL},
+    {DOMAIN("koordinator.sh"), GPA_DIALECT_KOORDINATOR, "gpu"},
+    {DOMAIN("vke.volcengine.com"), GPA_DIALECT_MGPU, "mgpu"},
+};
+#undef DOMAIN
+
+/* Names other systems define in those domains (NVIDIA's renamed shared GPUs and MIG slices, HAMi, Koordinator's
+ * other devices): never near misses. A trailing '*' matches any rest. */
+static const char *const foreign[] = {
+    "nvidia.com/gpu.shared", "nvidia.com/mig-*",    "nvidia.com/gpumem",   "nvidia.com/gpumem-percentage",
+    "nvidia.com/gpucores",   "koordinator.sh/rdma", "koordinator.sh/fpga",
+};
+
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Index in domains[] of the domain a name is in (compared ignoring case), or -1. Runs on every name of every
+ * requests and limits map (cpu, memory, ...): a name too short for any domain, or without a '/' where one of
+ * them would end, is rejected before any comparison. */
+static int domain_index(const char *name, size_t len)
+{
+    if (len < 8)
+        return -1;
+    const char *slash = memchr(name + 7, '/', len - 7 < 12 ? len - 7 : 12);
+    if (slash == NULL)
+        return -1;
+    size_t dlen = (size_t)(slash - name);
+    for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
+        if (domains[i].len != dlen)
+            continue;
+        size_t k = 0;
+        while (k < dlen && lower(name[k]) == domains[i].name[k])
+            k++;
+        if (k == dlen)
+            return (int)i;
+    }
+    return -1;
+}
+
+gpa_dialect_t gpa_resource_domain(const char *name, size_t len)
+{
+    int d = domain_index(name, len);
+    return d < 0 ? 0 : domains[d].dialect;
+}
+
+static int is_foreign(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+        size_t flen = strlen(foreign[i]);
+        if (foreign[i][flen - 1] == '*' ? len >= flen - 1 && memcmp(name, foreign[i], flen - 1) == 0
+                                        : len == flen && memcmp(name, foreign[i], len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Names are compared on at most this many bytes of their part after the domain: every known one is far
+ * shorter, so a longer name is never within edit distance 2 of one, whatever follows. */
+#define FOLD_MAX 64
+
+typedef struct st_folded_t {
+    char s[FOLD_MAX];
+    size_t len;
+} folded_t;
+
+/* The name lowercased; with `bare`, the separators - . _ dropped as well. */
+static void fold(const char *s, size_t len, int bare, folded_t *out)
+{
+    out->len = 0;
+    for (size_t i = 0; i < len && out->len < FOLD_MAX; i++)
+        if (!(bare && (s[i] == '-' || s[i] == '.' || s[i] == '_')))
+            out->s[out->len++] = lower(s[i]);
+}
+
+/* Levenshtein distance (insertions, deletions, substitutions), two rows. */
+static size_t edit_distance(const folded_t *x, const folded_t *y)
+{
+    size_t prev[FOLD_MAX + 1], cur[FOLD_MAX + 1];
+    for (size_t j = 0; j <= y->len; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= x->len; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= y->len; j++) {
+            size_t best = prev[j - 1] + (x->s[i - 1] != y->s[j - 1]);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev, cur, (y->len + 1) * sizeof(prev[0]));
+    }
+    return prev[y->len];
+}
+
+gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_t len)
+{
+    int d = domain_index(name, len);
+    if (d < 0 || (dialects & (unsigned)domains[d].dialect) == 0 || gpa_resource_lookup(name, len) != GPA_R_UNKNOWN ||
+        is_foreign(name, len))
+        return GPA_R_UNKNOWN;
+    size_t dlen = domains[d].len + 1;
+    folded_t low, bare;
+    fold(name + dlen, len - dlen, 0, &low);
+    fold(name + dlen, len - dlen, 1, &bare);
+    const char *prefix = domains[d].prefix;
+    int near = prefix != NULL && low.len >= strlen(prefix) && memcmp(low.s, prefix, strlen(prefix)) == 0;
+    gpa_resource_t closest = GPA_R_UNKNOWN;
+    size_t closest_key = SIZE_MAX;
+    for (int r = 0; r < GPA_R__COUNT; r++) {
+        const char *known = table[r].name;
+        if (strncmp(known, domains[d].name, dlen - 1) != 0 || known[dlen - 1] != '/')
+            continue;
+        folded_t klow, kbare;
+        fold(known + dlen, table[r].len - dlen, 0, &klow);
+        fold(known + dlen, table[r].len - dlen, 1, &kbare);
+        size_t by_letters = edit_distance(&bare, &kbare), by_text = edit_distance(&low, &klow);
+        near |= by_letters == 0 || by_text <= 2;
+        /* Closest: fewest letters apart, then fewest edits of the text as written; ties go to table order. */
+        size_t key = by_letters * (FOLD_MAX + 1) + by_text;
+        if (key < closest_key) {
+            closest_key = key;
+            closest = (gpa_resource_t)r;
+        }
+    }
+    return near ? closest : GPA_R_UNKNOWN;
 }
 
 gpa_dialect_t gpa_dialect_parse(const char *name)

@@ -40,6 +40,18 @@ const char *gpa_resource_pointer_name(gpa_resource_t r);
 /* The token for a (decoded) name, GPA_R_UNKNOWN for any other name. */
 gpa_resource_t gpa_resource_lookup(const char *name, size_t len);
 gpa_dialect_t gpa_resource_dialect(gpa_resource_t r);
+/* The dialect whose domain a resource name is in (nvidia.com, amd.com, dcu.com: vendor; koordinator.sh:
+ * Koordinator; vke.volcengine.com: mGPU; the domain compared ignoring case), 0 for a name in any other domain. */
+gpa_dialect_t gpa_resource_domain(const char *name, size_t len);
+/*
+ * For a name that is no resource gpuadmit knows: the known resource it is a near miss of
+ * (docs/rules.md#unknown-resource), or GPA_R_UNKNOWN. A near miss is in a domain of one of `dialects` and is
+ * not a name other systems define (nvidia.com/gpu.shared, nvidia.com/mig-*, HAMi's gpumem, gpumem-percentage and
+ * gpucores, koordinator.sh/rdma and fpga); it equals a known name of its domain ignoring case and the
+ * separators - . _, or is within edit distance 2 of one, or (Koordinator, mGPU) starts with gpu / mgpu. The
+ * resource returned is the closest known name of the domain.
+ */
+gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_t len);
 /* "vendor", "koordinator", "mgpu" to the dialect; 0 for an unknown name. */
 gpa_dialect_t gpa_dialect_parse(const char *name);
 

@@ -65,6 +65,14 @@ int gpa_config_excludes(const gpa_config_t *cfg, const char *ns)
     return 0;
 }
 
+int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len)
+{
+    for (size_t i = 0; i < cfg->nknown_resources; i++)
+        if (strlen(cfg->known_resources[i]) == len && memcmp(cfg->known_resources[i], name, len) == 0)
+            return 1;
+    return 0;
+}
+
 /* ---- reading ---- */
 
 /* A quantity given as a string or a number (YAML reads `1e9` as a number). */
@@ -172,6 +180,27 @@ static int read_namespaces(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t 
     return 0;
 }
 
+/* knownResources: a list of resource names (docs/rules.md#unknown-resource). */
+static int read_known_resources(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, v, GPA_VARRAY, "knownResources") != 0)
+        return -1;
+    const char **names = gpa_arena_calloc(&cfg->arena_, v->u.array.len + 1, sizeof(*names));
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        const gpa_value_t *item = v->u.array.items[i];
+        char path[64];
+        snprintf(path, sizeof(path), "knownResources[%zu]", i);
+        if (gpa_schema_want(err, item, GPA_VSTRING, path) != 0)
+            return -1;
+        if (item->u.str.len == 0 || memchr(item->u.str.ptr, '/', item->u.str.len) == NULL)
+            return gpa_schema_fail(err, item, path, "\"%s\" is not a resource name such as example.com/gpu", item->u.str.ptr);
+        names[i] = gpa_arena_strdup(&cfg->arena_, item->u.str.ptr);
+    }
+    cfg->known_resources = names;
+    cfg->nknown_resources = v->u.array.len;
+    return 0;
+}
+
 static int read_strategy(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
     const char *path = "placement.strategy";
@@ -205,6 +234,98 @@ static int read_placement(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *
     return 0;
 }
 
+/* ---- workloads: more kinds to read (kube/workloads.h) ---- */
+
+/* One list of paths (`podTemplates`, `podSpecs` or `resources`), each well formed; NULL-terminated, in cfg's arena. */
+static int read_workload_paths(gpa_config_t *cfg, const gpa_value_t *v, const char *path, const char *const **out, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, v, GPA_VARRAY, path) != 0)
+        return -1;
+    const char **paths = gpa_arena_calloc(&cfg->arena_, v->u.array.len + 1, sizeof(*paths));
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        const gpa_value_t *item = v->u.array.items[i];
+        const char *item_path = gpa_arena_printf(&cfg->arena_, "%s[%zu]", path, i), *why;
+        if (gpa_schema_want(err, item, GPA_VSTRING, item_path) != 0)
+            return -1;
+        if (gpa_workload_path_check(item->u.str.ptr, &why) != 0)
+            return gpa_schema_fail(err, item, item_path, "\"%s\" %s", item->u.str.ptr, why);
+        paths[i] = gpa_arena_strdup(&cfg->arena_, item->u.str.ptr);
+    }
+    *out = paths;
+    return 0;
+}
+
+/* group and kind: the group alone ("" for core), never an apiVersion; a kind is a non-empty name. */
+static int read_workload_name(gpa_config_t *cfg, const gpa_member_t *m, const char *path, const char **out, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, m->value, GPA_VSTRING, path) != 0)
+        return -1;
+    const char *s = m->value->u.str.ptr;
+    if (strcmp(m->key, "group") == 0 && strchr(s, '/') != NULL)
+        return gpa_schema_fail(err, m->value, path,
+                               "\"%s\" is an apiVersion; give the group alone (example.com), every version is read", s);
+    if (strcmp(m->key, "kind") == 0 && s[0] == '\0')
+        return gpa_schema_fail(err, m->value, path, "must not be empty");
+    *out = gpa_arena_strdup(&cfg->arena_, s);
+    return 0;
+}
+
+static int read_workload_field(gpa_config_t *cfg, const gpa_member_t *m, const char *path, gpa_workload_t *w, gpa_error_t *err)
+{
+    static const char *const fields[] = {"group", "kind", "podTemplates", "podSpecs", "resources", NULL};
+    const char *at = gpa_schema_path(&cfg->arena_, path, m->key);
+    if (strcmp(m->key, "group") == 0)
+        return read_workload_name(cfg, m, at, &w->group, err);
+    if (strcmp(m->key, "kind") == 0)
+        return read_workload_name(cfg, m, at, &w->kind, err);
+    if (strcmp(m->key, "podTemplates") == 0)
+        return read_workload_paths(cfg, m->value, at, &w->pod_templates, err);
+    if (strcmp(m->key, "podSpecs") == 0)
+        return read_workload_paths(cfg, m->value, at, &w->pod_specs, err);
+    if (strcmp(m->key, "resources") == 0)
+        return read_workload_paths(cfg, m->value, at, &w->resources, err);
+    return gpa_schema_unknown_field(err, m, path, fields);
+}
+
+static int has_paths(const char *const *paths)
+{
+    return paths != NULL && paths[0] != NULL;
+}
+
+static int read_workload(gpa_config_t *cfg, const gpa_value_t *v, const char *path, gpa_workload_t *w, gpa_error_t *err)
+{
+    memset(w, 0, sizeof(*w));
+    if (gpa_schema_want(err, v, GPA_VOBJECT, path) != 0)
+        return -1;
+    for (size_t i = 0; i < v->u.object.len; i++)
+        if (read_workload_field(cfg, &v->u.object.members[i], path, w, err) != 0)
+            return -1;
+    if (w->group == NULL || w->kind == NULL)
+        return gpa_schema_fail(err, v, path, "needs group and kind (group \"\" is the core group)");
+    if (!has_paths(w->pod_templates) && !has_paths(w->pod_specs) && !has_paths(w->resources))
+        return gpa_schema_fail(err, v, path, "names no path: give podTemplates, podSpecs or resources");
+    return 0;
+}
+
+/* Entries replace built-in ones of the same group and kind (a CRD's new version); two entries for one kind are an error. */
+static int read_workloads(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, v, GPA_VARRAY, "workloads") != 0)
+        return -1;
+    gpa_workload_t *items = gpa_arena_calloc(&cfg->arena_, v->u.array.len + 1, sizeof(*items));
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        const char *path = gpa_arena_printf(&cfg->arena_, "workloads[%zu]", i);
+        if (read_workload(cfg, v->u.array.items[i], path, &items[i], err) != 0)
+            return -1;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(items[j].group, items[i].group) == 0 && strcmp(items[j].kind, items[i].kind) == 0)
+                return gpa_schema_fail(err, v->u.array.items[i], path, "%s of group \"%s\" is already workloads[%zu]",
+                                       items[i].kind, items[i].group, j);
+    }
+    cfg->workloads = (gpa_workloads_t){items, v->u.array.len};
+    return 0;
+}
+
 static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
 {
     const gpa_value_t *v = m->value;
@@ -220,7 +341,12 @@ static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
         return read_namespaces(cfg, v, err);
     if (strcmp(m->key, "placement") == 0)
         return read_placement(cfg, v, err);
-    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects", "rules", "namespaces", "placement", NULL};
+    if (strcmp(m->key, "workloads") == 0)
+        return read_workloads(cfg, v, err);
+    if (strcmp(m->key, "knownResources") == 0)
+        return read_known_resources(cfg, v, err);
+    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules", "namespaces",
+                                      "placement",       "knownResources",   "workloads", NULL};
     return gpa_schema_unknown_field(err, m, "", top);
 }
 

@@ -1,5 +1,7 @@
 /*
- * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement.
+ * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement,
+ * the kinds to read besides the built-in ones (`workloads`; pass &cfg->workloads to gpa_decode_*_with),
+ * and the resource names known beyond gpuadmit's own (`knownResources`).
  *
  * Ownership: a configuration is immutable once loaded and reference-counted, so the webhook can swap in a
  * reloaded one while requests in flight still hold the old one. gpa_config_load() returns a new configuration
@@ -14,6 +16,7 @@
 #include "base/error.h"
 #include "alloc/alloc.h"
 #include "document/value.h"
+#include "kube/workloads.h"
 #include "policy/rules.h"
 #include "policy/verdict.h"
 
@@ -24,7 +27,10 @@ typedef struct st_gpa_config_t {
     const char **exclude_namespaces;    /* default {"kube-system"} */
     size_t nexclude_namespaces;
     gpa_alloc_policy_t placement; /* strategy, coreWeight, maxPodsPerDevice */
-    const char *source;           /* file it was read from, or NULL for the defaults */
+    const char **known_resources; /* knownResources: names unknown-resource never flags; default none */
+    size_t nknown_resources;
+    gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default */
+    const char *source;        /* file it was read from, or NULL for the defaults */
     int refcnt_;
     gpa_arena_t arena_;
 } gpa_config_t;
@@ -40,6 +46,8 @@ int gpa_config_load(const gpa_value_t *doc, const char *source, gpa_config_t **o
 int gpa_config_parse(const char *text, size_t len, const char *source, gpa_config_t **out, gpa_error_t *err);
 gpa_config_t *gpa_config_retain(gpa_config_t *cfg);
 void gpa_config_release(gpa_config_t *cfg); /* NULL is fine */
+/* Whether `name` (len bytes) is listed under knownResources. */
+int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len);
 /* Whether objects of this namespace are never checked or mutated. */
 int gpa_config_excludes(const gpa_config_t *cfg, const char *ns);
 

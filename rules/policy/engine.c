@@ -37,7 +37,7 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *
     if (!reread)
         return 0; /* nothing validates the result (the mutating webhook): skip the second decode */
     gpa_object_t *mutated;
-    if (gpa_decode_object(a, root, &mutated, err) != 0)
+    if (gpa_decode_object_with(a, &cfg->workloads, root, &mutated, err) != 0)
         return -1;
     /* Where the caller placed the object (an AdmissionReview's request.namespace, which wins) carries over. */
     gpa_object_set_request(mutated, obj->ns, obj->name);

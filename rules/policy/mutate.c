@@ -103,8 +103,15 @@ static int expand_gpu(gpa_mutate_ctx_t *ctx)
     plan_set_both(ctx, GPA_R_GPU_MEMORY_RATIO, n);
     plan_drop(ctx, GPA_R_GPU);
     const char *text = ctx->req[GPA_R_GPU_CORE].text;
-    warn(ctx, gpa_arena_printf(ctx->a, "%s: koordinator.sh/gpu is deprecated; rewritten as gpu-core: %s, gpu-memory-ratio: %s",
-                               ctx->c->name, text, text));
+    /* A small N was most likely meant as a count of devices (docs/rules.md#unit-hint): what it means comes first,
+     * so that a warning cut to the API server's length keeps it. */
+    const char *note = gpa_koord_gpu_percent_note(ctx->a, n);
+    if (note != NULL)
+        warn(ctx, gpa_arena_printf(ctx->a, "%s: koordinator.sh/gpu: %s is %s; deprecated, now gpu-core: %s, gpu-memory-ratio: %s",
+                                   ctx->c->name, text, note, text, text));
+    else
+        warn(ctx, gpa_arena_printf(ctx->a, "%s: koordinator.sh/gpu is deprecated; rewritten as gpu-core: %s, gpu-memory-ratio: %s",
+                                   ctx->c->name, text, text));
     return 1;
 }
 
@@ -225,7 +232,7 @@ static void emit_map(gpa_arena_t *a, gpa_patch_t *patch, const char *resources, 
 static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
 {
     const gpa_container_t *c = ctx->c;
-    const char *resources = gpa_arena_printf(ctx->a, "%s/resources", c->pointer);
+    const char *resources = c->resources_pointer;
     if (c->has_resources) {
         emit_map(ctx->a, patch, resources, "requests", c->has_requests, ctx->req, c->requests);
         emit_map(ctx->a, patch, resources, "limits", c->has_limits, ctx->lim, c->limits);

@@ -15,6 +15,8 @@ void gpa_rule_request_limit_mismatch(gpa_rule_ctx_t *ctx);
 void gpa_rule_vendor_vs_share(gpa_rule_ctx_t *ctx);
 void gpa_rule_mixed_share_apis(gpa_rule_ctx_t *ctx);
 void gpa_rule_non_positive_common(gpa_rule_ctx_t *ctx);
+void gpa_rule_unknown_resource(gpa_rule_ctx_t *ctx);
+void gpa_rule_unit_hint(gpa_rule_ctx_t *ctx);
 void gpa_rule_infeasible(gpa_rule_ctx_t *ctx);
 
 /* rules_koord.c */

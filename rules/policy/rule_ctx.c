@@ -41,5 +41,6 @@ const char *gpa_rule_ctx_bytes(gpa_arena_t *a, int64_t bytes)
 
 const char *gpa_rule_ctx_resources_path(gpa_arena_t *a, const gpa_container_t *c)
 {
-    return gpa_arena_printf(a, "%s.resources", c->path);
+    (void)a;
+    return c->resources_path;
 }

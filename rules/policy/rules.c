@@ -77,6 +77,10 @@ const gpa_rule_t gpa_rules[] = {
      "mGPU: an annotation entry is not a whole number >= 0, or is 0 for a container that requests mGPU"},
     {"ambiguous-unit", MGPU, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_ambiguous_unit,
      "mGPU: mgpu-memory (MiB) written with a binary suffix"},
+    {"unknown-resource", ALL, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_unknown_resource,
+     "a requested name is a near miss of a GPU resource gpuadmit knows: no node offers it"},
+    {"unit-hint", GPA_DIALECT_VENDOR | KOORD, GPA_SCOPE_CONTAINER, GPA_ACTION_WARN, gpa_rule_unit_hint,
+     "an amount that reads like the wrong unit: koordinator.sh/gpu 1-9 (a percent), a vendor count above 16"},
     {"infeasible", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_infeasible,
      "an inventory is configured and no node in it could ever hold the Pod"},
 };

@@ -1,6 +1,6 @@
 /*
  * Rules that read every dialect: malformed-quantity, request-limit-mismatch, vendor-vs-share,
- * mixed-share-apis, non-positive (the part common to all dialects) and infeasible.
+ * mixed-share-apis, non-positive (the part common to all dialects), unknown-resource, unit-hint and infeasible.
  */
 #include "alloc/alloc.h"
 #include "alloc/inventory.h"
@@ -33,17 +33,52 @@ static const char *example_value(gpa_resource_t r)
     }
 }
 
+/* The number a malformed text starts with ("100" of "100//apply a GPU"), or NULL when it starts with none. */
+static const char *leading_number(gpa_arena_t *a, const char *text)
+{
+    size_t n = strspn(text, "0123456789");
+    return n == 0 ? NULL : gpa_arena_printf(a, "%.*s", (int)n, text);
+}
+
+/* The likely cause of a value that is no quantity, as real manifests write them; NULL when none is recognized. */
+static const char *malformed_cause(const char *text)
+{
+    if (strstr(text, "${") != NULL || strstr(text, "{{") != NULL || strstr(text, "$(") != NULL)
+        return "an unexpanded template variable; render the template (helm, envsubst) first";
+    if (strstr(text, "//") != NULL)
+        return "// is no YAML comment but part of the value";
+    if (strchr(text, '#') != NULL)
+        return "# starts a YAML comment only after a space and outside quotes";
+    if (strchr(text, '%') != NULL)
+        return "percents are written without %";
+    if (strpbrk(text, " \t") != NULL)
+        return "a quantity has no spaces";
+    size_t len = strlen(text);
+    if (len >= 2 && (text[len - 1] == 'B' || text[len - 1] == 'b'))
+        return "Kubernetes suffixes have no B (8G or 8Gi)";
+    return NULL;
+}
+
 static void malformed_one(gpa_rule_ctx_t *ctx, gpa_resource_t r, const gpa_amount_t *am)
 {
     const char *name = gpa_resource_name(r);
     if (!am->present || am->status == GPA_Q_OK)
         return;
-    if (am->text[0] == '\0')
+    if (am->text[0] == '\0') {
         gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL,
                             "%s: value is not a string or number; write a quantity such as \"%s\"", name, example_value(r));
-    else
+        return;
+    }
+    const char *cause = am->status == GPA_Q_SYNTAX ? malformed_cause(am->text) : NULL;
+    if (cause == NULL) {
         gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\" is %s; use a whole number such as \"%s\"", name,
                             am->text, gpa_quantity_status_text(am->status), example_value(r));
+        return;
+    }
+    /* The cause first (a warning is cut at the API server's length), then the number the text starts with. */
+    const char *number = leading_number(ctx->a, am->text);
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\": %s%s%s%s", name, am->text, cause,
+                        number != NULL ? "; write \"" : "", number != NULL ? number : "", number != NULL ? "\"" : "");
 }
 
 void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)
@@ -103,7 +138,8 @@ static void report_pair(gpa_rule_ctx_t *ctx, unsigned d0, unsigned d1, const cha
     if (c0 == c1)
         gpa_rule_ctx_report(ctx, c0->name, gpa_rule_ctx_resources_path(ctx->a, c0), n0, n1, "%s with %s; %s", n0, n1, fix);
     else
-        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, n0, n1, "%s (in %s) and %s (in %s); %s", n0, c0->name, n1, c1->name, fix);
+        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, n0, n1, "%s (in container \"%s\") and %s (in container \"%s\"); %s", n0,
+                            c0->name, n1, c1->name, fix);
 }
 
 void gpa_rule_vendor_vs_share(gpa_rule_ctx_t *ctx)
@@ -133,6 +169,45 @@ void gpa_rule_non_positive_common(gpa_rule_ctx_t *ctx)
         else if (r == GPA_R_GPU)
             gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL,
                                 "%s: 0 asks for nothing; set a percent (e.g. 50) or remove it", name);
+    }
+}
+
+/* A name in a GPU domain that is no resource gpuadmit knows, but close to one: no node offers it. */
+void gpa_rule_unknown_resource(gpa_rule_ctx_t *ctx)
+{
+    gpa_stray_t *strays;
+    size_t n = gpa_gpu_strays(ctx->a, ctx->cfg->dialects, ctx->c, &strays);
+    for (size_t i = 0; i < n; i++) {
+        const gpa_stray_t *s = &strays[i];
+        if (gpa_config_knows_resource(ctx->cfg, s->name, s->len))
+            continue;
+        gpa_resource_t closest = gpa_resource_near_miss(ctx->cfg->dialects, s->name, s->len);
+        if (closest == GPA_R_UNKNOWN)
+            continue;
+        const char *name = gpa_arena_strdup(ctx->a, s->name), *known = gpa_resource_name(closest);
+        gpa_rule_ctx_report(ctx, ctx->c->name, gpa_gpu_stray_path(ctx->a, ctx->c, s), name, known,
+                            "%s: no such resource; did you mean %s?", name, known);
+    }
+}
+
+void gpa_rule_unit_hint(gpa_rule_ctx_t *ctx)
+{
+    int64_t n;
+    const char *note;
+    if (gpa_gpu_value(ctx->cfg->dialects, ctx->c, GPA_R_GPU, &n) && (note = gpa_koord_gpu_percent_note(ctx->a, n)) != NULL) {
+        const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, GPA_R_GPU);
+        const char *name = gpa_resource_name(GPA_R_GPU);
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: %lld is a percent, %s", name, (long long)n, note);
+    }
+    static const gpa_resource_t vendors[] = {GPA_R_NVIDIA_GPU, GPA_R_AMD_GPU, GPA_R_DCU_GPU};
+    for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++) {
+        if (!gpa_gpu_value(ctx->cfg->dialects, ctx->c, vendors[i], &n) || n <= GPA_UNIT_HINT_VENDOR_MAX)
+            continue;
+        const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, vendors[i]);
+        const char *name = gpa_resource_name(vendors[i]);
+        gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL,
+                            "%s: %lld is %lld whole devices (a count, not a percent); one device is 1", name, (long long)n,
+                            (long long)n);
     }
 }
 

@@ -125,6 +125,43 @@ void gpa_rule_shared_required(gpa_rule_ctx_t *ctx)
                         (long long)gpa_koord_view_devices(&kv));
 }
 
+/* Appends `item` to a comma-separated list. */
+static const char *list_add(gpa_arena_t *a, const char *list, const char *item)
+{
+    return list[0] == '\0' ? item : gpa_arena_printf(a, "%s, %s", list, item);
+}
+
+/* What to write instead of koordinator.sh/gpu: N beside other share resources: keep what the user wrote in the
+ * current names, add what N stood for and is missing (N percent of compute, N percent of memory when no
+ * memory form is given), and gpu.shared as inject-gpu-shared would derive it from the result. */
+static const char *deprecated_fix(gpa_arena_t *a, const gpa_koord_view_t *kv)
+{
+    int64_t n = kv->v[GPU];
+    const char *pct = n > 0 ? gpa_arena_printf(a, ": %lld", (long long)n) : "";
+    const char *keep = "", *add = "";
+    gpa_koord_view_t fixed = *kv;
+    fixed.v[GPU] = 0;
+    if (gpa_koord_view_declared(kv, MEM))
+        keep = list_add(a, keep, "gpu-memory");
+    if (gpa_koord_view_declared(kv, RATIO))
+        keep = list_add(a, keep, "gpu-memory-ratio");
+    if (!gpa_koord_view_has_memory(kv)) {
+        add = list_add(a, add, gpa_arena_printf(a, "gpu-memory-ratio%s", pct));
+        fixed.v[RATIO] = n;
+    }
+    if (gpa_koord_view_declared(kv, CORE)) {
+        keep = list_add(a, keep, "gpu-core");
+    } else {
+        add = list_add(a, add, gpa_arena_printf(a, "gpu-core%s", pct));
+        fixed.v[CORE] = n;
+    }
+    if (gpa_koord_view_present(kv, SHARED))
+        keep = list_add(a, keep, "gpu.shared");
+    else
+        add = list_add(a, add, gpa_arena_printf(a, "gpu.shared: %lld", (long long)gpa_koord_view_devices(&fixed)));
+    return gpa_arena_printf(a, "drop it%s%s%s%s", keep[0] != '\0' ? ", keep " : "", keep, add[0] != '\0' ? ", add " : "", add);
+}
+
 void gpa_rule_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx)
 {
     gpa_koord_view_t kv;
@@ -133,9 +170,9 @@ void gpa_rule_deprecated_gpu_mixed(gpa_rule_ctx_t *ctx)
     if (other == GPA_R_UNKNOWN)
         return;
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, GPU);
-    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(other),
-                        "%s (deprecated) with %s; use gpu-core + gpu-memory-ratio", gpa_resource_name(GPU),
-                        gpa_resource_name(other));
+    /* Short enough to stay whole as a warning (120 bytes): the finding lists the resources involved. */
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(GPU), gpa_resource_name(other), "%s is deprecated: %s",
+                        gpa_resource_name(GPU), ctx->out != NULL ? deprecated_fix(ctx->a, &kv) : "");
 }
 
 /* With gpu.shared = n: core and ratio must be multiples of n. */

@@ -50,6 +50,17 @@ void gpa_rule_invalid_card_count(gpa_rule_ctx_t *ctx)
     }
 }
 
+/* The start of a finding about an mGPU app container that was checked as one card only because the annotation is
+ * unusable: without it the finding reads as a second mistake. First, so that a warning cut to 120 bytes keeps it;
+ * "" otherwise. */
+static const char *one_card_note(const gpa_rule_ctx_t *ctx)
+{
+    const gpa_cards_t *cards = &ctx->facts->cards;
+    if (cards->text == NULL || cards->usable || ctx->c == NULL || ctx->c->is_init)
+        return "";
+    return "as one card (the multiple-gpu annotation is unusable): ";
+}
+
 /* The mGPU container's core (parsed, positive) and its cards (0 = one-card request); 0 when not applicable. */
 static int mgpu_core(const gpa_rule_ctx_t *ctx, int64_t *core, int64_t *k)
 {
@@ -86,8 +97,8 @@ void gpa_rule_multi_card_divisibility_mgpu(gpa_rule_ctx_t *ctx)
     if (k == 0) {
         if (core > 100 && core % 100 != 0)
             gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), NULL,
-                                "%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...",
-                                gpa_resource_name(MCORE), (long long)core);
+                                "%s%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...",
+                                one_card_note(ctx), gpa_resource_name(MCORE), (long long)core);
         return;
     }
     if (core % k != 0)
@@ -125,8 +136,25 @@ void gpa_rule_full_card_memory(gpa_rule_ctx_t *ctx)
     if (!mgpu_core(ctx, &core, &k) || !whole_cards(core, k) || !gpa_gpu_declared(ctx->cfg->dialects, ctx->c, MMEM))
         return;
     gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), gpa_resource_name(MCORE),
-                        "%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory", gpa_resource_name(MMEM),
-                        (long long)core);
+                        "%s%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory", one_card_note(ctx),
+                        gpa_resource_name(MMEM), (long long)core);
+}
+
+/* The largest card memory a unit hint suggests, in MiB (80 GiB: the largest cards mGPU shares, A100/H100 80GB;
+ * docs/decisions.md): a value read as GiB is suggested only when one card could hold it. */
+#define PLAUSIBLE_CARD_MIB ((int64_t)80 * 1024)
+
+/* The fix part of a min-memory message for a value written without a suffix: "; did you mean 4096 (4 GiB)?" when
+ * the value read as GiB per card is at least the minimum and fits one card, else a reminder of the unit. */
+static const char *mib_hint(gpa_arena_t *a, const gpa_amount_t *am, int64_t mib_per_card, int64_t min_mib)
+{
+    int64_t as_gib, total;
+    if (am->suffix != GPA_QS_NONE)
+        return "";
+    if (gpa_mul_i64(mib_per_card, 1024, &as_gib) == 0 && as_gib >= min_mib && as_gib <= PLAUSIBLE_CARD_MIB &&
+        gpa_mul_i64(am->value, 1024, &total) == 0)
+        return gpa_arena_printf(a, "; did you mean %lld (%lld GiB)?", (long long)total, (long long)am->value);
+    return "; the unit is MiB (8192 is 8 GiB)";
 }
 
 void gpa_rule_min_memory_mgpu(gpa_rule_ctx_t *ctx)
@@ -146,16 +174,13 @@ void gpa_rule_min_memory_mgpu(gpa_rule_ctx_t *ctx)
     int64_t min_mib = gpa_ceil_div(min, GPA_MIB);
     if (am == NULL || am->value == 0) {
         gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), NULL,
-                            "%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card",
+                            "%s%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card", one_card_note(ctx),
                             gpa_resource_name(MMEM), (long long)core, (long long)min_mib);
         return;
     }
-    int64_t as_gib;
-    int hint = am->suffix == GPA_QS_NONE && gpa_mul_i64(mib, 1024, &as_gib) == 0 && as_gib >= min_mib;
-    gpa_rule_ctx_report(
-        ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL, "%s: %s is %lldMiB per card, below the %lldMiB minimum%s%s%s",
-        gpa_resource_name(MMEM), am->text, (long long)mib, (long long)min_mib, hint ? "; did you mean " : "",
-        hint ? gpa_arena_printf(ctx->a, "%lld", (long long)(am->value * 1024)) : "", hint ? " (the unit is MiB)?" : "");
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL, "%s%s: %lldMiB per card is below %lldMiB%s",
+                        one_card_note(ctx), gpa_resource_name(MMEM), (long long)mib, (long long)min_mib,
+                        mib_hint(ctx->a, am, mib, min_mib));
 }
 
 void gpa_rule_ambiguous_unit(gpa_rule_ctx_t *ctx)

@@ -41,7 +41,7 @@ case_exit_codes() {
     expect_exit 0 "$gpuadmit" validate "$data/admitted.yaml"
     expect_grep "$tmp/out" "admitted.yaml Pod/t/admitted: allowed"
     expect_exit 1 "$gpuadmit" validate "$data/denied.yaml"
-    expect_grep "$tmp/out" "denied.yaml Pod/t/denied main: core-without-memory: "
+    expect_grep "$tmp/out" "denied.yaml Pod/t/denied container \"main\": core-without-memory: "
     expect_exit 2 "$gpuadmit" validate "$data/broken.yaml"
     expect_exit 2 "$gpuadmit" validate
     expect_exit 2 "$gpuadmit" validate -o xml "$data/admitted.yaml"
@@ -76,6 +76,20 @@ case_unreadable() {
     expect_exit 2 "$gpuadmit" validate "$tmp/does-not-exist.yaml" "$data/admitted.yaml"
     expect_grep "$tmp/err" "does-not-exist.yaml: "
     expect_grep "$tmp/out" "Pod/t/admitted: allowed"
+    expect_grep "$tmp/out" "; 1 file could not be read \\(see stderr\\)$"
+    # Documents that cannot be read (a mis-indented Pod, containers not a list): file:line and path on stderr, how
+    # many in the summary; the readable document is still judged, a generateName shown as its pattern.
+    expect_exit 2 "$gpuadmit" validate "$data/unreadable-documents.yaml" "$data/admitted.yaml"
+    expect_grep "$tmp/err" "unreadable-documents.yaml:[0-9]+:[0-9]+: spec.containers: missing"
+    expect_grep "$tmp/err" "unreadable-documents.yaml:18:[0-9]+: spec.containers: must be a list"
+    expect_grep "$tmp/out" "unreadable-documents.yaml#3 Pod/t/gen-\\*: allowed"
+    expect_grep "$tmp/out" "^2 objects: 2 allowed, 0 denied; 2 documents in 1 file could not be read \\(see stderr\\)$"
+    expect_exit 2 "$gpuadmit" validate "$data/unreadable-documents.yaml" "$data/broken.yaml"
+    expect_grep "$tmp/out" "; 1 file, and 2 documents in 1 other file, could not be read"
+    # Bad shapes where gpuadmit does not look: admitted, nothing on stderr.
+    expect_exit 0 "$gpuadmit" validate "$data/irrelevant-shapes.yaml"
+    [ ! -s "$tmp/err" ] || fail "irrelevant shapes reported: $(head -c 400 "$tmp/err")"
+    expect_grep "$tmp/out" "Deployment/t/not-apps: allowed"
     expect_exit 2 "$gpuadmit" validate -o json "$data/broken.yaml" "$data/admitted.yaml"
     $check schema "$tmp/out" >/dev/null || fail "-o json after an unreadable file is not a valid report"
     # Garbage bytes never crash it.
@@ -252,9 +266,17 @@ assert ("patch" in r) == ("patchType" in r), r' "$tmp/out" || fail "mutating rev
     # The request's namespace is where the object is stored: an object claiming kube-system (excluded) is
     # still judged, by validate as by review.
     expect_exit 1 "$gpuadmit" validate "$data/review-namespace-claim.json"
-    expect_grep "$tmp/out" "Pod/team-a/p c: core-without-memory"
+    expect_grep "$tmp/out" "Pod/team-a/p container \"c\": core-without-memory"
     expect_exit 0 "$gpuadmit" review --webhook validate "$data/review-namespace-claim.json"
     expect_grep "$tmp/out" '"allowed":false'
+    # An object with a bad shape where gpuadmit reads: the webhook denies with code 400 and the path (HTTP 200,
+    # so review exits 0); validate reports it as unreadable input with the same path.
+    for hook in validate mutate; do
+        expect_exit 0 "$gpuadmit" review --webhook "$hook" "$data/review-unreadable.json"
+        expect_grep "$tmp/out" '"allowed":false,"status":\{"code":400,"reason":"BadRequest","message":"cannot read request.object.spec.containers: must be a list'
+    done
+    expect_exit 2 "$gpuadmit" validate "$data/review-unreadable.json"
+    expect_grep "$tmp/err" "review-unreadable.json:13:[0-9]+: request.object.spec.containers: must be a list"
 }
 
 # --config: a rule set to warn admits with a finding marked [warn]; a bad config is exit 2 with file:line.
@@ -270,7 +292,7 @@ case_config_inventory() {
         fail "warn action in -o json"
     printf 'rules:\n  min-memory: off\n' >"$tmp/off.yaml"
     expect_exit 0 "$gpuadmit" validate --config "$tmp/off.yaml" "$bad"
-    expect_no_grep "$tmp/out" "server: min-memory:"
+    expect_no_grep "$tmp/out" "\"server\": min-memory:"
     printf 'minDeviceMemory: 256Mi\nrules:\n  no-such-rule: warn\n' >"$tmp/bad.yaml"
     expect_exit 2 "$gpuadmit" validate --config "$tmp/bad.yaml" "$bad"
     expect_grep "$tmp/err" "bad.yaml:3"
@@ -280,7 +302,7 @@ case_config_inventory() {
     if [ -f "$inv" ]; then
         expect_exit 0 "$gpuadmit" validate "$big"
         expect_exit 1 "$gpuadmit" validate --inventory "$inv" "$big"
-        expect_grep "$tmp/out" "Pod/ml/big-model infeasible: "
+        expect_grep "$tmp/out" "Pod/ml/big-model pod: infeasible: "
         expect_exit 0 "$gpuadmit" validate --inventory "$inv" "$src/examples/good/koordinator-deployment.yaml"
     fi
     expect_exit 2 "$gpuadmit" validate --inventory "$data/broken.yaml" "$big"

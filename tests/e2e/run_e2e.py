@@ -283,6 +283,40 @@ class Webhook(unittest.TestCase):
         self.assertTrue(any("memory-ratio-exclusive" in l["rules"] and l["name"] == "both" and l["uid"] for l in denials))
         self.assertEqual(s.stop(), 0)
 
+    def test_unreadable_object_denied_with_code_400(self):
+        """A well-formed review whose object has a bad shape on a path gpuadmit reads is answered HTTP 200,
+        allowed: false, status.code 400 with the path (both webhooks): kube-apiserver shows the user why, whatever
+        the failurePolicy. Bad shapes where gpuadmit does not look are admitted."""
+        s = self.start("unreadable")
+        ray = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "ray", "namespace": "default"},
+               "spec": {"headGroupSpec": {"template": {"spec": {"containers": [{"name": "head", "image": "ray"}]}}},
+                        "workerGroupSpecs": {"gpu": {"template": {}}}}}
+        misindented = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "flat", "namespace": "default"},
+                       "spec": None, "containers": [{"name": "main", "image": "busybox"}]}
+        fine = copy.deepcopy(ray)
+        fine["metadata"]["labels"] = {"replicas": 3}
+        fine["spec"]["workerGroupSpecs"] = []
+        fine["spec"]["headGroupSpec"]["template"]["spec"]["nodeSelector"] = {"gpu-count": 1}
+        quota = {"apiVersion": "quota.koordinator.sh/v1alpha1", "kind": "ElasticQuota",
+                 "metadata": {"name": "q", "namespace": "default", "labels": {"is-parent": False}}}
+        files = write_reviews(os.path.join(s.dir, "reviews"), [("ray", review(ray)), ("misindented", review(misindented)),
+                                                               ("fine", review(fine)), ("quota", review(quota))])
+        for hook in ("validate", "mutate"):
+            res = {os.path.basename(r["file"])[:-5]: r for r in
+                   (json.loads(l) for l in apiserver(s, hook, files).stdout.splitlines())}
+            for name, path in (("ray", "request.object.spec.workerGroupSpecs: must be a list"),
+                               ("misindented", "request.object.spec.containers: missing")):
+                self.assertFalse(res[name]["allowed"], res[name])
+                self.assertEqual(res[name]["code"], 400, res[name])
+                self.assertIn(path, res[name]["message"])
+            self.assertTrue(res["fine"]["allowed"], res["fine"])
+            self.assertTrue(res["quota"]["allowed"], res["quota"])
+        # The same object sent raw: HTTP 200, not 400 (which kube-apiserver reports as "failed calling webhook").
+        status, text, _ = post(s, "/validate", json.dumps(review(ray)).encode())
+        self.assertEqual(status, 200, text)
+        self.assertIn('"code":400', text)
+        self.assertEqual(s.stop(), 0)
+
     def test_bad_input(self):
         s = self.start("badinput", "--max-body-bytes", "64Ki", "--request-timeout", "1s")
         good = json.dumps(review(KOORD_RATIO)).encode()

@@ -80,6 +80,7 @@ type snapshot struct {
 
 type faults struct {
 	Fail           int    `json:"fail"`           // the next N API requests answer 503
+	RetryAfter     int    `json:"retryAfter"`     // ... with Retry-After: N (seconds)
 	SlowMs         int    `json:"slowMs"`         // every API request waits this long first
 	CutMidEvent    int    `json:"cutMidEvent"`    // the next N watch events are cut half-way (connection dropped)
 	Gone           string `json:"gone"`           // how a too-old resourceVersion is refused: "http" (default) or "event"
@@ -244,7 +245,7 @@ func (s *server) control(w http.ResponseWriter, r *http.Request) {
 			fail(w, 400, "BadRequest", err.Error())
 			return
 		}
-		s.f.Fail, s.f.SlowMs, s.f.CutMidEvent = f.Fail, f.SlowMs, f.CutMidEvent
+		s.f.Fail, s.f.RetryAfter, s.f.SlowMs, s.f.CutMidEvent = f.Fail, f.RetryAfter, f.SlowMs, f.CutMidEvent
 		if f.Gone != "" {
 			s.f.Gone = f.Gone
 		}
@@ -341,6 +342,9 @@ func (s *server) api(w http.ResponseWriter, r *http.Request) {
 	if s.f.Fail > 0 {
 		s.f.Fail--
 		s.counts["failed"]++
+		if s.f.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(s.f.RetryAfter))
+		}
 		s.mu.Unlock()
 		fail(w, 503, "ServiceUnavailable", "injected failure")
 		return

@@ -44,8 +44,11 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg->min_device_memory, 256LL << 20);
     ck_assert_int_eq(cfg->placement.max_pods_per_device, 16);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_ALL);
+    /* the rule table carries the defaults: deny, except unit-hint (warn) */
     for (size_t i = 0; i < gpa_nrules; i++)
-        ck_assert_int_eq(cfg->actions[i], GPA_ACTION_DENY);
+        ck_assert_int_eq(cfg->actions[i], strcmp(gpa_rules[i].id, "unit-hint") == 0 ? GPA_ACTION_WARN : GPA_ACTION_DENY);
+    ck_assert_uint_eq(cfg->nknown_resources, 0);
+    ck_assert(!gpa_config_knows_resource(cfg, "koordinator.sh/gpu-shared", 25));
     ck_assert(gpa_config_excludes(cfg, "kube-system"));
     ck_assert(!gpa_config_excludes(cfg, "default"));
     ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_BINPACK);
@@ -69,6 +72,8 @@ START_TEST(every_key_yaml)
                                  "  min-memory: warn\n"
                                  "  infeasible: off\n"
                                  "  shared-required: deny\n"
+                                 "  unit-hint: deny\n"
+                                 "knownResources: [example.com/gpu, koordinator.sh/gpu-shared]\n"
                                  "namespaces:\n"
                                  "  exclude: [kube-system, gpu-test]\n"
                                  "placement:\n"
@@ -81,6 +86,10 @@ START_TEST(every_key_yaml)
     ck_assert_int_eq(cfg->actions[gpa_rule_index("infeasible")], GPA_ACTION_OFF);
     ck_assert_int_eq(cfg->actions[gpa_rule_index("shared-required")], GPA_ACTION_DENY);
     ck_assert_int_eq(cfg->actions[gpa_rule_index("vendor-vs-share")], GPA_ACTION_DENY);
+    ck_assert_int_eq(cfg->actions[gpa_rule_index("unit-hint")], GPA_ACTION_DENY);
+    ck_assert_uint_eq(cfg->nknown_resources, 2);
+    ck_assert(gpa_config_knows_resource(cfg, "koordinator.sh/gpu-shared", 25));
+    ck_assert(!gpa_config_knows_resource(cfg, "koordinator.sh/gpu-share", 24));
     ck_assert(gpa_config_excludes(cfg, "gpu-test"));
     ck_assert_uint_eq(cfg->nexclude_namespaces, 2);
     ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_SPREAD);
@@ -109,7 +118,10 @@ START_TEST(broken_configs)
 {
     parse_bad("minDeviceMemory: 1Gi\ncolour: blue\n", 2, 9,
               "cfg.yaml:2:9: unknown field \"colour\"; known: minDeviceMemory, maxPodsPerDevice, dialects, rules, namespaces, "
-              "placement");
+              "placement, knownResources, workloads");
+    parse_bad("knownResources: example.com/gpu\n", 1, 17, "knownResources: must be a list, not a string");
+    parse_bad("knownResources: [example.com/gpu, 3]\n", 1, 35, "knownResources[1]");
+    parse_bad("knownResources: [gpu]\n", 1, 18, "\"gpu\" is not a resource name such as example.com/gpu");
     parse_bad("rules:\n  min-memory: warn\n  no-such-rule: deny\n", 3, 17, "unknown rule \"no-such-rule\"");
     parse_bad("rules:\n  min-memory: block\n", 2, 15, "unknown action \"block\"");
     parse_bad("rules:\n  min-memory: 3\n", 2, 15, "rules.min-memory: must be an action (deny, warn, off), not a number");
@@ -133,6 +145,49 @@ START_TEST(broken_configs)
 }
 END_TEST
 
+/* `workloads`: more kinds to read, each checked (fields, types, path syntax) with file:line and path. */
+START_TEST(workloads_key)
+{
+    gpa_config_t *cfg = parse_ok("workloads:\n"
+                                 "- group: example.com\n"
+                                 "  kind: Trainer\n"
+                                 "  podTemplates: ['spec.workers[*].template']\n"
+                                 "  podSpecs: [spec.launcher]\n"
+                                 "  resources: ['spec.roles.*.resources']\n"
+                                 "- {group: '', kind: Pod, podTemplates: ['']}\n");
+    ck_assert_uint_eq(cfg->workloads.len, 2);
+    const gpa_workload_t *w = &cfg->workloads.items[0];
+    ck_assert_str_eq(w->group, "example.com");
+    ck_assert_str_eq(w->kind, "Trainer");
+    ck_assert_str_eq(w->pod_templates[0], "spec.workers[*].template");
+    ck_assert_ptr_null(w->pod_templates[1]);
+    ck_assert_str_eq(w->pod_specs[0], "spec.launcher");
+    ck_assert_str_eq(w->resources[0], "spec.roles.*.resources");
+    ck_assert_ptr_eq(gpa_workload_find(&cfg->workloads, "example.com/v1", "Trainer"), w);
+    ck_assert_ptr_eq(gpa_workload_find(&cfg->workloads, "v1", "Pod"), &cfg->workloads.items[1]);
+    gpa_config_release(cfg);
+    cfg = gpa_config_default();
+    ck_assert_uint_eq(cfg->workloads.len, 0);
+    gpa_config_release(cfg);
+
+    parse_bad("workloads: {group: a}\n", 1, 12, "workloads: must be a list");
+    parse_bad("workloads:\n- 7\n", 2, 3, "workloads[0]: must be a mapping");
+    parse_bad("workloads:\n- {group: a, kind: K, podTemplate: [x]}\n", 2, 0,
+              "workloads[0]: unknown field \"podTemplate\"; known: group, kind, podTemplates");
+    parse_bad("workloads:\n- {group: a, kind: K, podTemplates: x}\n", 2, 0, "workloads[0].podTemplates: must be a list");
+    parse_bad("workloads:\n- {group: a, kind: K, podSpecs: [7]}\n", 2, 0, "workloads[0].podSpecs[0]: must be a string");
+    parse_bad("workloads:\n- group: a\n  kind: K\n  resources: ['spec..r']\n", 4, 0,
+              "workloads[0].resources[0]: \"spec..r\" has an empty step");
+    parse_bad("workloads:\n- {group: a, kind: K, podTemplates: ['spec.tasks[0].template']}\n", 2, 0, "a step is a key");
+    parse_bad("workloads:\n- {group: example.com/v1, kind: K, podSpecs: [spec]}\n", 2, 0, "is an apiVersion");
+    parse_bad("workloads:\n- {group: a, podSpecs: [spec]}\n", 2, 0, "needs group and kind");
+    parse_bad("workloads:\n- {group: a, kind: '', podSpecs: [spec]}\n", 2, 0, "workloads[0].kind: must not be empty");
+    parse_bad("workloads:\n- {group: a, kind: K}\n", 2, 0, "names no path");
+    parse_bad("workloads:\n- {group: a, kind: K, podSpecs: [s]}\n- {group: a, kind: K, podSpecs: [t]}\n", 3, 0,
+              "workloads[1]: K of group \"a\" is already workloads[0]");
+}
+END_TEST
+
 START_TEST(refcount)
 {
     gpa_config_t *cfg = parse_ok("maxPodsPerDevice: 8\n");
@@ -152,6 +207,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, every_key_yaml);
     tcase_add_test(tc, json_and_numbers);
     tcase_add_test(tc, broken_configs);
+    tcase_add_test(tc, workloads_key);
     tcase_add_test(tc, refcount);
     suite_add_tcase(s, tc);
     return s;

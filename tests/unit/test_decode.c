@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "kube/decode.h"
+#include "kube/workloads.h"
+#include "document/json.h"
+#include "document/schema.h"
 #include "document/docs.h"
 #include "run.h"
 
@@ -165,22 +168,24 @@ START_TEST(workload_templates)
     } cases[] = {
         {"{apiVersion: apps/v1, kind: Deployment, spec: {template: {spec: {containers: [{name: a}]}}}}", 1, "spec.template.spec",
          "spec.template.spec"},
-        {"{apiVersion: apps/v1, kind: ReplicaSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: apps/v1, kind: StatefulSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: apps/v1, kind: DaemonSet, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: batch/v1, kind: Job, spec: {template: {spec: {}}}}", 1, "spec.template.spec", NULL},
-        {"{apiVersion: batch/v1, kind: CronJob, spec: {jobTemplate: {spec: {template: {spec: {}}}}}}", 1,
+        {"{apiVersion: apps/v1, kind: ReplicaSet, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: apps/v1, kind: StatefulSet, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: apps/v1, kind: DaemonSet, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: batch/v1, kind: Job, spec: {template: {spec: {containers: []}}}}", 1, "spec.template.spec", NULL},
+        {"{apiVersion: batch/v1, kind: CronJob, spec: {jobTemplate: {spec: {template: {spec: {containers: []}}}}}}", 1,
          "spec.jobTemplate.spec.template.spec", NULL},
-        {"{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{template: {spec: {}}}, {template: {spec: {}}}]}}", 2,
-         "spec.tasks[0].template.spec", "spec.tasks[1].template.spec"},
-        {"{apiVersion: ray.io/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {}}}, workerGroupSpecs: "
-         "[{template: {spec: {}}}]}}",
+        {"{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, spec: {tasks: [{template: {spec: {containers: []}}}, {template: "
+         "{spec: {containers: []}}}]}}",
+         2, "spec.tasks[0].template.spec", "spec.tasks[1].template.spec"},
+        {"{apiVersion: ray.io/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {containers: []}}}, workerGroupSpecs: "
+         "[{template: {spec: {containers: []}}}]}}",
          2, "spec.headGroupSpec.template.spec", "spec.workerGroupSpecs[0].template.spec"},
-        {"{apiVersion: ray.io/v1, kind: RayJob, spec: {rayClusterSpec: {headGroupSpec: {template: {spec: {}}}, "
-         "workerGroupSpecs: [{template: {spec: {}}}, {template: {spec: {}}}]}}}",
+        {"{apiVersion: ray.io/v1, kind: RayJob, spec: {rayClusterSpec: {headGroupSpec: {template: {spec: {containers: []}}}, "
+         "workerGroupSpecs: [{template: {spec: {containers: []}}}, {template: {spec: {containers: []}}}]}}}",
          3, "spec.rayClusterSpec.headGroupSpec.template.spec", "spec.rayClusterSpec.workerGroupSpecs[1].template.spec"},
         {"{apiVersion: v1, kind: ConfigMap, data: {a: b}}", 0, NULL, NULL},
-        {"{apiVersion: example.com/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {}}}}}", 0, NULL, NULL},
+        {"{apiVersion: example.com/v1, kind: RayCluster, spec: {headGroupSpec: {template: {spec: {containers: []}}}}}", 0, NULL,
+         NULL},
         {"{apiVersion: apps/v1, kind: Deployment, spec: {replicas: 1}}", 0, NULL, NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -203,21 +208,23 @@ END_TEST
 
 START_TEST(lists_are_flattened)
 {
-    gpa_objects_t objs = decode("{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}},"
-                                "{\"kind\":\"PodList\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"b-\"}}]},"
-                                "{\"kind\":\"Service\"}]}");
+    gpa_objects_t objs = decode(
+        "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"},\"spec\":{\"containers\":[]}},"
+        "{\"kind\":\"PodList\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"b-\"},\"spec\":{\"containers\":[]}}]},"
+        "{\"kind\":\"Service\"}]}");
     ck_assert_uint_eq(objs.len, 3);
     ck_assert_str_eq(objs.items[0]->name, "a");
-    ck_assert_str_eq(objs.items[1]->name, "b-");
+    ck_assert_str_eq(objs.items[1]->name, "b-*"); /* generateName's pattern, not a name */
+    ck_assert(objs.items[1]->generated_name && !objs.items[0]->generated_name);
     ck_assert_str_eq(objs.items[2]->kind, "Service");
-    gpa_objects_t multi = decode("kind: Pod\n---\nkind: Deployment\n---\n");
+    gpa_objects_t multi = decode("kind: Pod\nspec: {containers: []}\n---\nkind: Deployment\n---\n");
     ck_assert_uint_eq(multi.len, 2);
 }
 END_TEST
 
 START_TEST(node_selection)
 {
-    gpa_object_t *o = decode_one("kind: Pod\nspec:\n  nodeName: n1\n  nodeSelector: {gpu: a100}\n  affinity:\n"
+    gpa_object_t *o = decode_one("kind: Pod\nspec:\n  containers: []\n  nodeName: n1\n  nodeSelector: {gpu: a100}\n  affinity:\n"
                                  "    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
                                  "        nodeSelectorTerms:\n        - matchExpressions:\n"
                                  "          - {key: zone, operator: In, values: [a, b]}\n"
@@ -246,21 +253,275 @@ START_TEST(wrong_shapes_are_errors_with_location)
     e = decode_error("kind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: [1]}\n");
     ck_assert_str_eq(e.path, "spec.containers[0].resources.limits");
 
-    e = decode_error("{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\"},{\"kind\":\"Pod\",\"spec\":{\"containers\":[7]}}]}");
+    e = decode_error("{\"kind\":\"List\",\"items\":[{\"kind\":\"Service\"},{\"kind\":\"Pod\",\"spec\":{\"containers\":[7]}}]}");
     ck_assert_str_eq(e.path, "items[1].spec.containers[0]");
 
-    e = decode_error("kind: Pod\nmetadata: {annotations: {a: 1}}\n");
-    ck_assert_str_eq(e.path, "metadata.annotations[\"a\"]");
+    e = decode_error(
+        "kind: Pod\nmetadata: {annotations: {vke.volcengine.com/container-multiple-gpu: 1}}\nspec: {containers: []}\n");
+    ck_assert_str_eq(e.path, "metadata.annotations[\"vke.volcengine.com/container-multiple-gpu\"]");
 
-    e = decode_error("kind: Pod\nspec:\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                     "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Near}]}]}}}\n");
+    e = decode_error(
+        "kind: Pod\nspec:\n  containers: []\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Near}]}]}}}\n");
     ck_assert(strstr(e.message, "Near") != NULL);
 
     e = decode_error("[1, 2]");
     ck_assert(strstr(e.message, "must be a mapping") != NULL);
 
-    e = decode_error("kind: 7\n");
-    ck_assert_str_eq(e.path, "kind");
+    e = decode_error("kind: Pod\nmetadata: {namespace: [a]}\nspec: {containers: []}\n");
+    ck_assert_str_eq(e.path, "metadata.namespace");
+}
+END_TEST
+
+/* ---- the workloads table and its path walker ---- */
+
+/* JSON for the members that put `leaf` at `path` (steps consumed from *path): {"a":{"b":[LEAF]}} for a.b[*]. */
+static const char *nest(const char *path, const char *leaf)
+{
+    if (*path == '\0')
+        return leaf;
+    size_t n = strcspn(path, ".");
+    const char *rest = path[n] == '.' ? path + n + 1 : path + n;
+    const char *inner = nest(rest, leaf);
+    if (n == 1 && path[0] == '*')
+        return gpa_arena_printf(&arena, "{\"Worker\":%s}", inner);
+    if (n > 3 && strncmp(path + n - 3, "[*]", 3) == 0)
+        return gpa_arena_printf(&arena, "{\"%.*s\":[%s]}", (int)(n - 3), path, inner);
+    return gpa_arena_printf(&arena, "{\"%.*s\":%s}", (int)n, path, inner);
+}
+
+/* The path the walker reports for one item of each step: [*] is [0], * the key Worker. */
+static const char *concrete(const char *path)
+{
+    const char *out = "";
+    while (*path != '\0') {
+        size_t n = strcspn(path, ".");
+        if (n == 1 && path[0] == '*')
+            out = gpa_arena_printf(&arena, "%s.Worker", out);
+        else if (n > 3 && strncmp(path + n - 3, "[*]", 3) == 0)
+            out = gpa_arena_printf(&arena, "%s%s%.*s[0]", out, out[0] != '\0' ? "." : "", (int)(n - 3), path);
+        else
+            out = gpa_arena_printf(&arena, "%s%s%.*s", out, out[0] != '\0' ? "." : "", (int)n, path);
+        path += path[n] == '.' ? n + 1 : n;
+    }
+    return out;
+}
+
+/* One object of `w`'s kind holding a GPU request at `path` only (a template, a PodSpec or a ResourceRequirements). */
+static gpa_object_t *object_at(const gpa_workloads_t *extra, const gpa_workload_t *w, const char *path, const char *leaf)
+{
+    const char *api = w->group[0] != '\0' ? gpa_arena_printf(&arena, "%s/v9", w->group) : "v1";
+    const char *body = nest(path, leaf);
+    /* The object itself as the template (Pod): its members beside apiVersion and kind. */
+    const char *text = gpa_arena_printf(&arena, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",%s", api, w->kind, body + 1);
+    gpa_value_t *doc;
+    gpa_object_t *obj;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &doc, &err) == 0, "%s: %s", text, err.message);
+    ck_assert_msg(gpa_decode_object_with(&arena, extra, doc, &obj, &err) == 0, "%s: %s: %s", text, err.path, err.message);
+    return obj;
+}
+
+#define CONTAINER "{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}"
+
+/* Every path of every kind of the table: an object holding a GPU request there alone yields that one Pod spec,
+ * at the path the table names, with the amount found (kind and group matched, any version). */
+static void check_table(const gpa_workloads_t *extra, const gpa_workloads_t *t)
+{
+    for (size_t i = 0; i < t->len; i++) {
+        const gpa_workload_t *w = &t->items[i];
+        for (size_t k = 0; w->pod_templates != NULL && w->pod_templates[k] != NULL; k++) {
+            const char *p = w->pod_templates[k];
+            gpa_object_t *o = object_at(extra, w, p, "{\"spec\":{\"containers\":[" CONTAINER "]}}");
+            ck_assert_msg(o->npods == 1, "%s %s: %zu pods", w->kind, p, o->npods);
+            ck_assert_str_eq(o->pods[0].path, gpa_schema_path(&arena, concrete(p), "spec"));
+            ck_assert_str_eq(o->pods[0].containers[0].resources_path,
+                             gpa_schema_path(&arena, concrete(p), "spec.containers[0].resources"));
+            ck_assert(o->pods[0].containers[0].limits[GPA_R_NVIDIA_GPU].present);
+        }
+        for (size_t k = 0; w->pod_specs != NULL && w->pod_specs[k] != NULL; k++) {
+            gpa_object_t *o = object_at(extra, w, w->pod_specs[k], "{\"containers\":[" CONTAINER "]}");
+            ck_assert_uint_eq(o->npods, 1);
+            ck_assert_str_eq(o->pods[0].path, concrete(w->pod_specs[k]));
+        }
+        for (size_t k = 0; w->resources != NULL && w->resources[k] != NULL; k++) {
+            gpa_object_t *o = object_at(extra, w, w->resources[k], "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}");
+            ck_assert_uint_eq(o->npods, 1);
+            const gpa_container_t *c = &o->pods[0].containers[0];
+            ck_assert_str_eq(c->resources_path, concrete(w->resources[k]));
+            ck_assert(c->limits[GPA_R_NVIDIA_GPU].present);
+        }
+    }
+}
+
+START_TEST(every_kind_of_the_table_is_read_at_its_paths)
+{
+    ck_assert_uint_ge(gpa_workloads_builtin.len, 23);
+    check_table(NULL, &gpa_workloads_builtin);
+    const gpa_workload_t extra_items[] = {
+        {"example.com", "Trainer", (const char *const[]){"spec.workers[*].template", NULL},
+         (const char *const[]){"spec.launcher", NULL}, (const char *const[]){"spec.roles.*.resources", NULL}},
+    };
+    const gpa_workloads_t extra = {extra_items, 1};
+    check_table(&extra, &extra);
+}
+END_TEST
+
+START_TEST(kinds_are_matched_by_group_and_kind)
+{
+    ck_assert_ptr_nonnull(gpa_workload_find(NULL, "apps/v1", "Deployment"));
+    ck_assert_ptr_nonnull(gpa_workload_find(NULL, "apps/v1beta2", "Deployment"));
+    ck_assert_ptr_null(gpa_workload_find(NULL, "example.com/v1", "Deployment"));
+    ck_assert_ptr_null(gpa_workload_find(NULL, "v1", "Deployment"));
+    ck_assert_ptr_nonnull(gpa_workload_find(NULL, "v1", "Pod"));
+    ck_assert_ptr_null(gpa_workload_find(NULL, "example.com/v1", "Pod"));
+    ck_assert_ptr_nonnull(gpa_workload_find(NULL, "batch.volcano.sh/v1alpha1", "CronJob"));
+    ck_assert_ptr_null(gpa_workload_find(NULL, "batch.volcano.sh/v1alpha1", "Deployment"));
+    ck_assert_str_eq(gpa_workload_find(NULL, "batch/v1", "Job")->group, "batch");
+    ck_assert_str_eq(gpa_workload_find(NULL, "batch.volcano.sh/v1alpha1", "Job")->group, "batch.volcano.sh");
+    /* A configuration's entry replaces the built-in one of the same group and kind. */
+    const gpa_workload_t mine[] = {{"apps", "Deployment", (const char *const[]){"spec.other", NULL}, NULL, NULL}};
+    const gpa_workloads_t extra = {mine, 1};
+    ck_assert_ptr_eq(gpa_workload_find(&extra, "apps/v1", "Deployment"), &mine[0]);
+    ck_assert_ptr_nonnull(gpa_workload_find(&extra, "apps/v1", "StatefulSet"));
+}
+END_TEST
+
+START_TEST(path_syntax)
+{
+    static const char *const good[] = {
+        "", "spec", "spec.template", "spec.tasks[*].template", "spec.replicaSpecs.*.template", "a.*.*.b[*]", "spec.x-y_z"};
+    static const char *const bad[] = {".spec",   "spec.",     "spec..template", "[*]",     "spec.[*]",
+                                      "spec.a*", "spec.a[0]", "spec.a[*]b",     "spec.**", "spec.a]"};
+    const char *why;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        ck_assert_msg(gpa_workload_path_check(good[i], &why) == 0, "%s", good[i]);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_msg(gpa_workload_path_check(bad[i], &why) == -1, "%s passed", bad[i]);
+}
+END_TEST
+
+typedef struct st_seen_t {
+    const char *items[8];
+    size_t len;
+} seen_t;
+
+static int remember(void *ctx, const gpa_workload_node_t *node)
+{
+    seen_t *s = ctx;
+    s->items[s->len++] = gpa_arena_printf(&arena, "%s|%s|%s", node->path, node->pointer, node->owner);
+    return 0;
+}
+
+static gpa_value_t *parse_json(const char *text)
+{
+    gpa_value_t *doc;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &doc, &err) == 0, "%s", err.message);
+    return doc;
+}
+
+START_TEST(walker_visits_every_match_in_order)
+{
+    gpa_value_t *doc = parse_json("{\"spec\":{\"tasks\":[{\"t\":{\"a\":1}},{},null,{\"t\":{\"b\":2}}],"
+                                  "\"roles\":{\"head\":{\"r\":{}},\"a/b~c\":{\"r\":{}},\"none\":null,\"empty\":{}}}}");
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    seen_t s = {0};
+    ck_assert_int_eq(gpa_workload_walk(&arena, doc, "spec.tasks[*].t", remember, &s, &err), 0);
+    ck_assert_uint_eq(s.len, 2);
+    ck_assert_str_eq(s.items[0], "spec.tasks[0].t|/spec/tasks/0/t|tasks[0]");
+    ck_assert_str_eq(s.items[1], "spec.tasks[3].t|/spec/tasks/3/t|tasks[3]");
+    s.len = 0;
+    ck_assert_int_eq(gpa_workload_walk(&arena, doc, "spec.roles.*.r", remember, &s, &err), 0);
+    ck_assert_uint_eq(s.len, 2);
+    ck_assert_str_eq(s.items[0], "spec.roles.head.r|/spec/roles/head/r|head");
+    ck_assert_str_eq(s.items[1], "spec.roles[\"a/b~c\"].r|/spec/roles/a~1b~0c/r|a/b~c");
+    s.len = 0;
+    ck_assert_int_eq(gpa_workload_walk(&arena, doc, "", remember, &s, &err), 0);
+    ck_assert_str_eq(s.items[0], "||");
+}
+END_TEST
+
+START_TEST(walker_reports_a_bad_shape_on_its_path)
+{
+    static const struct {
+        const char *doc, *path, *at, *message;
+    } cases[] = {
+        {"{\"spec\":7}", "spec.template", "spec", "must be a mapping, not a number"},
+        {"{\"spec\":{\"tasks\":{}}}", "spec.tasks[*].template", "spec.tasks", "must be a list, not a mapping"},
+        {"{\"spec\":{\"tasks\":[true]}}", "spec.tasks[*].template", "spec.tasks[0]", "must be a mapping, not a boolean"},
+        {"{\"spec\":{\"m\":[1]}}", "spec.m.*.template", "spec.m", "must be a mapping, not a list"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gpa_error_t err;
+        gpa_error_init(&err, "test");
+        seen_t s = {0};
+        ck_assert_int_eq(gpa_workload_walk(&arena, parse_json(cases[i].doc), cases[i].path, remember, &s, &err), -1);
+        ck_assert_str_eq(err.path, cases[i].at);
+        ck_assert_msg(strstr(err.message, cases[i].message) != NULL, "%s", err.message);
+    }
+    /* Missing or null steps name nothing: not an error. */
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    seen_t s = {0};
+    ck_assert_int_eq(gpa_workload_walk(&arena, parse_json("{\"spec\":{\"tasks\":null}}"), "spec.tasks[*].t", remember, &s, &err),
+                     0);
+    ck_assert_int_eq(gpa_workload_walk(&arena, parse_json("{\"other\":1}"), "spec.a.*.b", remember, &s, &err), 0);
+    ck_assert_uint_eq(s.len, 0);
+}
+END_TEST
+
+/* Read only what is needed: shapes the API server would refuse, where no decision looks, are not errors. */
+START_TEST(irrelevant_shapes_are_not_errors)
+{
+    gpa_object_t *o = decode_one("apiVersion: quota.koordinator.sh/v1alpha1\nkind: ElasticQuota\n"
+                                 "metadata: {name: q, namespace: 7, labels: {a: true}, annotations: [1]}\nspec: [x]\n");
+    ck_assert_uint_eq(o->npods, 0);
+    ck_assert_uint_eq(o->nlabels, 0);
+    o = decode_one("apiVersion: v1\nkind: Pod\nmetadata: {name: 2024, namespace: t, labels: {a: 1, b: c}, "
+                   "annotations: {list: [1], s: x}}\nstatus: 7\n"
+                   "spec:\n  nodeSelector: {gpu: 1, ok: 'yes', m: {a: b}}\n  containers: [{name: c}]\n");
+    ck_assert_str_eq(o->name, "2024");
+    ck_assert_uint_eq(o->nlabels, 1);
+    ck_assert_str_eq(gpa_pairs_get(o->pods[0].annotations, o->pods[0].nannotations, "s"), "x");
+    ck_assert_ptr_null(gpa_pairs_get(o->pods[0].annotations, o->pods[0].nannotations, "list"));
+    /* A nodeSelector value that is not a string matches no node label. */
+    ck_assert_str_eq(gpa_pairs_get(o->pods[0].node_selector, o->pods[0].nnode_selector, "gpu"), "1 (not a string)");
+    ck_assert_str_eq(gpa_pairs_get(o->pods[0].node_selector, o->pods[0].nnode_selector, "ok"), "yes");
+    ck_assert_str_eq(gpa_pairs_get(o->pods[0].node_selector, o->pods[0].nnode_selector, "m"), "(a mapping, not a string)");
+    o = decode_one("{apiVersion: 7, kind: [Pod], spec: 1}");
+    ck_assert_str_eq(o->kind, "");
+    ck_assert_uint_eq(o->npods, 0);
+}
+END_TEST
+
+START_TEST(a_pod_needs_its_containers)
+{
+    gpa_error_t e = decode_error("apiVersion: v1\nkind: Pod\nmetadata:\nspec:\ncontainers:\n- name: main\n");
+    ck_assert_str_eq(e.path, "spec.containers");
+    ck_assert_uint_eq(e.line, 6); /* the stray list itself */
+    ck_assert(strstr(e.message, "indent it under spec") != NULL);
+    e = decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
+    ck_assert_str_eq(e.path, "spec.containers");
+    e = decode_error("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec: {initContainers: []}\n");
+    ck_assert_str_eq(e.path, "spec.template.spec.containers");
+    ck_assert(strstr(e.message, "missing") != NULL);
+    /* A template that is absent is no template: a Deployment patch without one decodes with no Pod spec. */
+    ck_assert_uint_eq(decode_one("apiVersion: apps/v1\nkind: Deployment\nspec: {replicas: 2}\n")->npods, 0);
+}
+END_TEST
+
+START_TEST(generate_name_is_a_pattern_until_the_request_names_it)
+{
+    gpa_object_t *o = decode_one("apiVersion: v1\nkind: Pod\nmetadata: {generateName: job-}\nspec: {containers: []}\n");
+    ck_assert_str_eq(o->name, "job-*");
+    gpa_object_set_request(o, "ns", "");
+    ck_assert_str_eq(o->name, "job-*");
+    gpa_object_set_request(o, "ns", "job-x7k2p");
+    ck_assert_str_eq(o->name, "job-x7k2p");
 }
 END_TEST
 
@@ -277,6 +538,14 @@ static Suite *decode_suite(void)
     tcase_add_test(tc, lists_are_flattened);
     tcase_add_test(tc, node_selection);
     tcase_add_test(tc, wrong_shapes_are_errors_with_location);
+    tcase_add_test(tc, every_kind_of_the_table_is_read_at_its_paths);
+    tcase_add_test(tc, kinds_are_matched_by_group_and_kind);
+    tcase_add_test(tc, path_syntax);
+    tcase_add_test(tc, walker_visits_every_match_in_order);
+    tcase_add_test(tc, walker_reports_a_bad_shape_on_its_path);
+    tcase_add_test(tc, irrelevant_shapes_are_not_errors);
+    tcase_add_test(tc, a_pod_needs_its_containers);
+    tcase_add_test(tc, generate_name_is_a_pattern_until_the_request_names_it);
     suite_add_tcase(s, tc);
     return s;
 }

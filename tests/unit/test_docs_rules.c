@@ -5,10 +5,12 @@
  *   - a rule section's default action is the table's;
  *   - the README's rule and mutation tables list exactly the same ids;
  *   - every resource name gpuadmit reads appears in the dialect reference;
+ *   - every kind of the workloads table has a row of its group in docs/rules.md's Objects table and the README's;
  *   - every example runs through the engine: a `fires` example yields the finding (or applies the mutation),
  *     a `passes` example does not. A rule's `inventory` block, when present, is loaded for its examples.
  */
 #include <check.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "alloc/inventory.h"
 #include "document/docs.h"
 #include "kube/decode.h"
+#include "kube/workloads.h"
 #include "kube/resource.h"
 #include "policy/config.h"
 #include "policy/engine.h"
@@ -210,6 +213,37 @@ START_TEST(every_resource_is_documented)
 }
 END_TEST
 
+/* Whether `word` appears in line[0..n) as a whole word (Job is not found in CronJob). */
+static int has_word(const char *line, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (const char *p = line; p + w <= line + n; p++)
+        if (strncmp(p, word, w) == 0 && (p == line || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[w]))
+            return 1;
+    return 0;
+}
+
+/* Whether `text` has a table row starting with the group's cell ("| `apps` |", "| core") that names the kind. */
+static int row_names_kind(const char *text, const gpa_workload_t *w)
+{
+    char cell[160];
+    snprintf(cell, sizeof(cell), w->group[0] != '\0' ? "| `%s` |" : "| core", w->group);
+    for (const char *p = strstr(text, cell); p != NULL; p = strstr(p + 1, cell))
+        if ((p == text || p[-1] == '\n') && has_word(p, strcspn(p, "\n"), w->kind))
+            return 1;
+    return 0;
+}
+
+START_TEST(every_kind_is_documented)
+{
+    for (size_t i = 0; i < gpa_workloads_builtin.len; i++) {
+        const gpa_workload_t *w = &gpa_workloads_builtin.items[i];
+        ck_assert_msg(row_names_kind(docs_text, w), "docs/rules.md has no Objects row for %s %s", w->group, w->kind);
+        ck_assert_msg(row_names_kind(readme_text, w), "README.md has no Objects row for %s %s", w->group, w->kind);
+    }
+}
+END_TEST
+
 /* Runs one example: 1 when the rule fired (or the mutation applied). */
 static int run_example(const section_t *s, const example_t *ex, const gpa_inventory_t *inv)
 {
@@ -285,6 +319,7 @@ int main(void)
     tcase_add_test(tc, every_rule_and_mutation_has_a_section);
     tcase_add_test(tc, readme_lists_the_same_ids);
     tcase_add_test(tc, every_resource_is_documented);
+    tcase_add_test(tc, every_kind_is_documented);
     tcase_add_test(tc, examples_do_what_they_say);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);

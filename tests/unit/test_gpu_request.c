@@ -1,8 +1,10 @@
 /*
  * Check tests for rules/kube/gpu_request.c: one reading of a Koordinator request, whether built from a container
- * or from values (a mutation's plan): forms, devices and per-device shares.
+ * or from values (a mutation's plan): forms, devices and per-device shares; names that are no GPU resource
+ * (strays) and which of them are near misses (kube/resource.c).
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +87,85 @@ START_TEST(shares)
 }
 END_TEST
 
+#define POD_RES(requests, limits)                                                                                                  \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\","             \
+    "\"resources\":{\"requests\":" requests ",\"limits\":" limits "}}]}}"
+
+START_TEST(strays)
+{
+    gpa_object_t *obj =
+        object(POD_RES("{\"cpu\":\"1\",\"koordinator.sh/gpu-shared\":\"1\",\"koordinator.sh/gpu-core\":\"50\"}",
+                       "{\"koordinator.sh/gpu-shared\":\"1\",\"nvidia.com/mig-1g.5gb\":\"1\",\"example.com/gpu\":\"1\","
+                       "\"vke.volcengine.com/mgpu-mem\":\"1\"}"));
+    const gpa_container_t *c = &obj->pods[0].containers[0];
+    gpa_stray_t *s;
+    /* each name once (the request's), known names and other domains left out, in document order */
+    ck_assert_uint_eq(gpa_gpu_strays(&arena, GPA_DIALECT_ALL, c, &s), 3);
+    ck_assert_str_eq(s[0].name, "koordinator.sh/gpu-shared");
+    ck_assert_str_eq(gpa_gpu_stray_path(&arena, c, &s[0]), "spec.containers[0].resources.requests[\"koordinator.sh/gpu-shared\"]");
+    ck_assert_str_eq(s[1].name, "nvidia.com/mig-1g.5gb");
+    ck_assert_str_eq(gpa_gpu_stray_path(&arena, c, &s[1]), "spec.containers[0].resources.limits[\"nvidia.com/mig-1g.5gb\"]");
+    ck_assert_str_eq(s[2].name, "vke.volcengine.com/mgpu-mem");
+    /* only the domains of enabled dialects */
+    ck_assert_uint_eq(gpa_gpu_strays(&arena, GPA_DIALECT_VENDOR, c, &s), 1);
+    /* a container without resources has none */
+    obj = object(
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+    ck_assert_uint_eq(gpa_gpu_strays(&arena, GPA_DIALECT_ALL, &obj->pods[0].containers[0], &s), 0);
+    /* a stray makes its dialect appear in the Pod's facts (the rules that read the dialect run on the container) */
+    obj = object(POD1("{\"koordinator.sh/gpu-shared\":\"1\"}"));
+    gpa_pod_facts_t facts;
+    gpa_pod_facts_init(&arena, GPA_DIALECT_ALL, &obj->pods[0], &facts);
+    ck_assert_uint_eq(facts.dialects, GPA_DIALECT_KOORDINATOR);
+    ck_assert_uint_eq(facts.app_dialects[0], GPA_DIALECT_KOORDINATOR);
+}
+END_TEST
+
+static gpa_resource_t near(const char *name)
+{
+    return gpa_resource_near_miss(GPA_DIALECT_ALL, name, strlen(name));
+}
+
+START_TEST(near_misses)
+{
+    ck_assert_int_eq(near("koordinator.sh/gpu-shared"), GPA_R_GPU_SHARED);
+    ck_assert_int_eq(near("Koordinator.SH/gpu.shared"), GPA_R_GPU_SHARED); /* the domain ignores case */
+    ck_assert_int_eq(near("koordinator.sh/gpu_memory_ratio"), GPA_R_GPU_MEMORY_RATIO);
+    ck_assert_int_eq(near("koordinator.sh/gpumemoryratio"), GPA_R_GPU_MEMORY_RATIO);
+    ck_assert_int_eq(near("koordinator.sh/gpu-memry"), GPA_R_GPU_MEMORY);
+    ck_assert_int_eq(near("koordinator.sh/gpu-mem"), GPA_R_GPU_MEMORY); /* by prefix; closest by letters */
+    ck_assert_int_eq(near("koordinator.sh/gpu"), GPA_R_UNKNOWN);        /* a known name is no near miss */
+    ck_assert_int_eq(near("koordinator.sh/cpu"), GPA_R_GPU);            /* one edit */
+    ck_assert_int_eq(near("koordinator.sh/batch-cpu"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("koordinator.sh/rdma"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("vke.volcengine.com/mgpu"), GPA_R_MGPU_CORE);
+    ck_assert_int_eq(near("vke.volcengine.com/gpu-core"), GPA_R_MGPU_CORE); /* one edit */
+    ck_assert_int_eq(near("amd.com/gpu "), GPA_R_AMD_GPU);
+    ck_assert_int_eq(near("dcu.com/gpus"), GPA_R_DCU_GPU);
+    ck_assert_int_eq(near("nvidia.com/gpu.shared"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.com/mig-7g.80gb"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.com/mig"), GPA_R_UNKNOWN); /* three edits from gpu */
+    ck_assert_int_eq(near("nvidia.com/gp"), GPA_R_NVIDIA_GPU);
+    ck_assert_int_eq(near("nvidia.com/gpumem"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.com/gpucores"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.com/gpumem-percentage"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.co/gpu"), GPA_R_UNKNOWN); /* another domain */
+    ck_assert_int_eq(near("x/cdefghij/gpu"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.com"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near(""), GPA_R_UNKNOWN);
+    /* names longer than the comparison window: the prefix still counts, the distance never */
+    char long_name[400];
+    snprintf(long_name, sizeof(long_name), "koordinator.sh/gpu-%0300d", 0);
+    ck_assert_int_ne(near(long_name), GPA_R_UNKNOWN);
+    snprintf(long_name, sizeof(long_name), "nvidia.com/g%0300d", 0);
+    ck_assert_int_eq(near(long_name), GPA_R_UNKNOWN);
+    /* a dialect that is off has no near misses */
+    ck_assert_int_eq(gpa_resource_near_miss(GPA_DIALECT_VENDOR, "koordinator.sh/gpu-shared", 25), GPA_R_UNKNOWN);
+    ck_assert_int_eq(gpa_resource_domain("VKE.volcengine.com/x", 20), GPA_DIALECT_MGPU);
+    ck_assert_int_eq(gpa_resource_domain("cpu", 3), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu_request");
@@ -93,6 +174,8 @@ int main(void)
     tcase_add_test(tc, values_and_container_read_alike);
     tcase_add_test(tc, forms);
     tcase_add_test(tc, shares);
+    tcase_add_test(tc, strays);
+    tcase_add_test(tc, near_misses);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

@@ -75,6 +75,43 @@ START_TEST(token_and_verified_tls)
 }
 END_TEST
 
+/* The whole way: a kubeconfig naming the fake's CA and client certificate by file, loaded, then used. */
+START_TEST(kubeconfig_to_request)
+{
+    char text[1024];
+    snprintf(text, sizeof(text),
+             "current-context: fake\n"
+             "contexts: [{name: fake, context: {cluster: fake, user: me}}]\n"
+             "clusters: [{name: fake, cluster: {server: \"%s/\", certificate-authority: ca.crt}}]\n"
+             "users: [{name: me, user: {client-certificate: client.crt, client-key: client.key}}]\n",
+             fake.url);
+    const char *file = fakeapi_file(&fake, "kubeconfig");
+    fakeapi_write(file, text);
+    gpa_kube_options_t opts = {file, NULL};
+    gpa_kube_target_t t;
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    ck_assert_msg(gpa_kube_target_load(&opts, &t, &err) == 0, "%s", err.message);
+    gpa_kube_client_t *c = client_for(&t);
+    ck_assert_int_eq(get(c, "/api/v1/nodes", NULL, 0), 200);
+    gpa_kube_client_free(c);
+    gpa_kube_target_dispose(&t);
+}
+END_TEST
+
+START_TEST(loopback_skips_the_proxy)
+{
+    setenv("https_proxy", "http://127.0.0.1:9", 1); /* nothing listens there */
+    setenv("HTTPS_PROXY", "http://127.0.0.1:9", 1);
+    gpa_kube_target_t t;
+    fakeapi_target(&fake, &t, "test-token");
+    gpa_kube_client_t *c = client_for(&t);
+    ck_assert_int_eq(get(c, "/api/v1/nodes", NULL, 0), 200);
+    gpa_kube_client_free(c);
+    gpa_kube_target_dispose(&t);
+}
+END_TEST
+
 START_TEST(tls_is_verified_unless_insecure)
 {
     gpa_kube_target_t t;
@@ -263,6 +300,8 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, token_and_verified_tls);
     tcase_add_test(tc, tls_is_verified_unless_insecure);
+    tcase_add_test(tc, loopback_skips_the_proxy);
+    tcase_add_test(tc, kubeconfig_to_request);
     tcase_add_test(tc, client_certificate);
     tcase_add_test(tc, token_file_rotates);
     tcase_add_test(tc, slow_answers_and_timeouts);

@@ -195,6 +195,7 @@ START_TEST(bad_values_are_errors)
                  "    token: abc\n", 13, "cannot be true together with a certificate-authority");
     assert_fails("    server: https://api.example\n", "    client-certificate-data: " PEM_B64 "\n", 0, "needs its key");
     assert_fails("    server: https://api.example\n", "    tokenFile: gone\n", 20, "user.tokenFile: cannot read");
+    assert_fails("    server: https://api.example\n", "    token: \"a\\nX-Injected: 1\"\n", 20, "user.token: must be one line");
 }
 END_TEST
 
@@ -237,6 +238,11 @@ START_TEST(service_account)
     setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
     ck_assert_int_eq(load(NULL, NULL, &t, &err), 0);
     ck_assert_str_eq(t.server, "https://[fd00::1]:443");
+    gpa_kube_target_dispose(&t);
+    /* An explicit --kubeconfig comes first, even in a Pod. */
+    const char *file = write_file("config", config_with("    server: https://explicit\n", "    token: a\n"));
+    ck_assert_int_eq(load(file, NULL, &t, &err), 0);
+    ck_assert_str_eq(t.server, "https://explicit");
     gpa_kube_target_dispose(&t);
     unlink(path_of("token"));
     ck_assert_int_eq(load(NULL, NULL, &t, &err), -1);

@@ -149,6 +149,29 @@ START_TEST(expand_gpu)
 }
 END_TEST
 
+START_TEST(expand_gpu_small_percent)
+{
+    /* koordinator.sh/gpu: 2 reads like two devices: the warning says it is 2% of one (docs/rules.md#unit-hint) */
+    result_t r = run(json(POD(C("a", "{\"limits\":{\"koordinator.sh/gpu\":\"2\"}}"))));
+    ck_assert_int_eq(r.warnings.len, 1);
+    ck_assert_str_eq(r.warnings.items[0].text, "a: koordinator.sh/gpu: 2 is 2% of one device; 2 devices are 200; deprecated, now "
+                                               "gpu-core: 2, gpu-memory-ratio: 2");
+    r = run(json(POD(C("a", "{\"limits\":{\"koordinator.sh/gpu\":\"10\"}}"))));
+    ck_assert_str_eq(r.warnings.items[0].text,
+                     "a: koordinator.sh/gpu is deprecated; rewritten as gpu-core: 10, gpu-memory-ratio: 10");
+}
+END_TEST
+
+START_TEST(typo_not_hidden)
+{
+    /* a near miss of gpu.shared beside a memory form: nothing is injected beside it (the rule denies instead) */
+    result_t r =
+        run(json(POD(C("a", "{\"limits\":{\"koordinator.sh/gpu-shared\":\"1\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}"))));
+    ck_assert_str_eq(r.patch, "[]");
+    ck_assert_int_eq(r.applied.len, 0);
+}
+END_TEST
+
 START_TEST(expand_gpu_whole_devices)
 {
     /* gpu: 200 → core 200, ratio 200, shared 2; written only as a limit, the requests map is added whole. */
@@ -310,6 +333,8 @@ int main(void)
     tcase_add_test(tc, mirror_limits_into_existing_map_and_user_shared_untouched);
     tcase_add_test(tc, escaped_key_in_input);
     tcase_add_test(tc, escaped_deprecated_key_removed);
+    tcase_add_test(tc, expand_gpu_small_percent);
+    tcase_add_test(tc, typo_not_hidden);
     tcase_add_test(tc, init_containers_and_templates);
     tcase_add_test(tc, invalid_container_left_alone);
     tcase_add_test(tc, nothing_to_do);

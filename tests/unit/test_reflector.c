@@ -292,6 +292,26 @@ START_TEST(gone_as_error_event_relists)
 }
 END_TEST
 
+START_TEST(namespaced_collection_with_a_query)
+{
+    fakeapi_control(&fake, "apply",
+                    "[{\"resource\": \"pods\", \"object\": {\"metadata\": {\"name\": \"p1\", \"namespace\": \"a\"}}},"
+                    " {\"resource\": \"pods\", \"object\": {\"metadata\": {\"name\": \"p2\", \"namespace\": \"b\"}}}]");
+    const char *path = "/api/v1/namespaces/a/pods?fieldSelector=spec.nodeName%21%3D";
+    view_t v;
+    view_init(&v);
+    gpa_reflector_t *r = start(&v, path, "test-token", 1);
+    wait_for(&v, &v.lists, 1);
+    fakeapi_control(&fake, "apply",
+                    "[{\"resource\": \"pods\", \"object\": {\"metadata\": {\"name\": \"p3\", \"namespace\": \"a\"}}},"
+                    " {\"resource\": \"pods\", \"object\": {\"metadata\": {\"name\": \"p4\", \"namespace\": \"b\"}}}]");
+    assert_converges(&v, path);
+    ck_assert_uint_eq(v.nlive, 2);
+    ck_assert_uint_lt(find(v.live, v.nlive, "a/p3"), v.nlive);
+    gpa_reflector_stop(r);
+}
+END_TEST
+
 START_TEST(cut_mid_event_resumes)
 {
     add_nodes(2);
@@ -313,13 +333,13 @@ END_TEST
 START_TEST(server_errors_back_off_and_recover)
 {
     add_nodes(2);
-    fakeapi_control(&fake, "fault", "{\"fail\": 3}");
+    fakeapi_control(&fake, "fault", "{\"fail\": 3, \"retryAfter\": 1}");
     view_t v;
     view_init(&v);
     gpa_reflector_t *r = start(&v, "/api/v1/nodes", "test-token", 0);
     wait_for(&v, &v.lists, 1);
     ck_assert_int_ge(count_of(&v, &v.broken), 3);
-    ck_assert_ptr_nonnull(strstr(v.last_broken, "503"));
+    ck_assert_ptr_nonnull(strstr(v.last_broken, "HTTP 503: injected failure (retry after 1 s)"));
     fakeapi_control(&fake, "fault", "{\"fail\": 2, \"cut\": true}");
     add_node("node-09", "a");
     assert_converges(&v, "/api/v1/nodes");
@@ -464,6 +484,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, paged_list_then_events_in_order);
+    tcase_add_test(tc, namespaced_collection_with_a_query);
     tcase_add_test(tc, cut_mid_event_resumes);
     tcase_add_test(tc, server_errors_back_off_and_recover);
     tcase_add_test(tc, unauthorized_until_the_token_file_changes);

@@ -76,7 +76,7 @@ START_TEST(text_keeps_a_mutation_warning_that_names_a_rule)
     ck_assert_msg(strstr(text, ": warning: min-memory: koordinator.sh/gpu is deprecated") != NULL, "no expand-gpu warning in:\n%s",
                   text);
     /* The finding at warn is printed once, as a finding, not again as a warning. */
-    ck_assert_uint_eq(count(text, "small: min-memory:"), 1);
+    ck_assert_uint_eq(count(text, "container \"small\": min-memory:"), 1);
     ck_assert_msg(strstr(text, "[warn]") != NULL, "%s", text);
 }
 END_TEST

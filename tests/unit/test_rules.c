@@ -143,7 +143,7 @@ static void set_action(const char *rule, gpa_action_t action)
 
 START_TEST(table_ids_unique_and_documented)
 {
-    ck_assert_uint_eq(gpa_nrules, 18);
+    ck_assert_uint_eq(gpa_nrules, 20);
     for (size_t i = 0; i < gpa_nrules; i++) {
         ck_assert_ptr_nonnull(gpa_rules[i].check);
         ck_assert(gpa_rules[i].doc != NULL && strlen(gpa_rules[i].doc) > 10);
@@ -722,6 +722,188 @@ START_TEST(infeasible_needs_inventory)
 }
 END_TEST
 
+START_TEST(unknown_resource)
+{
+    /* the blog's typo, in requests and limits: one finding, at the request, naming the closest known name */
+    one("{'koordinator.sh/gpu-shared':'1','koordinator.sh/gpu-memory-ratio':'50'}");
+    expect("unknown-resource");
+    ck_assert_str_eq(V.items[0].message, "koordinator.sh/gpu-shared: no such resource; did you mean koordinator.sh/gpu.shared?");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.requests[\"koordinator.sh/gpu-shared\"]");
+    ck_assert_str_eq(V.items[0].container, "c0");
+    ck_assert_str_eq(V.items[0].resources[0], "koordinator.sh/gpu-shared");
+    ck_assert_str_eq(V.items[0].resources[1], "koordinator.sh/gpu.shared");
+    /* alone in its container (no resource gpuadmit knows beside it), and only in limits */
+    validate(pod_with(NULL, list1("{'name':'c0','resources':{'limits':{'koordinator.sh/gpu-shared':'1'}}}"), NULL));
+    expect("unknown-resource");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.limits[\"koordinator.sh/gpu-shared\"]");
+    /* case and separators, edit distance, the dialect's prefix; each names the closest */
+    static const struct {
+        const char *name, *closest;
+    } near[] = {
+        {"koordinator.sh/GPU_Memory", "koordinator.sh/gpu-memory"},
+        {"koordinator.sh/gpu-mem-ratio", "koordinator.sh/gpu-memory-ratio"},
+        {"koordinator.sh/gpu-cores", "koordinator.sh/gpu-core"},
+        {"koordinator.sh/gpumemory", "koordinator.sh/gpu-memory"},
+        {"koordinator.sh/gpu-memory-percent", "koordinator.sh/gpu-memory-ratio"},
+        {"vke.volcengine.com/mgpu-mem", "vke.volcengine.com/mgpu-memory"},
+        {"vke.volcengine.com/mgpu_core", "vke.volcengine.com/mgpu-core"},
+        {"nvidia.com/gpus", "nvidia.com/gpu"},
+        {"nvidia.com/GPU", "nvidia.com/gpu"},
+        {"amd.com/gpus", "amd.com/gpu"},
+        {"dcu.com/dcu", "dcu.com/gpu"},
+    };
+    for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+        one(gpa_arena_printf(&A, "{'%s':'1'}", near[i].name));
+        ck_assert_msg(V.len == 1 && strcmp(V.items[0].rule, "unknown-resource") == 0, "%s: not a near miss", near[i].name);
+        ck_assert_msg(strcmp(V.items[0].resources[1], near[i].closest) == 0, "%s: closest %s, want %s", near[i].name,
+                      V.items[0].resources[1], near[i].closest);
+    }
+    /* names other systems define, other domains, names far from any known one */
+    static const char *const never[] = {
+        "nvidia.com/gpu.shared",
+        "nvidia.com/mig-1g.5gb",
+        "nvidia.com/mig-3g.20gb",
+        "nvidia.com/gpumem",
+        "nvidia.com/gpumem-percentage",
+        "nvidia.com/gpucores",
+        "koordinator.sh/rdma",
+        "koordinator.sh/fpga",
+        "koordinator.sh/batch-cpu",
+        "koordinator.sh/mid-memory",
+        "example.com/gpu-shared",
+        "gpu",
+        "cpu",
+        "nvidia.com/hostdev-dummy",
+        "vke.volcengine.com/eni-ip",
+    };
+    for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+        ck_assert_msg(one(gpa_arena_printf(&A, "{'%s':'1'}", never[i])) == 0, "%s is flagged", never[i]);
+    /* the configuration's knownResources */
+    const char *names[] = {"koordinator.sh/gpu-shared"};
+    CFG->known_resources = names;
+    CFG->nknown_resources = 1;
+    ck_assert_uint_eq(one("{'koordinator.sh/gpu-shared':'1'}"), 0);
+    CFG->nknown_resources = 0;
+    /* a dialect that is not enabled: its domain is not read */
+    CFG->dialects = GPA_DIALECT_VENDOR | GPA_DIALECT_MGPU;
+    ck_assert_uint_eq(one("{'koordinator.sh/gpu-shared':'1'}"), 0);
+    one("{'nvidia.com/gpus':'1'}");
+    expect("unknown-resource");
+}
+END_TEST
+
+START_TEST(unknown_resource_blocks_mutation)
+{
+    /* the typo beside a memory form: the container is not mutated (no gpu.shared injected to hide it) */
+    const gpa_object_t *obj =
+        pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-shared':'1','koordinator.sh/gpu-memory-ratio':'50'}")), NULL);
+    ck_assert_uint_eq(gpa_validate_container(&A, CFG, &obj->pods[0], &obj->pods[0].containers[0], NULL), 1);
+    validate(obj);
+    expect("unknown-resource"); /* and not shared-required: the typo is the one thing to fix */
+    set_action("unknown-resource", GPA_ACTION_WARN);
+    ck_assert_uint_eq(gpa_validate_container(&A, CFG, &obj->pods[0], &obj->pods[0].containers[0], NULL), 0);
+}
+END_TEST
+
+START_TEST(unit_hint)
+{
+    one("{'koordinator.sh/gpu':'2'}");
+    expect("unit-hint");
+    ck_assert_int_eq(V.items[0].action, GPA_ACTION_WARN);
+    ck_assert_str_eq(V.items[0].message, "koordinator.sh/gpu: 2 is a percent, 2% of one device; 2 devices are 200");
+    ck_assert_str_eq(V.items[0].path, "spec.containers[0].resources.requests[\"koordinator.sh/gpu\"]");
+    one("{'koordinator.sh/gpu':'1'}");
+    expect("unit-hint");
+    ck_assert_str_eq(V.items[0].message, "koordinator.sh/gpu: 1 is a percent, 1% of one device; one whole device is 100");
+    one("{'koordinator.sh/gpu':'10'}");
+    expect("");
+    one("{'nvidia.com/gpu':'50'}");
+    expect("unit-hint");
+    ck_assert_str_eq(V.items[0].message, "nvidia.com/gpu: 50 is 50 whole devices (a count, not a percent); one device is 1");
+    one("{'nvidia.com/gpu':'16'}");
+    expect("");
+    one("{'amd.com/gpu':'17'}");
+    expect("unit-hint");
+    /* the configuration overrides the table's default */
+    set_action("unit-hint", GPA_ACTION_DENY);
+    one("{'dcu.com/gpu':'100'}");
+    expect("unit-hint");
+    ck_assert_int_eq(V.items[0].action, GPA_ACTION_DENY);
+}
+END_TEST
+
+START_TEST(messages_say_what_to_write)
+{
+    /* deprecated-gpu-mixed: memory in bytes keeps gpu-memory; what koordinator.sh/gpu stood for is added */
+    one("{'koordinator.sh/gpu':'50','koordinator.sh/gpu-memory':'8Gi'}");
+    expect("deprecated-gpu-mixed");
+    ck_assert_str_eq(V.items[0].message,
+                     "koordinator.sh/gpu is deprecated: drop it, keep gpu-memory, add gpu-core: 50, gpu.shared: 1");
+    ck_assert_str_eq(V.items[0].resources[1], "koordinator.sh/gpu-memory");
+    one("{'koordinator.sh/gpu':'200','koordinator.sh/gpu-core':'200'}");
+    expect("core-without-memory deprecated-gpu-mixed");
+    ck_assert_str_eq(first("deprecated-gpu-mixed")->message,
+                     "koordinator.sh/gpu is deprecated: drop it, keep gpu-core, add gpu-memory-ratio: 200, gpu.shared: 2");
+    one("{'koordinator.sh/gpu':'50','koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu-core':'50','koordinator.sh/"
+        "gpu.shared':'1'}");
+    expect("deprecated-gpu-mixed");
+    ck_assert_str_eq(V.items[0].message, "koordinator.sh/gpu is deprecated: drop it, keep gpu-memory-ratio, gpu-core, gpu.shared");
+    /* malformed-quantity names the likely cause */
+    one("{'nvidia.com/gpu':'100//apply a GPU'}");
+    expect("malformed-quantity");
+    ck_assert_str_eq(V.items[0].message, "nvidia.com/gpu: \"100//apply a GPU\": // is no YAML comment but part of the value; "
+                                         "write \"100\"");
+    one("{'nvidia.com/gpu':'${ACCELERATOR_QUANTITY}'}");
+    expect("malformed-quantity");
+    ck_assert_str_eq(V.items[0].message, "nvidia.com/gpu: \"${ACCELERATOR_QUANTITY}\": an unexpanded template variable; render "
+                                         "the template (helm, envsubst) first");
+    one("{'nvidia.com/gpu':'{{ .Values.gpus }}'}");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "an unexpanded template variable"));
+    one("{'koordinator.sh/gpu-core':'50#half'}");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "# starts a YAML comment only after a space"));
+    one("{'koordinator.sh/gpu-core':'50%','koordinator.sh/gpu-memory-ratio':'50'}");
+    ck_assert_ptr_nonnull(strstr(first("malformed-quantity")->message, "without %"));
+    one("{'koordinator.sh/gpu-memory':'8GB','koordinator.sh/gpu.shared':'1'}");
+    ck_assert_ptr_nonnull(strstr(first("malformed-quantity")->message, "no B"));
+    one("{'nvidia.com/gpu':'1 2'}");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "no spaces"));
+    one("{'nvidia.com/gpu':'lots'}");
+    ck_assert_str_eq(V.items[0].message, "nvidia.com/gpu: \"lots\" is not a Kubernetes quantity; use a whole number such as \"1\"");
+    /* min-memory (mGPU) suggests a GiB reading only when one card could hold it */
+    one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'128'}");
+    expect("min-memory");
+    ck_assert_ptr_null(strstr(V.items[0].message, "131072"));
+    ck_assert_str_eq(V.items[0].message,
+                     "vke.volcengine.com/mgpu-memory: 128MiB per card is below 256MiB; the unit is MiB (8192 is 8 GiB)");
+    one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'80'}");
+    ck_assert_ptr_nonnull(strstr(V.items[0].message, "did you mean 81920 (80 GiB)?"));
+    one("{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'81'}");
+    ck_assert_ptr_null(strstr(V.items[0].message, "did you mean"));
+}
+END_TEST
+
+START_TEST(knock_on_says_why)
+{
+    /* the annotation is unusable: the container is checked as one card, and the finding says so */
+    const char *bad = "{'vke.volcengine.com/container-multiple-gpu':'2,2'}";
+    validate(
+        pod_with(bad, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200','vke.volcengine.com/mgpu-memory':'8192'}")), NULL));
+    expect("card-count-mismatch full-card-memory");
+    ck_assert_str_eq(first("full-card-memory")->message,
+                     "as one card (the multiple-gpu annotation is unusable): vke.volcengine.com/mgpu-memory with whole "
+                     "cards (mgpu-core 200); drop it, whole cards get all memory");
+    validate(pod_with("{'vke.volcengine.com/container-multiple-gpu':'x'}",
+                      list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'150','vke.volcengine.com/mgpu-memory':'8192'}")), NULL));
+    expect("invalid-card-count multi-card-divisibility");
+    ck_assert_ptr_nonnull(strstr(first("multi-card-divisibility")->message, "as one card (the multiple-gpu"));
+    /* a usable annotation, or none: no note */
+    validate(
+        pod_with(NULL, list1(ctr("c0", "{'vke.volcengine.com/mgpu-core':'200','vke.volcengine.com/mgpu-memory':'8192'}")), NULL));
+    expect("full-card-memory");
+    ck_assert_ptr_null(strstr(V.items[0].message, "as one card"));
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
     Suite *s = suite_create("rules");
@@ -756,6 +938,11 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, workload_paths);
     tcase_add_test(tc, every_violation_collected);
     tcase_add_test(tc, infeasible_needs_inventory);
+    tcase_add_test(tc, unknown_resource);
+    tcase_add_test(tc, unknown_resource_blocks_mutation);
+    tcase_add_test(tc, unit_hint);
+    tcase_add_test(tc, messages_say_what_to_write);
+    tcase_add_test(tc, knock_on_says_why);
     suite_add_tcase(s, tc);
     return s;
 }

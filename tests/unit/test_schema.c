@@ -146,7 +146,7 @@ START_TEST(unknown_field_is_worded_alike)
 {
     ck_assert_str_eq(config_error("minDeviceMemory: 1Gi\ncolour: blue\n"),
                      "config.yaml:2:9: unknown field \"colour\"; known: minDeviceMemory, maxPodsPerDevice, dialects, rules, "
-                     "namespaces, placement");
+                     "namespaces, placement, knownResources, workloads");
     ck_assert_str_eq(config_error("placement:\n  colour: blue\n"),
                      "config.yaml:2:11: placement: unknown field \"colour\"; known: strategy, coreWeight");
     ck_assert_str_eq(inventory_error("kind: GPUInventory\ncolour: blue\n"),
@@ -191,7 +191,7 @@ START_TEST(objects_in_a_list_keep_their_place)
                      "inventory.yaml:4:10: items[0].nodes: must be a list, not a number");
     ck_assert_str_eq(inventory_error("kind: List\nitems:\n- {kind: GPUInventory, colour: blue}\n"),
                      "inventory.yaml:3:32: items[0]: unknown field \"colour\"; known: apiVersion, kind, metadata, nodes");
-    ck_assert_str_eq(object_error("kind: List\nitems:\n- {kind: Pod}\n- {kind: Pod, spec: {containers: 7}}\n"),
+    ck_assert_str_eq(object_error("kind: List\nitems:\n- {kind: Service}\n- {kind: Pod, spec: {containers: 7}}\n"),
                      "pod.yaml:4:34: items[1].spec.containers: must be a list, not a number");
 }
 END_TEST

@@ -180,8 +180,9 @@ func verify(review, req map[string]interface{}, uid string, data []byte) (*resul
 	}
 	res := &result{Allowed: r.Allowed, Warnings: r.Warnings}
 	if !r.Allowed {
-		if r.Status == nil || r.Status.Code != 403 || r.Status.Message == "" {
-			return nil, fmt.Errorf("denial without status 403 and a message: %s", data)
+		// 403 for findings; 400 for an object gpuadmit cannot read (kube-apiserver shows either code to the user).
+		if r.Status == nil || (r.Status.Code != 403 && r.Status.Code != 400) || r.Status.Message == "" {
+			return nil, fmt.Errorf("denial without status 403 (or 400) and a message: %s", data)
 		}
 		res.Code, res.Message = r.Status.Code, r.Status.Message
 	}
