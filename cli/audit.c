@@ -1,8 +1,8 @@
 /*
- * gpuadmit audit (README.md#the-cli, docs/cluster.md): every object of the kinds gpuadmit reads that the cluster
- * holds, judged as stored (validation only, no mutation, as CREATE), with validate's reports and exit codes: what
- * an operator runs before switching a rule from warn to deny. A kind the cluster does not serve (its CRD is not
- * installed: 404) is skipped with a note on stderr.
+ * gpuadmit audit (README.md#the-cli, docs/cluster.md): every object of the kinds gpuadmit reads (the workloads
+ * table, kube/workloads.h, with the configuration's additions) that the cluster holds, judged as stored (validation only, no
+ * mutation, as CREATE), with validate's reports and exit codes: what an operator runs before switching a rule from warn to deny. A
+ * kind the cluster does not serve (its CRD is not installed: 404) is skipped with a note on stderr.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "document/json.h"
 #include "kinds.h"
 #include "kube/decode.h"
 #include "reflector.h"
@@ -54,7 +55,7 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
     gpa_arena_clear(&au->obj);
     gpa_error_init(&err, au->source);
     gpa_value_t *doc = gpa_kube_kind_stamp(&au->obj, object, au->kind);
-    if (gpa_decode_object(&au->obj, doc, &obj, &err) != 0) {
+    if (gpa_decode_object_with(&au->obj, &au->vb.cfg->workloads, doc, &obj, &err) != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
         fprintf(stderr, "%s %s/%s: %s\n", au->source, au->kind->kind,
@@ -77,6 +78,27 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
 static void on_nothing(void *ctx)
 {
     (void)ctx;
+}
+
+/*
+ * The group's preferred version from discovery (GET /apis/GROUP), arena-owned, or NULL when the server does not
+ * say (then the guess of cluster/kinds.h stands).
+ */
+static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group)
+{
+    gpa_kube_reply_t reply;
+    gpa_error_t err;
+    gpa_value_t *doc;
+    const char *version = NULL;
+    gpa_error_init(&err, NULL);
+    if (group[0] == '\0' || gpa_kube_call(c, "GET", gpa_arena_printf(a, "/apis/%s", group), NULL, NULL, 0, &reply, &err) != 0)
+        return NULL;
+    if (reply.status == 200 && gpa_json_parse(a, reply.body.base, reply.body.len, &doc, &err) == 0)
+        version = gpa_value_string(gpa_value_get(gpa_value_get(doc, "preferredVersion"), "groupVersion"));
+    if (version != NULL)
+        version = gpa_arena_strdup(a, version);
+    gpa_kube_reply_dispose(&reply);
+    return version;
 }
 
 /* 404 → 1 (not served), 200 → 0, else -1 after saying why. Asked once with limit=1 before the real list. */
@@ -104,10 +126,15 @@ static int probe(gpa_kube_client_t *c, const char *path, const gpa_kube_kind_t *
     return -1;
 }
 
-static void audit_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t *c, const gpa_kube_kind_t *k, const char *ns)
+static void audit_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t *c, const gpa_kube_kind_t *guess, const char *ns)
 {
     gpa_arena_t a;
     gpa_arena_init(&a);
+    gpa_kube_kind_t where = *guess;
+    const char *version = discovered_version(c, &a, guess->group);
+    if (version != NULL)
+        where.api_version = version;
+    const gpa_kube_kind_t *k = &where;
     const char *path = gpa_kube_kind_path(&a, k, ns);
     int served = probe(c, path, k);
     if (served == 1)
@@ -207,10 +234,14 @@ static void audit_all(audit_t *au, const gpa_kube_target_t *t, const char *ns)
         au->vb.unreadable++;
         return;
     }
-    size_t n;
-    const gpa_kube_kind_t *kinds = gpa_kube_audit_kinds(&n);
+    gpa_arena_t a;
+    gpa_kube_kind_t *kinds;
+    gpa_arena_init(&a);
+    size_t n = gpa_kube_audit_kinds(&a, &au->vb.cfg->workloads, &kinds);
     for (size_t i = 0; i < n; i++)
-        audit_kind(au, t, c, &kinds[i], ns);
+        if (ns == NULL || !kinds[i].cluster_scoped) /* -n: objects in that namespace only */
+            audit_kind(au, t, c, &kinds[i], ns);
+    gpa_arena_dispose(&a);
     gpa_kube_client_free(c);
 }
 

@@ -95,7 +95,8 @@ static size_t judge_pod(kind_state_t *k, const gpa_value_t *obj, const char **ru
     gpa_verdict_t v;
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
     gpa_error_init(&err, NULL);
-    if (gpa_decode_object(&k->judge, doc, &o, &err) == 0 && gpa_check(&k->judge, cfg, o, &opts, &v, &err) == 0)
+    if (gpa_decode_object_with(&k->judge, &cfg->workloads, doc, &o, &err) == 0 &&
+        gpa_check(&k->judge, cfg, o, &opts, &v, &err) == 0)
         for (size_t i = 0; i < v.violations.len && n < MAX_FINDINGS; i++) {
             const char *id = v.violations.items[i].rule;
             size_t j = 0;

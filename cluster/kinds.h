@@ -1,8 +1,11 @@
 /*
  * gpuadmit cluster: the kinds gpuadmit reads from a cluster, and where the API server serves each.
  *
- * The audit kinds are the kinds whose Pod specs the decoder reads (docs/rules.md#objects; kube/decode.h). When
- * the decoder's kinds become a data table, gpa_kube_audit_kinds() is the one place that must follow it.
+ * The audit's kinds are the workloads table's (kube/workloads.h: built in, and a configuration's `workloads`),
+ * so a kind the decoder learns is audited too. The table names a group and a kind; where the API server serves
+ * it is found by discovery (audit.c asks GET /apis/GROUP for the preferred version) and otherwise guessed: the
+ * version from a list of known groups, the resource by Kubernetes' naming (lower case, plural "s"), cluster
+ * scope for kinds named Cluster*.
  *
  * Objects in a list response carry no apiVersion and kind (only the list does): gpa_kube_kind_stamp() gives an
  * item its kind back so the decoder and the inventory loaders read it as they read a file.
@@ -13,18 +16,24 @@
 
 #include "base/arena.h"
 #include "document/value.h"
+#include "kube/workloads.h"
 
 typedef struct st_gpa_kube_kind_t {
+    const char *group;       /* "" for the core group */
     const char *api_version; /* "v1", "apps/v1", "batch.volcano.sh/v1alpha1" */
     const char *kind;        /* "Deployment" */
     const char *resource;    /* "deployments" */
-    int crd;                 /* served only where its CustomResourceDefinition is installed */
+    int cluster_scoped;      /* listed without a namespace */
 } gpa_kube_kind_t;
 
-/* Every kind `audit` lists (static table). */
-const gpa_kube_kind_t *gpa_kube_audit_kinds(size_t *n);
 /* The inventory's kinds (static): Node, Koordinator Device, Pod. */
 extern const gpa_kube_kind_t gpa_kube_kind_node, gpa_kube_kind_device, gpa_kube_kind_pod;
+
+/*
+ * Every kind of the workloads table (built in, then `extra`'s that the built-in table lacks; `extra` may be
+ * NULL), api_version guessed as above. Returns the count; *out is arena-owned.
+ */
+size_t gpa_kube_audit_kinds(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_kube_kind_t **out);
 
 /* The collection's path: /api/v1/pods, /apis/apps/v1/namespaces/NS/deployments (ns NULL: every namespace). Arena-owned. */
 const char *gpa_kube_kind_path(gpa_arena_t *a, const gpa_kube_kind_t *k, const char *ns);

@@ -256,7 +256,8 @@ class Commands(unittest.TestCase):
         self.assertIn("RayCluster (ray.io/v1) is not served by this cluster; skipped", r.stderr)
         r = run("audit", *k, "-n", "ml")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("Pod/ml/both main: memory-ratio-exclusive", r.stdout)
+        self.assertTrue(any(l.startswith("cluster Pod/ml/both ") and "memory-ratio-exclusive" in l for l in r.stdout.splitlines()),
+                        r.stdout)
         self.assertIn("Deployment/ml/trainer", r.stdout)
         self.assertIn("2 objects: 0 allowed, 2 would be denied", r.stdout)
         r = run("audit", *k, "-A", "-o", "json")
