@@ -210,10 +210,11 @@ int main(void)
     printf("%-44s %9.1f MB  records of every object held\n", "memory: the view", (rss_view - rss0) / 1024.0);
     printf("%-44s %9.1f MB  one resolved inventory\n", "memory: one inventory", (rss_inv - rss_view) / 1024.0);
     printf("%-44s %12zu  empty: %zu, with usage: %zu\n", "node shapes searched by infeasible", nshapes, nshapes, nnow);
-    printf("%-44s %9.2f us  (target: the first >= 0.9x as fast)\n", "engine check of a share Pod, live inventory", with);
+    printf("%-44s %9.2f us  %zu nodes: costs what one node costs\n", "engine check of a share Pod, live inventory", with, nnodes);
     printf("%-44s %9.2f us  the rule's own cost, whatever the cluster's size\n", "engine check of a share Pod, one-node inventory",
            single);
-    printf("%-44s %9.2f us  ratio %.2fx\n", "engine check of a share Pod, no inventory", without, without / with);
+    printf("%-44s %9.2f us  infeasible not run (bench-live: /validate ratio)\n", "engine check of a share Pod, no inventory",
+           without);
     gpa_inventory_release(inv);
     gpa_view_free(v);
     return 0;
