@@ -241,6 +241,15 @@ class Commands(unittest.TestCase):
         r = run("fit", "--cluster", "--inventory", "x", self.write("p.json", vendor_pod("p", 1)))
         self.assertEqual(r.returncode, 2)
 
+    def test_serve_flags(self):
+        for args in (["--cluster-inventory", "--inventory", "x"], ["--kubeconfig", self.fake.kubeconfig],
+                     ["--cluster-inventory", "--inventory-stale-after", "soon"]):
+            r = run("serve", "--cert", "c", "--key", "k", *args)
+            self.assertEqual(r.returncode, 2, r.stderr)
+        r = run("serve", "--cert", "c", "--key", "k", "--cluster-inventory", "--kubeconfig", "/nonexistent")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cannot watch the cluster", r.stderr)
+
     def test_audit(self):
         bad = json.loads(json.dumps(MIXED))
         bad["metadata"]["namespace"] = "ml"

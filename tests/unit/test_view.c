@@ -13,6 +13,7 @@
 #include "document/json.h"
 #include "load.h"
 #include "run.h"
+#include "kinds.h"
 #include "view.h"
 
 /* A file of the source tree (the one file reader, cli/load.h). */
@@ -397,6 +398,38 @@ START_TEST(any_history_resolves_as_the_final_objects)
 }
 END_TEST
 
+/* The audit's kinds follow the workloads table; where each is served. */
+START_TEST(audit_kinds_follow_the_table)
+{
+    gpa_arena_t a = {0};
+    gpa_kube_kind_t *kinds;
+    size_t n = gpa_kube_audit_kinds(&a, NULL, &kinds);
+    ck_assert_uint_eq(n, gpa_workloads_builtin.len);
+    const gpa_kube_kind_t *deploy = NULL, *ctr = NULL, *pod = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(kinds[i].kind, "Deployment") == 0)
+            deploy = &kinds[i];
+        if (strcmp(kinds[i].kind, "ClusterTrainingRuntime") == 0)
+            ctr = &kinds[i];
+        if (strcmp(kinds[i].kind, "Pod") == 0)
+            pod = &kinds[i];
+    }
+    ck_assert_ptr_nonnull(deploy);
+    ck_assert_str_eq(gpa_kube_kind_path(&a, deploy, "ml"), "/apis/apps/v1/namespaces/ml/deployments");
+    ck_assert_str_eq(gpa_kube_kind_path(&a, deploy, NULL), "/apis/apps/v1/deployments");
+    ck_assert_str_eq(gpa_kube_kind_path(&a, pod, "ml"), "/api/v1/namespaces/ml/pods");
+    ck_assert(ctr != NULL && ctr->cluster_scoped);
+    ck_assert_str_eq(gpa_kube_kind_path(&a, ctr, "ml"), "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes");
+    /* A configured kind is added; one that replaces a built-in kind is not listed twice. */
+    static const char *const paths[] = {"spec.template", NULL};
+    gpa_workload_t extra_items[] = {{"example.com", "Trainer", paths, NULL, NULL}, {"apps", "Deployment", paths, NULL, NULL}};
+    gpa_workloads_t extra = {extra_items, 2};
+    ck_assert_uint_eq(gpa_kube_audit_kinds(&a, &extra, &kinds), gpa_workloads_builtin.len + 1);
+    ck_assert_str_eq(gpa_kube_kind_path(&a, &kinds[gpa_workloads_builtin.len], NULL), "/apis/example.com/v1/trainers");
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view");
@@ -407,6 +440,7 @@ int main(void)
     tcase_add_test(tc, audit_counts_follow);
     tcase_add_test(tc, unreadable_objects_are_left_out);
     tcase_add_test(tc, any_history_resolves_as_the_final_objects);
+    tcase_add_test(tc, audit_kinds_follow_the_table);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
