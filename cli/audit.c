@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "cli.h"
 #include "client.h"
 #include "document/json.h"
@@ -23,6 +24,7 @@ typedef struct st_audit_t {
     gpa_arena_t obj; /* per object: its kind stamped, decoded */
     const gpa_kube_kind_t *kind;
     const char *source;
+    gpa_buf_t unserved; /* "Kind (apiVersion), ..." of the kinds the cluster does not serve */
     size_t objects, denied;
 } audit_t;
 
@@ -138,7 +140,7 @@ static void audit_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_
     const char *path = gpa_kube_kind_path(&a, k, ns);
     int served = probe(c, path, k);
     if (served == 1)
-        fprintf(stderr, "audit: note: %s (%s) is not served by this cluster; skipped\n", k->kind, k->api_version);
+        gpa_buf_printf(&au->unserved, "%s%s (%s)", au->unserved.len > 0 ? ", " : "", k->kind, k->api_version);
     if (served != 0) {
         au->vb.unreadable += served < 0;
         gpa_arena_dispose(&a);
@@ -243,6 +245,9 @@ static void audit_all(audit_t *au, const gpa_kube_target_t *t, const char *ns)
             audit_kind(au, t, c, &kinds[i], ns);
     gpa_arena_dispose(&a);
     gpa_kube_client_free(c);
+    if (au->unserved.len > 0)
+        fprintf(stderr, "audit: note: not served by this cluster (their CRDs are not installed), skipped: %.*s\n",
+                (int)au->unserved.len, au->unserved.base);
 }
 
 int gpa_cmd_audit(int argc, char **argv)
@@ -274,6 +279,7 @@ int gpa_cmd_audit(int argc, char **argv)
     }
     gpa_verb_dispose(&au.vb);
     gpa_arena_dispose(&au.obj);
+    gpa_buf_dispose(&au.unserved);
     gpa_kube_target_dispose(&t);
     return rc;
 }
