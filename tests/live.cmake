@@ -2,7 +2,8 @@
 # against the fake API server that tests/cluster.cmake builds. Labels "e2e;cluster".
 if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
   foreach(t Live.test_readyz_waits_for_sync_and_events_change_the_verdict Live.test_serve_before_sync_is_silent
-            Live.test_staleness_stops_denying Live.test_watched_pods_are_audited Live.test_devices_not_served
+            Live.test_staleness_stops_denying Live.test_stale_then_current_again Live.test_relist_after_410
+            Live.test_watched_pods_are_audited Live.test_devices_not_served
             Commands.test_fit_cluster Commands.test_audit Commands.test_serve_flags)
     string(REPLACE "." "_" name ${t})
     add_test(NAME e2e_cluster_${name}

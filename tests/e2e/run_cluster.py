@@ -182,6 +182,30 @@ class Live(unittest.TestCase):
         self.assertGreater(s.metrics()['gpuadmit_cluster_watch_restarts_total{kind="nodes"}'], 0)
         s.wait_log(lambda l: l.get("msg", "").startswith("cluster inventory stale"), 5)
 
+    def test_stale_then_current_again(self):
+        self.fake.apply("nodes", node("a", 2))
+        s = self.serve("--inventory-stale-after", "1s")
+        eventually("ready", lambda: readyz(s) == 200)
+        self.fake.control("fault", {"token": "rotated-elsewhere", "cut": True})  # every watch now gets 401
+        eventually("stale", lambda: validate(s, vendor_pod("big", 4))["allowed"])
+        self.fake.control("fault", {"token": "test-token"})
+        self.fake.apply("nodes", node("c", 2))  # an event through the restored watch: current again
+        eventually("enforced again", lambda: not validate(s, vendor_pod("big", 4))["allowed"], timeout=60)
+        s.wait_log(lambda l: l.get("msg", "").startswith("cluster inventory current again"), 5)
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
+
+    def test_relist_after_410(self):
+        self.fake.stop()
+        self.fake = Fake(self.id(), "-bookmark-ms", "600000")  # no bookmark moves the Nodes watch on
+        self.fake.apply("nodes", node("a", 2))
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        self.fake.apply("pods", vendor_pod("elsewhere", 1))  # a change the Nodes watch does not see
+        self.fake.control("fault", {"compact": True})  # history forgotten, watches dropped: the Nodes watch is 410 Gone
+        self.fake.apply("nodes", node("b", 8))
+        eventually("relisted", lambda: s.metrics()['gpuadmit_cluster_relists_total{kind="nodes"}'] >= 1)
+        eventually("the relist has b", lambda: validate(s, vendor_pod("big", 4))["allowed"])
+
     def test_watched_pods_are_audited(self):
         self.fake.apply("nodes", node("a", 2))
         bad = json.loads(json.dumps(MIXED))
