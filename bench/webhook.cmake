@@ -7,3 +7,13 @@ if(TARGET gpuadmit)
     DEPENDS gpuadmit USES_TERMINAL
     COMMENT "webhook benchmark: gpuadmit vs h2o-ceiling vs go-baseline")
 endif()
+
+# bench-webhook-attack: issue 13's attacks at full size against `gpuadmit serve` with its defaults; prints peak and
+# after-attack RSS per attack (docs/webhook.md#limits). Not a test: tests/e2e/run_attack.py holds those.
+if(TARGET gpuadmit)
+  add_custom_target(bench-webhook-attack
+    COMMAND python3 -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/bench/webhook/attack.py
+            --gpuadmit $<TARGET_FILE:gpuadmit> --work ${CMAKE_BINARY_DIR}/bench-webhook-attack
+    DEPENDS gpuadmit USES_TERMINAL
+    COMMENT "webhook under attack: peak RSS per attack")
+endif()

@@ -39,6 +39,10 @@ static const char usage_text[] =
     "  --reload-interval DURATION    how often watched files are checked (default 1s)\n"
     "  --log-level LEVEL             debug | info | warn | error (default info)\n"
     "\n"
+    "Limits under attack (docs/webhook.md#limits); above either, new connections are closed at once:\n"
+    "  --max-connections N           open webhook connections, TLS handshakes included (default 128)\n"
+    "  --max-inflight-bytes N        bytes buffered for requests on all connections; Ki/Mi (default 16Mi)\n"
+    "\n"
     "Inventory from the cluster instead of files (docs/cluster.md):\n"
     "  --cluster-inventory           watch Nodes, Koordinator Devices and Pods; /readyz waits for the first sync\n"
     "  --kubeconfig FILE             (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
@@ -68,6 +72,9 @@ enum {
     OPT_RELOAD,
     OPT_LOG_LEVEL,
     OPT_HELP,
+    /* limits under attack */
+    OPT_MAX_CONNECTIONS,
+    OPT_MAX_INFLIGHT,
     /* the cluster inventory (cli/live.h) */
     OPT_CLUSTER_INVENTORY,
     OPT_KUBECONFIG,
@@ -94,6 +101,8 @@ static const struct option long_opts[] = {
     {"reload-interval", required_argument, NULL, OPT_RELOAD},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"help", no_argument, NULL, OPT_HELP},
+    {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+    {"max-inflight-bytes", required_argument, NULL, OPT_MAX_INFLIGHT},
     {"cluster-inventory", no_argument, NULL, OPT_CLUSTER_INVENTORY},
     {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
     {"context", required_argument, NULL, OPT_CONTEXT},
@@ -150,6 +159,27 @@ static int bad(const char *flag, const char *value, const char *what)
     return -1;
 }
 
+/* --max-connections and --max-inflight-bytes; 1 when opt is neither. */
+static int apply_limit(gpa_server_opts_t *o, int opt, const char *v)
+{
+    static const char *const none[] = {NULL};
+    uint64_t n;
+    switch (opt) {
+    case OPT_MAX_CONNECTIONS:
+        if (parse_scaled(v, none, NULL, 1, 1000000, 1, &n) != 0)
+            return bad("--max-connections", v, "expected a whole number from 1 to 1000000");
+        o->max_connections = (unsigned)n;
+        return 0;
+    case OPT_MAX_INFLIGHT:
+        if (parse_bytes(v, &n) != 0)
+            return bad("--max-inflight-bytes", v, "expected bytes from 1Ki to 1024Mi (e.g. 16Mi)");
+        o->max_inflight_bytes = (size_t)n;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 typedef struct st_serve_args_t {
     gpa_server_opts_t opts;
     const char **inventory;
@@ -201,6 +231,9 @@ static int apply(serve_args_t *a, int opt, const char *v)
 {
     gpa_server_opts_t *o = &a->opts;
     uint64_t n;
+    int limit = apply_limit(o, opt, v);
+    if (limit != 1)
+        return limit;
     switch (opt) {
     case OPT_LISTEN:
         o->listen = v;

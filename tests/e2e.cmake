@@ -3,6 +3,15 @@
 # implementation. One ctest per scenario; they need go (with the Debian json-patch sources) and python3-jsonpatch.
 find_program(GPA_GO go)
 find_program(GPA_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+# One ctest per scenario: e2e_<kind>_<test> runs <script> <Class>.<test>, alone on the machine (timing matters
+# for reloads under load and shutdown grace; peak RSS and CPU use are measured on the server).
+function(gpa_e2e_scenario kind script class t)
+  add_test(NAME e2e_${kind}_${t}
+           COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/${script} ${class}.${t})
+  set_tests_properties(e2e_${kind}_${t} PROPERTIES
+    ENVIRONMENT "GPUADMIT=$<TARGET_FILE:gpuadmit>;E2E_WORK=${CMAKE_BINARY_DIR}/e2e/${kind}-${t}"
+    TIMEOUT 180 LABELS e2e RUN_SERIAL TRUE)
+endfunction()
 if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
   set(GPA_E2E_TESTS test_reviews_v1_and_v1beta1 test_bad_input test_unreadable_object_denied_with_code_400 test_cert_rotation_under_load test_config_reload
       test_inventory_directory
@@ -12,12 +21,17 @@ if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
       test_client_that_never_reads
       test_body_cap_and_http_edges test_mtls test_tls_versions_and_alpn)
   foreach(t ${GPA_E2E_TESTS})
-    add_test(NAME e2e_webhook_${t}
-             COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_e2e.py Webhook.${t})
-    set_tests_properties(e2e_webhook_${t} PROPERTIES
-      ENVIRONMENT "GPUADMIT=$<TARGET_FILE:gpuadmit>;E2E_WORK=${CMAKE_BINARY_DIR}/e2e/${t}"
-      TIMEOUT 180 LABELS e2e
-      # Timing matters here (reloads under load, shutdown grace): give each scenario the machine to itself.
-      RUN_SERIAL TRUE)
+    gpa_e2e_scenario(webhook run_e2e.py Webhook ${t})
+  endforeach()
+  # The server under attack (tests/e2e/run_attack.py): HTTP/2 only when asked, connection cap, byte budget, EMFILE,
+  # framing, NUL in strings. Memory is judged by the server's peak RSS (VmHWM), never by durations.
+  set(GPA_ATTACK_TESTS test_http2_only_when_asked test_connection_cap_counts_handshakes_and_slow_clients
+      test_many_tls_record_headers_bounded test_bodies_one_byte_short_bounded test_inflight_budget_closes_the_hog
+      test_emfile_pauses_accepting test_framing test_nul_in_strings)
+  find_program(GPA_PRLIMIT prlimit)
+  foreach(t ${GPA_ATTACK_TESTS})
+    if(NOT t STREQUAL "test_emfile_pauses_accepting" OR GPA_PRLIMIT)
+      gpa_e2e_scenario(attack run_attack.py Attack ${t})
+    endif()
   endforeach()
 endif()

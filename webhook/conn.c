@@ -20,10 +20,11 @@ typedef struct st_hold_t {
     gpa_conn_t *conn;
 } hold_t;
 
-void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms)
+void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms, int64_t max_conns)
 {
     h2o_linklist_init_anchor(&list->conns);
     list->loop = loop;
+    list->max_conns = max_conns;
     h2o_timeout_init(loop, &list->stall, stall_ms);
 }
 
@@ -62,8 +63,10 @@ static void on_close(void *data)
     conn_free_if_done(c); /* a request disposed after its socket keeps the record alive until then */
 }
 
-void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock)
+int gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock)
 {
+    if (gpa_metrics_connections_try_add(list->max_conns) != 0)
+        return -1;
     gpa_conn_t *c = gpa_xcalloc(1, sizeof(*c));
     c->list = list;
     c->stall.cb = on_stall;
@@ -72,7 +75,7 @@ void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock)
     sock->on_close.cb = on_close;
     sock->on_close.data = c;
     h2o_linklist_insert(&list->conns, &c->link);
-    gpa_metrics_connections_add(1);
+    return 0;
 }
 
 static void on_hold_dispose(void *p)
@@ -109,6 +112,48 @@ size_t gpa_conn_close_idle(gpa_conn_list_t *list)
         /* Not close(): h2o owns the descriptor; after shutdown its next read fails and it closes cleanly. */
         shutdown(c->fd, SHUT_RDWR);
         c->shut = 1;
+        n++;
+    }
+    return n;
+}
+
+/* Bytes allocated for the socket's input (a buffer not yet allocated points at h2o's shared prototype). */
+static size_t input_bytes(const h2o_socket_t *sock)
+{
+    return sock->input != NULL && sock->input->bytes != NULL ? sock->input->capacity : 0;
+}
+
+size_t gpa_conn_buffered(const gpa_conn_list_t *list)
+{
+    size_t n = 0;
+    for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next)
+        n += input_bytes(H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l)->sock);
+    return n;
+}
+
+size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess)
+{
+    size_t n = 0, freed = 0;
+    while (freed < excess) {
+        gpa_conn_t *worst = NULL;
+        for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next) {
+            gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
+            /* Only a request still arriving: one being answered frees its buffer once the answer is taken (or
+             * the stall deadline closes it). */
+            if (c->busy == 0 && !c->shut && c->sock->input->size != 0 &&
+                (worst == NULL || input_bytes(c->sock) > input_bytes(worst->sock)))
+                worst = c;
+        }
+        if (worst == NULL)
+            break;
+        freed += input_bytes(worst->sock);
+        gpa_metrics_shed(); /* counted before the peer can see the reset */
+        /* A reset, not a FIN: a peer still sending would otherwise block on a window that never opens, and the
+         * kernel would keep its buffers; h2o's next read fails and its close sends the RST. */
+        struct linger reset = {1, 0};
+        setsockopt(worst->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+        shutdown(worst->fd, SHUT_RDWR);
+        worst->shut = 1;
         n++;
     }
     return n;

@@ -21,6 +21,7 @@ typedef struct st_gpa_conn_list_t {
     h2o_linklist_t conns;
     h2o_loop_t *loop;
     h2o_timeout_t stall; /* see gpa_conn_list_init */
+    int64_t max_conns;   /* across every worker (the gauge gpuadmit_connections) */
 } gpa_conn_list_t;
 
 /*
@@ -28,9 +29,13 @@ typedef struct st_gpa_conn_list_t {
  * down (h2o has no write timeout, so a client that never reads its answer would otherwise hold the answer's
  * memory and the in-flight count forever). The list and its timer live as long as the loop.
  */
-void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms);
-/* Starts tracking a just-accepted socket (before h2o_accept); forgets it when h2o closes the socket. */
-void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock);
+void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms, int64_t max_conns);
+/*
+ * Starts tracking a just-accepted socket (before h2o_accept, so a TLS handshake in progress counts); forgets it
+ * when h2o closes the socket. Returns -1, tracking nothing, when max_conns connections are open already (the
+ * caller closes the socket).
+ */
+int gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock);
 /*
  * Marks the request's connection busy until the request's pool is disposed (after the response is written).
  * Requests on untracked connections (none today) are simply not marked.
@@ -38,5 +43,18 @@ void gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock);
 void gpa_conn_hold(h2o_req_t *req);
 /* Shuts down every idle connection of the list: the peer sees the close, h2o cleans up on its next read. */
 size_t gpa_conn_close_idle(gpa_conn_list_t *list);
+
+/*
+ * Memory held for requests (docs/webhook.md#limits): the bytes allocated for each connection's input buffer,
+ * where h2o keeps a request's head and body until its answer is written (HTTP/1.1; h2o frees the buffer once all
+ * of it is consumed, so an idle connection holds none).
+ */
+size_t gpa_conn_buffered(const gpa_conn_list_t *list);
+/*
+ * Shuts down connections whose request is still arriving (not being answered), largest buffer first, until at
+ * least `excess` bytes are on their way to be freed (each one counted in gpuadmit_connections_shed_total). Returns
+ * how many were shut down.
+ */
+size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess);
 
 #endif

@@ -55,6 +55,25 @@ gpa_log_line_t *gpa_log_begin(gpa_log_level_t level, const char *msg)
     return l;
 }
 
+gpa_log_line_t *gpa_log_begin_limited(gpa_log_limit_t *limit, gpa_log_level_t level, const char *msg)
+{
+    if (level < min_level)
+        return NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, last = atomic_load(&limit->last_ms);
+    /* One thread wins the slot; the others count themselves as suppressed. */
+    if ((last != 0 && now - last < 1000) || !atomic_compare_exchange_strong(&limit->last_ms, &last, now)) {
+        atomic_fetch_add(&limit->suppressed, 1);
+        return NULL;
+    }
+    gpa_log_line_t *l = gpa_log_begin(level, msg);
+    int64_t dropped = atomic_exchange(&limit->suppressed, 0);
+    if (dropped != 0)
+        gpa_log_int(l, "suppressed", dropped);
+    return l;
+}
+
 /* Length of the valid UTF-8 sequence at s[0..n) (lead byte >= 0x80), or 0 when it is not one (RFC 3629: no
  * overlongs, no surrogates, nothing above U+10FFFF). */
 static size_t utf8_seq(const unsigned char *s, size_t n)

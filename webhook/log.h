@@ -10,6 +10,7 @@
 #ifndef GPA_WEBHOOK_LOG_H
 #define GPA_WEBHOOK_LOG_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,21 @@ void gpa_log_int(gpa_log_line_t *l, const char *key, int64_t value);
 void gpa_log_strs(gpa_log_line_t *l, const char *key, const char *const *values, size_t n);
 /* Writes the line and frees it; NULL is fine. */
 void gpa_log_end(gpa_log_line_t *l);
+
+/*
+ * A rate limit for one kind of line (a flood of refused connections must not become a flood of log lines):
+ * zero-initialize one per kind, shared by every thread.
+ */
+typedef struct st_gpa_log_limit_t {
+    atomic_int_least64_t last_ms;    /* monotonic time of the last line written */
+    atomic_int_least64_t suppressed; /* lines dropped since */
+} gpa_log_limit_t;
+
+/*
+ * gpa_log_begin, at most once a second per limiter: NULL (and the line counted as suppressed) when one was
+ * written less than a second ago. The next line written carries "suppressed": how many were dropped.
+ */
+gpa_log_line_t *gpa_log_begin_limited(gpa_log_limit_t *limit, gpa_log_level_t level, const char *msg);
 
 /* Shorthand for a line with only a message and one optional "error" field. */
 void gpa_log_msg(gpa_log_level_t level, const char *msg, const char *error);

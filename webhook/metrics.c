@@ -1,5 +1,6 @@
 #include "metrics.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -16,7 +17,11 @@ static const uint64_t bucket_us[] = {100, 250, 500, 1000, 2500, 5000, 10000, 250
 static const char *const hook_names[NHOOKS] = {"validate", "mutate"};
 static const char *const verdict_names[NVERDICTS] = {"allowed", "denied", "invalid"};
 static const char *const reload_names[GPA_RELOAD_NKINDS] = {"certificate", "config", "inventory"};
-static const int rejection_codes[] = {404, 405, 415};
+static const int rejection_codes[] = {400, 404, 405, 413, 415, 503};
+static const char *const limit_names[GPA_NLIMITS] = {"max-connections", "max-inflight-bytes"};
+static const int pause_errnos[] = {EMFILE, ENFILE, ENOBUFS, ENOMEM};
+static const char *const pause_names[] = {"EMFILE", "ENFILE", "ENOBUFS", "ENOMEM"};
+#define NPAUSES (sizeof(pause_errnos) / sizeof(pause_errnos[0]))
 #define NREJECTIONS (sizeof(rejection_codes) / sizeof(rejection_codes[0]))
 
 static struct {
@@ -27,7 +32,8 @@ static struct {
     atomic_uint_least64_t rejections[NREJECTIONS];
     atomic_uint_least64_t tls_failures;
     atomic_uint_least64_t reloads[GPA_RELOAD_NKINDS][2]; /* [ok] */
-    atomic_int_least64_t inflight, connections, cert_not_after;
+    atomic_uint_least64_t refused[GPA_NLIMITS], shed, pauses[NPAUSES];
+    atomic_int_least64_t inflight, connections, cert_not_after, inflight_bytes;
     atomic_int ready;
 } m;
 
@@ -88,6 +94,43 @@ void gpa_metrics_inflight_add(int delta)
 void gpa_metrics_connections_add(int delta)
 {
     atomic_fetch_add_explicit(&m.connections, delta, memory_order_relaxed);
+}
+
+int gpa_metrics_connections_try_add(int64_t max)
+{
+    int64_t n = atomic_fetch_add_explicit(&m.connections, 1, memory_order_relaxed);
+    if (n < max)
+        return 0;
+    atomic_fetch_sub_explicit(&m.connections, 1, memory_order_relaxed);
+    return -1;
+}
+
+void gpa_metrics_refused(gpa_limit_t limit)
+{
+    if (limit < GPA_NLIMITS)
+        inc(&m.refused[limit]);
+}
+
+void gpa_metrics_shed(void)
+{
+    inc(&m.shed);
+}
+
+void gpa_metrics_accept_paused(int err)
+{
+    for (size_t i = 0; i < NPAUSES; i++)
+        if (pause_errnos[i] == err)
+            inc(&m.pauses[i]);
+}
+
+void gpa_metrics_inflight_bytes_add(int64_t delta)
+{
+    atomic_fetch_add_explicit(&m.inflight_bytes, delta, memory_order_relaxed);
+}
+
+int64_t gpa_metrics_inflight_bytes(void)
+{
+    return atomic_load_explicit(&m.inflight_bytes, memory_order_relaxed);
 }
 
 int64_t gpa_metrics_inflight(void)
@@ -173,7 +216,7 @@ static void render_histogram(gpa_buf_t *out)
 
 static void render_gauges(gpa_buf_t *out, time_t now)
 {
-    gpa_buf_puts(out, "# HELP gpuadmit_http_rejections_total Requests refused before review (404, 405, 415).\n"
+    gpa_buf_puts(out, "# HELP gpuadmit_http_rejections_total Requests refused before review (400, 404, 405, 413, 415, 503).\n"
                       "# TYPE gpuadmit_http_rejections_total counter\n");
     for (size_t i = 0; i < NREJECTIONS; i++)
         gpa_buf_printf(out, "gpuadmit_http_rejections_total{code=\"%d\"} %" PRIu64 "\n", rejection_codes[i], get(&m.rejections[i]));
@@ -196,6 +239,24 @@ static void render_gauges(gpa_buf_t *out, time_t now)
                    "# HELP gpuadmit_ready 1 while serving, 0 once shutdown has started.\n"
                    "# TYPE gpuadmit_ready gauge\ngpuadmit_ready %d\n",
                    gpa_metrics_ready());
+}
+
+static void render_limits(gpa_buf_t *out)
+{
+    gpa_buf_puts(out, "# HELP gpuadmit_connections_refused_total Connections closed at accept, by the limit reached.\n"
+                      "# TYPE gpuadmit_connections_refused_total counter\n");
+    for (unsigned i = 0; i < GPA_NLIMITS; i++)
+        gpa_buf_printf(out, "gpuadmit_connections_refused_total{limit=\"%s\"} %" PRIu64 "\n", limit_names[i], get(&m.refused[i]));
+    gpa_buf_printf(out,
+                   "# HELP gpuadmit_connections_shed_total Connections closed mid-request to stay within max-inflight-bytes.\n"
+                   "# TYPE gpuadmit_connections_shed_total counter\ngpuadmit_connections_shed_total %" PRIu64 "\n"
+                   "# HELP gpuadmit_inflight_bytes Bytes of requests buffered now (what max-inflight-bytes bounds).\n"
+                   "# TYPE gpuadmit_inflight_bytes gauge\ngpuadmit_inflight_bytes %" PRId64 "\n",
+                   get(&m.shed), gpa_metrics_inflight_bytes());
+    gpa_buf_puts(out, "# HELP gpuadmit_accept_pauses_total Times accepting paused for lack of descriptors or memory.\n"
+                      "# TYPE gpuadmit_accept_pauses_total counter\n");
+    for (size_t i = 0; i < NPAUSES; i++)
+        gpa_buf_printf(out, "gpuadmit_accept_pauses_total{reason=\"%s\"} %" PRIu64 "\n", pause_names[i], get(&m.pauses[i]));
 }
 
 static void render_reloads(gpa_buf_t *out)
@@ -229,6 +290,7 @@ void gpa_metrics_render(gpa_buf_t *out, time_t now)
     render_histogram(out);
     render_gauges(out, now);
     render_reloads(out);
+    render_limits(out);
     if (source != NULL && source->render != NULL)
         source->render(source->ctx, out, now);
 }

@@ -5,13 +5,18 @@
  * Series:
  *   gpuadmit_requests_total{webhook,verdict}           verdict: allowed | denied | invalid (HTTP 400)
  *   gpuadmit_rule_findings_total{webhook,rule,action}  one per finding (action deny | warn)
- *   gpuadmit_http_rejections_total{code}               404, 405, 415 answered before the engine ran
+ *   gpuadmit_http_rejections_total{code}               400 (framing), 404, 405, 415, 503 answered before the engine ran
  *   gpuadmit_request_duration_seconds{webhook}         histogram of the time spent answering a review
  *   gpuadmit_requests_in_flight, gpuadmit_connections  gauges
  *   gpuadmit_certificate_expiry_seconds                seconds until the serving certificate's notAfter
  *   gpuadmit_reloads_total{what,result}                what: certificate | config | inventory; result: success | failure
  *   gpuadmit_tls_handshake_failures_total              handshakes ended with a fatal alert from us
  *   gpuadmit_ready                                     1 while serving, 0 once shutdown started
+ *   gpuadmit_connections_refused_total{limit}          closed at accept: max-connections | max-inflight-bytes
+ *   gpuadmit_connections_shed_total                    closed mid-request to get back under max-inflight-bytes
+ *   gpuadmit_inflight_bytes                            bytes of requests buffered now (the budget's measure)
+ *   gpuadmit_accept_pauses_total{reason}               accepting paused for lack of descriptors: EMFILE | ENFILE
+ *                                                      | ENOBUFS | ENOMEM
  * and whatever a second source renders (gpa_metrics_set_source: serve --cluster-inventory, docs/cluster.md).
  */
 #ifndef GPA_WEBHOOK_METRICS_H
@@ -37,6 +42,13 @@ typedef enum en_gpa_reload_kind_t {
     GPA_RELOAD_NKINDS,
 } gpa_reload_kind_t;
 
+/* The limits that refuse work (docs/webhook.md#limits). */
+typedef enum en_gpa_limit_t {
+    GPA_LIMIT_CONNECTIONS,
+    GPA_LIMIT_INFLIGHT_BYTES,
+    GPA_NLIMITS,
+} gpa_limit_t;
+
 /* One answered review: verdict, findings per rule, and how long it took (microseconds). */
 void gpa_metrics_review(gpa_webhook_t hook, const gpa_review_t *r, uint64_t micros);
 /* A request refused before the engine ran (404, 405, 415). */
@@ -44,6 +56,16 @@ void gpa_metrics_http_rejection(int status);
 /* A TLS handshake we ended with a fatal alert (bad client certificate, no shared cipher, ...). */
 void gpa_metrics_tls_failure(void);
 void gpa_metrics_inflight_add(int delta);
+/* Counts one more webhook connection unless `max` are already open: 0 when counted, -1 when at the cap. */
+int gpa_metrics_connections_try_add(int64_t max);
+/* A connection refused at accept because of `limit`. */
+void gpa_metrics_refused(gpa_limit_t limit);
+/* A connection closed while its request was arriving, to get back under the byte budget. */
+void gpa_metrics_shed(void);
+/* Accepting paused because accept(2) failed with `err` (EMFILE, ENFILE, ENOBUFS or ENOMEM). */
+void gpa_metrics_accept_paused(int err);
+void gpa_metrics_inflight_bytes_add(int64_t delta);
+int64_t gpa_metrics_inflight_bytes(void);
 void gpa_metrics_connections_add(int delta);
 int64_t gpa_metrics_inflight(void);
 int64_t gpa_metrics_connections(void);

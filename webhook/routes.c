@@ -22,7 +22,7 @@ typedef struct st_inflight_t {
 
 typedef struct st_webhook_handler_t {
     h2o_handler_t super;
-    size_t max_body;
+    size_t max_body, max_inflight;
 } webhook_handler_t;
 
 static int path_is(h2o_req_t *req, const char *path)
@@ -63,6 +63,61 @@ static int method_not_allowed(h2o_req_t *req, const char *allow)
 {
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW, NULL, allow, strlen(allow));
     return refuse(req, 405, "Method Not Allowed", "method not allowed\n");
+}
+
+/* 400 or 503 and close: the connection's next bytes cannot be trusted to start a request, or the server sheds. */
+static int refuse_and_close(h2o_req_t *req, int status, const char *reason, const char *text)
+{
+    req->http1_is_persistent = 0;
+    return refuse(req, status, reason, text);
+}
+
+/* s[0..n) without leading and trailing spaces and tabs. */
+static h2o_iovec_t trim_ows(const char *s, size_t n)
+{
+    while (n != 0 && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n != 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return h2o_iovec_init(s, n);
+}
+
+/*
+ * What RFC 9112 (section 6.3) makes a server reject, or NULL: Content-Length with Transfer-Encoding, Content-Lengths
+ * that differ, more than one Transfer-Encoding. h2o folds these headers away from req->headers (it frames the body
+ * with the last Transfer-Encoding or the first Content-Length), so the request head is read as it arrived: h2o
+ * keeps an HTTP/1.1 request's bytes at the start of the socket's input until its answer is written.
+ */
+static const char *framing_fault(h2o_req_t *req)
+{
+    h2o_socket_t *sock =
+        req->version < 0x200 && req->conn->callbacks->get_socket != NULL ? req->conn->callbacks->get_socket(req->conn) : NULL;
+    if (sock == NULL || sock->input == NULL || sock->input->size == 0)
+        return NULL;
+    const char *p = sock->input->bytes, *end = p + sock->input->size, *nl;
+    h2o_iovec_t length = {NULL, 0};
+    unsigned nlength = 0, ncoding = 0;
+    if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+        return NULL;
+    for (p = nl + 1; p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1) {
+        size_t len = (size_t)(nl - p) - (nl > p && nl[-1] == '\r');
+        if (len == 0)
+            break; /* the blank line ends the head */
+        const char *colon = memchr(p, ':', len);
+        if (colon == NULL)
+            continue;
+        h2o_iovec_t value = trim_ows(colon + 1, len - (size_t)(colon + 1 - p));
+        if (h2o_lcstris(p, (size_t)(colon - p), H2O_STRLIT("transfer-encoding"))) {
+            ncoding++;
+        } else if (h2o_lcstris(p, (size_t)(colon - p), H2O_STRLIT("content-length"))) {
+            if (nlength++ != 0 && !h2o_memis(length.base, length.len, value.base, value.len))
+                return "conflicting Content-Length headers\n";
+            length = value;
+        }
+    }
+    if (ncoding != 0 && nlength != 0)
+        return "Content-Length together with Transfer-Encoding\n";
+    return ncoding > 1 ? "more than one Transfer-Encoding header\n" : NULL;
 }
 
 /* GET/HEAD /healthz and /readyz; returns -1 when the path is neither. */
@@ -129,7 +184,7 @@ static void log_denial(gpa_webhook_t hook, const gpa_review_t *r)
         if (r->verdict.violations.items[i].action == GPA_ACTION_DENY)
             rules[n++] = r->verdict.violations.items[i].rule;
     gpa_log_str(l, "webhook", hook == GPA_WEBHOOK_MUTATE ? "mutate" : "validate");
-    gpa_log_str(l, "uid", r->uid);
+    gpa_log_strn(l, "uid", r->uid, r->uid_len);
     gpa_log_str(l, "operation", r->operation);
     gpa_log_str(l, "kind", r->kind);
     gpa_log_str(l, "namespace", r->ns);
@@ -142,19 +197,25 @@ static void log_invalid(gpa_webhook_t hook, const gpa_review_t *r)
 {
     gpa_log_line_t *l = gpa_log_begin(GPA_LOG_WARN, "unreadable AdmissionReview");
     gpa_log_str(l, "webhook", hook == GPA_WEBHOOK_MUTATE ? "mutate" : "validate");
-    gpa_log_str(l, "uid", r->uid);
+    gpa_log_strn(l, "uid", r->uid, r->uid_len);
     gpa_log_strn(l, "reason", r->body, r->len);
     gpa_log_end(l);
 }
 
-static int review(h2o_req_t *req, gpa_webhook_t hook, size_t max_body)
+static int review(h2o_req_t *req, gpa_webhook_t hook, const webhook_handler_t *h)
 {
+    size_t max_body = h->max_body;
     if (!method_is(req, "POST"))
         return method_not_allowed(req, "POST");
     if (!is_json(req))
         return refuse(req, 415, "Unsupported Media Type", "Content-Type must be application/json\n");
     if (req->entity.len > max_body)
         return refuse(req, 413, "Request Entity Too Large", "request entity is too large\n");
+    if (gpa_metrics_inflight_bytes() > (int64_t)h->max_inflight) {
+        /* Closing frees this connection's buffer too; kube-apiserver retries on a new connection. */
+        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL, H2O_STRLIT("1"));
+        return refuse_and_close(req, 503, "Service Unavailable", "too many request bytes in flight; retry\n");
+    }
     hold(req);
     gpa_reload_refresh(&snapshot);
     uint64_t start = now_us();
@@ -178,11 +239,14 @@ static int review(h2o_req_t *req, gpa_webhook_t hook, size_t max_body)
 
 static int on_webhook(h2o_handler_t *self, h2o_req_t *req)
 {
-    size_t max_body = ((webhook_handler_t *)self)->max_body;
+    const webhook_handler_t *h = (const webhook_handler_t *)self;
+    const char *fault = framing_fault(req);
+    if (fault != NULL)
+        return refuse_and_close(req, 400, "Bad Request", fault);
     if (path_is(req, "/validate"))
-        return review(req, GPA_WEBHOOK_VALIDATE, max_body);
+        return review(req, GPA_WEBHOOK_VALIDATE, h);
     if (path_is(req, "/mutate"))
-        return review(req, GPA_WEBHOOK_MUTATE, max_body);
+        return review(req, GPA_WEBHOOK_MUTATE, h);
     if (health(req) == 0)
         return 0;
     return refuse(req, 404, "Not Found", "not found\n");
@@ -191,6 +255,9 @@ static int on_webhook(h2o_handler_t *self, h2o_req_t *req)
 static int on_metrics(h2o_handler_t *self, h2o_req_t *req)
 {
     (void)self;
+    const char *fault = framing_fault(req);
+    if (fault != NULL)
+        return refuse_and_close(req, 400, "Bad Request", fault);
     if (health(req) == 0)
         return 0;
     if (!path_is(req, "/metrics"))
@@ -204,12 +271,13 @@ static int on_metrics(h2o_handler_t *self, h2o_req_t *req)
     return 0;
 }
 
-void gpa_routes_webhook(h2o_hostconf_t *host, size_t max_body)
+void gpa_routes_webhook(h2o_hostconf_t *host, size_t max_body, size_t max_inflight)
 {
     h2o_pathconf_t *pc = h2o_config_register_path(host, "/", 0);
     webhook_handler_t *h = (webhook_handler_t *)h2o_create_handler(pc, sizeof(webhook_handler_t));
     h->super.on_req = on_webhook;
     h->max_body = max_body;
+    h->max_inflight = max_inflight;
 }
 
 void gpa_routes_metrics(h2o_hostconf_t *host)

@@ -9,9 +9,12 @@
  *   anything else                  404 (unknown path) or 405 (known path, wrong method, with Allow)
  * Metrics port (plain HTTP): GET /metrics (Prometheus text), /healthz, /readyz.
  *
- * Bodies larger than the configured cap get 413: from h2o, before a handler runs, when the Content-Length says so
- * or a chunked body grows past it (h2o is given the cap plus one byte), else from the handler. While the server
- * drains, every answer carries "Connection: close".
+ * Bodies larger than the configured cap get 413 from h2o before a handler runs: from the Content-Length alone, or
+ * as soon as a chunked body reaches the cap. Framing that RFC 9112 forbids (Content-Length with
+ * Transfer-Encoding, Content-Lengths that differ, several Transfer-Encodings) gets 400 and the connection closes,
+ * on both ports. A review that arrives while the requests buffered across the server exceed max_inflight bytes
+ * gets 503 with Retry-After and the connection closes. While the server drains, every answer carries
+ * "Connection: close".
  *
  * Per worker thread: one arena, cleared after each request (its memory kept for the next), and one snapshot of
  * configuration and inventory (reload.h), refreshed at the start of each request.
@@ -21,8 +24,9 @@
 
 #include <h2o.h>
 
-/* Registers the webhook routes on host; a review body above max_body bytes is answered 413. */
-void gpa_routes_webhook(h2o_hostconf_t *host, size_t max_body);
+/* Registers the webhook routes on host; a review body above max_body bytes is answered 413, a review that
+ * arrives while more than max_inflight bytes are buffered 503. */
+void gpa_routes_webhook(h2o_hostconf_t *host, size_t max_body, size_t max_inflight);
 /* Registers the metrics-port routes on host. */
 void gpa_routes_metrics(h2o_hostconf_t *host);
 /* Frees the calling thread's arena and snapshot references (call when a worker thread ends). */

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,9 +40,28 @@ typedef struct st_worker_t {
     h2o_socket_t *listener;
     gpa_conn_list_t conns;
     atomic_int closed_listener;
+    h2o_timeout_t accept_pause; /* how long accepting pauses when accept(2) runs out of descriptors */
+    h2o_timeout_entry_t resume; /* linked while paused */
+    size_t buffered;            /* this worker's share of gpuadmit_inflight_bytes */
+    int trim_pending;           /* past TRIM_AFTER(_CONNECTIONS): return memory once back down */
+    unsigned metrics_conns;     /* open connections on the metrics port (its worker only) */
 } worker_t;
 
+/* Memory held for requests, or open connections (each with its TLS state), above which freed memory is handed
+ * back to the system once they are back down. */
+#define TRIM_AFTER (8u << 20)
+#define TRIM_AFTER_CONNECTIONS 64
+/* Connections the metrics port takes at once: a scraper and a few probes. */
+#define METRICS_MAX_CONNECTIONS 16
+/* How long accepting pauses when descriptors run out before it is tried again. */
+#define ACCEPT_PAUSE_MS 100
+/* Receive buffer of accepted webhook sockets: bounds what one read can add to a connection's buffer, so one
+ * event-loop turn cannot overshoot the byte budget by more than this per connection. */
+#define SOCKET_RCVBUF (64 * 1024)
+
 static atomic_int phase;
+static int64_t inflight_budget, max_connections;
+static gpa_log_limit_t log_refused, log_shed, log_paused;
 static h2o_globalconf_t webhook_conf, metrics_conf;
 static worker_t *workers; /* kept for the process' life: connections left at exit stay reachable */
 static size_t nworkers;
@@ -55,6 +76,8 @@ void gpa_server_opts_init(gpa_server_opts_t *o)
     o->handshake_timeout_ms = 10000;
     o->shutdown_grace_ms = 10000;
     o->reload_interval_ms = 1000;
+    o->max_connections = 128;
+    o->max_inflight_bytes = 16u << 20;
 }
 
 /* ---- listening sockets ---------------------------------------------------------------------------------- */
@@ -88,6 +111,8 @@ static int bind_one(const struct sockaddr *sa, socklen_t salen, char *err, size_
     }
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
     setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on));
+    int rcvbuf = SOCKET_RCVBUF; /* set before listen: accepted sockets inherit it, with a window scale to match */
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     if (sa->sa_family == AF_INET6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)); /* ":port" serves IPv4 too */
     if (bind(fd, sa, salen) != 0 || listen(fd, SOMAXCONN) != 0) {
@@ -172,23 +197,119 @@ static int open_listeners(const char *spec, int *fds, size_t n, char *err, size_
 
 /* ---- worker threads ------------------------------------------------------------------------------------ */
 
+static const char *errno_name(int err)
+{
+    return err == EMFILE ? "EMFILE" : err == ENFILE ? "ENFILE" : err == ENOBUFS ? "ENOBUFS" : "ENOMEM";
+}
+
+static void on_accept(h2o_socket_t *listener, const char *err);
+
+/* Out of descriptors (or kernel memory): stop polling the listener for a while instead of spinning on it, while
+ * the connections already open keep being served; pending connections wait in the kernel's backlog. */
+static void pause_accepting(worker_t *w, int err)
+{
+    h2o_socket_read_stop(w->listener);
+    if (!h2o_timeout_is_linked(&w->resume))
+        h2o_timeout_link(w->ctx.loop, &w->accept_pause, &w->resume);
+    gpa_metrics_accept_paused(err);
+    gpa_log_line_t *l = gpa_log_begin_limited(&log_paused, GPA_LOG_WARN, "accepting paused: cannot accept a connection");
+    gpa_log_str(l, "error", errno_name(err));
+    gpa_log_str(l, "port", w->is_metrics ? "metrics" : "webhook");
+    gpa_log_int(l, "connections", gpa_metrics_connections());
+    gpa_log_int(l, "retryMs", ACCEPT_PAUSE_MS);
+    gpa_log_end(l);
+}
+
+static void on_resume(h2o_timeout_entry_t *entry)
+{
+    worker_t *w = H2O_STRUCT_FROM_MEMBER(worker_t, resume, entry);
+    if (w->listener != NULL)
+        h2o_socket_read_start(w->listener, on_accept);
+}
+
+static void refuse(h2o_socket_t *sock, gpa_limit_t limit)
+{
+    gpa_metrics_refused(limit); /* counted before the peer can see the close */
+    h2o_socket_close(sock);     /* nothing read, nothing allocated beyond the socket */
+    gpa_log_line_t *l = gpa_log_begin_limited(&log_refused, GPA_LOG_WARN, "connection refused: limit reached");
+    gpa_log_str(l, "limit", limit == GPA_LIMIT_CONNECTIONS ? "max-connections" : "max-inflight-bytes");
+    gpa_log_int(l, "connections", gpa_metrics_connections());
+    gpa_log_int(l, "inflightBytes", gpa_metrics_inflight_bytes());
+    gpa_log_end(l);
+}
+
+static void on_metrics_close(void *data)
+{
+    ((worker_t *)data)->metrics_conns--;
+}
+
 static void on_accept(h2o_socket_t *listener, const char *err)
 {
     worker_t *w = listener->data;
     h2o_socket_t *sock;
-    if (err != NULL || (sock = h2o_evloop_socket_accept(listener)) == NULL)
+    if (err != NULL)
         return;
+    if ((sock = h2o_evloop_socket_accept(listener)) == NULL) {
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+            pause_accepting(w, errno);
+        return;
+    }
     int on = 1;
     setsockopt(h2o_socket_get_fd(sock), IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-    if (!w->is_metrics)
-        gpa_conn_track(&w->conns, sock);
+    if (w->is_metrics) {
+        if (w->metrics_conns >= METRICS_MAX_CONNECTIONS) {
+            refuse(sock, GPA_LIMIT_CONNECTIONS);
+            return;
+        }
+        w->metrics_conns++;
+        sock->on_close.cb = on_metrics_close;
+        sock->on_close.data = w;
+    } else if (gpa_metrics_inflight_bytes() > inflight_budget) {
+        refuse(sock, GPA_LIMIT_INFLIGHT_BYTES);
+        return;
+    } else if (gpa_conn_track(&w->conns, sock) != 0) {
+        refuse(sock, GPA_LIMIT_CONNECTIONS);
+        return;
+    }
     h2o_accept(&w->actx, sock);
+}
+
+/*
+ * After every turn of the event loop: how much this worker holds for requests, connections shed when every worker
+ * together holds more than the budget, and memory handed back to the system once a burst is over.
+ */
+static void account(worker_t *w)
+{
+    size_t mine = gpa_conn_buffered(&w->conns);
+    gpa_metrics_inflight_bytes_add((int64_t)mine - (int64_t)w->buffered);
+    w->buffered = mine;
+    int64_t excess = gpa_metrics_inflight_bytes() - inflight_budget;
+    if (excess > 0) {
+        size_t n = gpa_conn_shed(&w->conns, (size_t)excess < mine ? (size_t)excess : mine);
+        gpa_log_line_t *l =
+            n != 0 ? gpa_log_begin_limited(&log_shed, GPA_LOG_WARN, "connections closed: max-inflight-bytes reached") : NULL;
+        gpa_log_int(l, "closed", (int64_t)n);
+        gpa_log_int(l, "inflightBytes", gpa_metrics_inflight_bytes());
+        gpa_log_int(l, "maxInflightBytes", inflight_budget);
+        gpa_log_end(l);
+    }
+    int64_t conns = gpa_metrics_connections();
+    if (mine > TRIM_AFTER || conns > TRIM_AFTER_CONNECTIONS) {
+        w->trim_pending = 1;
+    } else if (w->trim_pending && gpa_metrics_inflight_bytes() < (int64_t)TRIM_AFTER / 2 && conns <= TRIM_AFTER_CONNECTIONS / 4) {
+        /* Big buffers are mmap'ed (gpa_server_run) and go back when freed; this returns what smaller chunks left
+         * spread over the heaps of every thread. */
+        malloc_trim(0);
+        w->trim_pending = 0;
+    }
 }
 
 static void stop_listening(worker_t *w)
 {
     if (atomic_load(&w->closed_listener))
         return;
+    if (h2o_timeout_is_linked(&w->resume))
+        h2o_timeout_unlink(&w->resume);
     h2o_socket_read_stop(w->listener);
     h2o_socket_close(w->listener); /* closes the descriptor: new connections are refused by the kernel */
     w->listener = NULL;
@@ -203,7 +324,9 @@ static void *worker_main(void *arg)
     w->actx.ctx = &w->ctx;
     w->actx.hosts = w->conf->hosts;
     w->actx.ssl_ctx = w->ssl_ctx;
-    gpa_conn_list_init(&w->conns, w->ctx.loop, w->conf->http1.req_timeout);
+    gpa_conn_list_init(&w->conns, w->ctx.loop, w->conf->http1.req_timeout, max_connections);
+    h2o_timeout_init(w->ctx.loop, &w->accept_pause, ACCEPT_PAUSE_MS);
+    w->resume.cb = on_resume;
     w->listener = h2o_evloop_socket_create(w->ctx.loop, w->fd, H2O_SOCKET_FLAG_DONT_READ);
     w->listener->data = w;
     h2o_socket_read_start(w->listener, on_accept);
@@ -211,6 +334,8 @@ static void *worker_main(void *arg)
     int p;
     while ((p = atomic_load(&phase)) != PHASE_STOP) {
         h2o_evloop_run(w->ctx.loop, 100);
+        if (!w->is_metrics)
+            account(w);
         if (p == PHASE_DRAIN && !w->is_metrics) {
             stop_listening(w);
             gpa_conn_close_idle(&w->conns);
@@ -224,17 +349,20 @@ static void init_conf(h2o_globalconf_t *conf, const gpa_server_opts_t *o, int me
 {
     h2o_config_init(conf);
     conf->server_name = h2o_iovec_init(H2O_STRLIT("gpuadmit"));
-    /* One byte over the cap for h2o: it refuses a chunked body that reaches its limit (>=) but a Content-Length
-     * only above it (>); the handler refuses whatever is above the cap, so both ways agree (413 above it). */
-    conf->max_request_entity_size = metrics ? 65536 : o->max_body + 1;
+    /* h2o refuses a Content-Length above its limit from the header alone (>), and a chunked body as soon as it
+     * reaches the limit (>=): a chunked body may carry one byte less than the cap (docs/webhook.md#limits). */
+    conf->max_request_entity_size = metrics ? 65536 : o->max_body;
     conf->http1.req_timeout = o->request_timeout_ms;
     conf->http2.idle_timeout = o->request_timeout_ms;
     conf->handshake_timeout = o->handshake_timeout_ms;
+    /* h2o's default answers an HTTP/2 preface ("PRI * HTTP/2.0", prior knowledge) and "Upgrade: h2c" on any
+     * HTTP/1.1 connection, whatever ALPN agreed: HTTP/2 only through ALPN, and only with --http2 (tls.c). */
+    conf->http1.upgrade_to_http2 = 0;
     h2o_hostconf_t *host = h2o_config_register_host(conf, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     if (metrics)
         gpa_routes_metrics(host);
     else
-        gpa_routes_webhook(host, o->max_body);
+        gpa_routes_webhook(host, o->max_body, o->max_inflight_bytes);
 }
 
 static int start_workers(const gpa_server_opts_t *o, SSL_CTX *ssl_ctx, unsigned nthreads, char *addr, char *maddr, char *err,
@@ -328,7 +456,19 @@ static void log_start(const gpa_server_opts_t *o, unsigned nthreads, const char 
     gpa_log_str(l, "certificate", gpa_tls_subject(tls));
     gpa_log_str(l, "config", o->config);
     gpa_log_int(l, "inventoryFiles", (int64_t)o->ninventory);
+    gpa_log_int(l, "maxConnections", o->max_connections);
+    gpa_log_int(l, "maxInflightBytes", (int64_t)o->max_inflight_bytes);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        gpa_log_int(l, "openFileLimit", rl.rlim_cur == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_cur);
     gpa_log_end(l);
+    /* A body's buffer doubles as it grows: one at the cap takes up to twice the cap. */
+    if (o->max_inflight_bytes < 2 * o->max_body) {
+        l = gpa_log_begin(GPA_LOG_WARN, "--max-inflight-bytes is below twice --max-body-bytes: bodies near the cap are refused");
+        gpa_log_int(l, "maxInflightBytes", (int64_t)o->max_inflight_bytes);
+        gpa_log_int(l, "maxBodyBytes", (int64_t)o->max_body);
+        gpa_log_end(l);
+    }
 }
 
 static gpa_tls_t *load_all(const gpa_server_opts_t *o, gpa_reload_opts_t *ro)
@@ -350,9 +490,29 @@ static gpa_tls_t *load_all(const gpa_server_opts_t *o, gpa_reload_opts_t *ro)
     return tls;
 }
 
+/*
+ * Process-wide settings for a server under load: as many descriptors as the hard limit allows (the soft limit is
+ * often 1024), and buffers of 128 KiB or more mmap'ed so freeing one gives its pages back to the system (glibc
+ * otherwise raises this threshold as big blocks are freed and keeps them in the heap: an attack's peak would stay
+ * resident).
+ */
+static void tune_process(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 1 << 20);
+}
+
 int gpa_server_run(const gpa_server_opts_t *o)
 {
     signal(SIGPIPE, SIG_IGN); /* a peer that closes mid-write must not kill the server */
+    tune_process();
+    max_connections = o->max_connections;
+    inflight_budget = (int64_t)o->max_inflight_bytes;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);

@@ -7,6 +7,9 @@
  * SIGTERM or SIGINT: /readyz fails at once, listeners close, in-flight requests finish (answers carry
  * "Connection: close"), idle keep-alive connections are closed, and gpa_server_run returns 0 once nothing is in
  * flight and no client connection is left, or when the shutdown grace period ends, whichever is first.
+ *
+ * HTTP/2 is spoken only on the webhook port and only when asked (opts.http2: "h2" in ALPN); h2o's own upgrade
+ * paths (a prior-knowledge preface, "Upgrade: h2c") are off on both ports.
  */
 #ifndef GPA_WEBHOOK_SERVER_H
 #define GPA_WEBHOOK_SERVER_H
@@ -35,6 +38,9 @@ typedef struct st_gpa_server_opts_t {
     uint64_t handshake_timeout_ms; /* TLS handshake deadline */
     uint64_t shutdown_grace_ms;    /* longest drain after SIGTERM */
     uint64_t reload_interval_ms;   /* how often watched files are checked */
+    /* Limits under attack (docs/webhook.md#limits): above either, new connections are closed at once. */
+    unsigned max_connections;  /* open webhook connections, TLS handshakes in progress included */
+    size_t max_inflight_bytes; /* bytes buffered for requests across every connection */
 } gpa_server_opts_t;
 
 /* The defaults documented in docs/webhook.md (listen ":9443", metrics ":8080", 4 MiB, ...). */

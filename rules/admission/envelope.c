@@ -10,10 +10,16 @@ static int bad(gpa_error_t *err, const gpa_value_t *at, const char *path, const 
     return gpa_error_set(err, at != NULL ? at->line : 0, at != NULL ? at->column : 0, path, "%s", what);
 }
 
+/* Whether v is the string `lit`, compared by length (a NUL inside v does not end it). */
+static int string_is(const gpa_value_t *v, const char *lit)
+{
+    size_t n = strlen(lit);
+    return v != NULL && v->type == GPA_VSTRING && v->u.str.len == n && memcmp(v->u.str.ptr, lit, n) == 0;
+}
+
 int gpa_envelope_is_review(const gpa_value_t *doc)
 {
-    const char *kind = gpa_value_string(gpa_value_get(doc, "kind"));
-    return kind != NULL && strcmp(kind, "AdmissionReview") == 0;
+    return string_is(gpa_value_get(doc, "kind"), "AdmissionReview");
 }
 
 /* An optional string member: "" when absent or null; -1 when of another type. */
@@ -25,6 +31,8 @@ static int opt_string(const gpa_value_t *obj, const char *key, const char *path,
         return 0;
     if (v->type != GPA_VSTRING)
         return bad(err, v, path, "must be a string");
+    if (memchr(v->u.str.ptr, '\0', v->u.str.len) != NULL)
+        return bad(err, v, path, "must not contain a NUL character");
     *dst = v->u.str.ptr;
     return 0;
 }
@@ -40,7 +48,7 @@ static int read_operation(const gpa_value_t *request, gpa_envelope_t *out, gpa_e
     if (s == NULL)
         return bad(err, v != NULL ? v : request, "request.operation", "must be a string: CREATE, UPDATE, DELETE or CONNECT");
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-        if (strcmp(s, ops[i].name) == 0) {
+        if (string_is(v, ops[i].name)) {
             out->operation = ops[i].name;
             out->op = ops[i].op;
             return 0;
@@ -71,10 +79,10 @@ static int read_head(const gpa_value_t *root, const gpa_value_t **request, gpa_e
 {
     if (root->type != GPA_VOBJECT)
         return bad(err, root, "(root)", "an AdmissionReview must be a JSON object");
-    const char *api = gpa_value_string(gpa_value_get(root, "apiVersion"));
-    if (api == NULL || (strcmp(api, GPA_ADMISSION_V1) != 0 && strcmp(api, GPA_ADMISSION_V1BETA1) != 0))
+    const gpa_value_t *api = gpa_value_get(root, "apiVersion");
+    if (!string_is(api, GPA_ADMISSION_V1) && !string_is(api, GPA_ADMISSION_V1BETA1))
         return bad(err, root, "apiVersion", "must be \"" GPA_ADMISSION_V1 "\" or \"" GPA_ADMISSION_V1BETA1 "\"");
-    out->api_version = strcmp(api, GPA_ADMISSION_V1) == 0 ? GPA_ADMISSION_V1 : GPA_ADMISSION_V1BETA1;
+    out->api_version = string_is(api, GPA_ADMISSION_V1) ? GPA_ADMISSION_V1 : GPA_ADMISSION_V1BETA1;
     if (!gpa_envelope_is_review(root))
         return bad(err, root, "kind", "must be \"AdmissionReview\"");
     *request = gpa_value_get(root, "request");
@@ -93,9 +101,10 @@ int gpa_envelope_read(const gpa_value_t *root, gpa_envelope_t *out, gpa_error_t 
     if (read_head(root, &request, out, err) != 0)
         return -1;
     const gpa_value_t *uid = gpa_value_get(request, "uid");
-    if (gpa_value_string(uid) == NULL || gpa_value_string(uid)[0] == '\0')
+    if (gpa_value_string(uid) == NULL || uid->u.str.len == 0)
         return bad(err, uid != NULL ? uid : request, "request.uid", "must be a non-empty string");
-    out->uid = gpa_value_string(uid);
+    out->uid = uid->u.str.ptr;
+    out->uid_len = uid->u.str.len;
     if (read_operation(request, out, err) != 0)
         return -1;
     const gpa_value_t *kind = gpa_value_get(request, "kind");

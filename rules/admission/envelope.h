@@ -8,6 +8,10 @@
  * request.oldObject an object for UPDATE (an object, null or absent otherwise). DELETE and CONNECT are taken
  * whatever else they carry: their object and oldObject are set only when they are objects.
  *
+ * Strings are compared by length, never up to a NUL: "AdmissionReview\u0000x" is not AdmissionReview. The uid
+ * may hold any character and is echoed whole (uid_len); request.namespace and request.name must not hold a NUL
+ * (no Kubernetes name can), so the C strings the engine compares (an excluded namespace) mean what they say.
+ *
  * Ownership: every pointer in gpa_envelope_t borrows from the tree read (strings and subtrees) or is static.
  */
 #ifndef GPA_ENVELOPE_H
@@ -24,6 +28,7 @@
 typedef struct st_gpa_envelope_t {
     const char *api_version; /* GPA_ADMISSION_V1 or GPA_ADMISSION_V1BETA1 (static) */
     const char *uid;
+    size_t uid_len;        /* the uid may hold a NUL: echo uid_len bytes */
     const char *operation; /* "CREATE", ... (static) */
     gpa_operation_t op;
     const char *ns;          /* request.namespace, "" when absent */

@@ -104,7 +104,7 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req
     gpa_buf_puts(&b, "{\"apiVersion\":");
     put_string(&b, req->api_version);
     gpa_buf_puts(&b, ",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":");
-    put_string(&b, req->uid);
+    gpa_buf_json_string(&b, req->uid, req->uid_len); /* whole, a NUL escaped like any control character */
     gpa_buf_puts(&b, out->allowed ? ",\"allowed\":true" : ",\"allowed\":false");
     if (unreadable != NULL)
         put_status(&b, 400, "BadRequest", unreadable, strlen(unreadable));
@@ -193,6 +193,7 @@ void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *
     int rc = gpa_envelope_read(root, &req, &err);
     out->api_version = req.api_version;
     out->uid = req.uid;
+    out->uid_len = req.uid_len;
     out->operation = req.operation;
     if (rc != 0) {
         bad(a, out, err.path, err.message);

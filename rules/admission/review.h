@@ -29,6 +29,7 @@ typedef struct st_gpa_review_t {
     size_t len;
     /* Facts for logs and metrics (arena-owned or static; "" when unknown). */
     const char *api_version, *uid, *operation, *kind, *ns, *name;
+    size_t uid_len; /* the uid may hold a NUL */
     int allowed;
     gpa_verdict_t verdict; /* what the engine found (empty for DELETE/CONNECT and 400) */
 } gpa_review_t;

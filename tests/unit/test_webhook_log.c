@@ -209,6 +209,33 @@ START_TEST(levels_filter_and_parse)
 }
 END_TEST
 
+START_TEST(limited_lines_once_a_second)
+{
+    gpa_log_limit_t limit = {0};
+    capture();
+    gpa_log_line_t *first = gpa_log_begin_limited(&limit, GPA_LOG_WARN, "refused");
+    ck_assert_ptr_nonnull(first);
+    gpa_log_end(first);
+    for (int i = 0; i < 3; i++) /* within the second: dropped and counted */
+        ck_assert_ptr_null(gpa_log_begin_limited(&limit, GPA_LOG_WARN, "refused"));
+    atomic_store(&limit.last_ms, atomic_load(&limit.last_ms) - 1000); /* as if a second had passed */
+    gpa_log_line_t *next = gpa_log_begin_limited(&limit, GPA_LOG_WARN, "refused");
+    ck_assert_ptr_nonnull(next);
+    gpa_log_end(next);
+    char *text = captured();
+    char *second = strchr(text, '\n');
+    ck_assert_ptr_nonnull(second);
+    json_t *j = one_line(second + 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "suppressed")), 3);
+    json_decref(j);
+    second[1] = '\0';
+    j = one_line(text);
+    ck_assert_ptr_null(json_object_get(j, "suppressed"));
+    json_decref(j);
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("webhook_log");
@@ -217,6 +244,7 @@ int main(void)
     tcase_add_test(tc, hostile_strings_are_escaped);
     tcase_add_test(tc, invalid_utf8_is_replaced);
     tcase_add_test(tc, levels_filter_and_parse);
+    tcase_add_test(tc, limited_lines_once_a_second);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_FORK);

@@ -5,6 +5,7 @@
  * _count, and the counters and gauges move with the calls that feed them.
  */
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +300,32 @@ START_TEST(gauges_follow_their_calls)
 }
 END_TEST
 
+START_TEST(limits_count_refusals)
+{
+    ck_assert_int_eq(gpa_metrics_connections_try_add(2), 0);
+    ck_assert_int_eq(gpa_metrics_connections_try_add(2), 0);
+    ck_assert_int_eq(gpa_metrics_connections_try_add(2), -1); /* at the cap: not counted */
+    ck_assert_int_eq(gpa_metrics_connections(), 2);
+    gpa_metrics_refused(GPA_LIMIT_CONNECTIONS);
+    gpa_metrics_refused(GPA_LIMIT_INFLIGHT_BYTES);
+    gpa_metrics_refused(GPA_LIMIT_INFLIGHT_BYTES);
+    gpa_metrics_shed();
+    gpa_metrics_accept_paused(EMFILE);
+    gpa_metrics_accept_paused(EINTR); /* not a reason to pause: ignored */
+    gpa_metrics_inflight_bytes_add(5000);
+    gpa_metrics_inflight_bytes_add(-1000);
+    char *text = render(0);
+    check_grammar(text);
+    ck_assert_double_eq(sample(text, "gpuadmit_connections_refused_total{limit=\"max-connections\"}"), 1);
+    ck_assert_double_eq(sample(text, "gpuadmit_connections_refused_total{limit=\"max-inflight-bytes\"}"), 2);
+    ck_assert_double_eq(sample(text, "gpuadmit_connections_shed_total"), 1);
+    ck_assert_double_eq(sample(text, "gpuadmit_accept_pauses_total{reason=\"EMFILE\"}"), 1);
+    ck_assert_double_eq(sample(text, "gpuadmit_accept_pauses_total{reason=\"ENFILE\"}"), 0);
+    ck_assert_double_eq(sample(text, "gpuadmit_inflight_bytes"), 4000);
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("webhook_metrics");
@@ -309,6 +336,7 @@ int main(void)
     tcase_add_test(tc, reviews_count_by_verdict_and_rule);
     tcase_add_test(tc, histogram_is_cumulative_with_inf_sum_and_count);
     tcase_add_test(tc, gauges_follow_their_calls);
+    tcase_add_test(tc, limits_count_refusals);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_FORK);

@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""`gpuadmit serve` under attack (docs/webhook.md#threat-model): each test drives one attack, bounded, on loopback
+against the real server, and checks that the server refuses the work instead of growing, says so in a metric and
+a log line, keeps serving valid requests, and gives memory back afterwards.
+
+Memory is judged by the kernel's own figures for the server process (VmHWM, the peak resident set, and VmRSS), never
+by how long anything took. Servers are started as tests/e2e/run_e2e.py starts them (certificates from `gpuadmit
+certs`, port 0, JSON log in a file).
+
+Environment: GPUADMIT (the binary), E2E_WORK (a scratch directory). Usage: run_attack.py [Attack.test_name ...]
+"""
+import json
+import os
+import resource
+import shutil
+import socket
+import ssl
+import struct
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_e2e  # noqa: E402
+from run_e2e import (KOORD_RATIO, MEM_AND_RATIO, SERVER_NAME, WORK, Server, http_request, make_certs, post,  # noqa: E402
+                     raw_connect, read_response, review, tls_context)
+
+MB = 1 << 20
+RSS_BOUND = 64 * MB  # the chart's limit is 128 MiB; the issue asks for half of it under every attack
+
+
+def sanitized():
+    """A sanitizer build (CI runs the suite under ASan too) keeps freed memory in quarantine and adds shadow
+    memory: its RSS says nothing about the product's, so memory bounds are printed, not asserted, there."""
+    with open(run_e2e.GPUADMIT, "rb") as f:
+        return b"__asan_init" in f.read()
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+H2_SETTINGS = struct.pack(">I", 0)[1:] + b"\x04\x00" + struct.pack(">I", 0)  # an empty SETTINGS frame
+
+
+def proc_status(pid, field):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def recv_all(sock, limit=1 << 16):
+    """What the peer sends until it closes (or until limit bytes / 5 s of silence)."""
+    data = b""
+    sock.settimeout(5)
+    try:
+        while len(data) < limit:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except (ConnectionError, socket.timeout, ssl.SSLError, OSError):
+        pass
+    return data
+
+
+def closed_by_server(sock):
+    sock.settimeout(10)
+    try:
+        return sock.recv(1) == b""
+    except (ConnectionError, ssl.SSLError):
+        return True
+
+
+def wait_for(pred, what, timeout=30):
+    """Polls for a state the server reaches on its own (not a timing assertion: the deadline only stops a hang)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            if pred():
+                return
+        except OSError:
+            pass  # e.g. a scrape while the server is still out of descriptors: not yet
+        if time.time() > deadline:
+            raise AssertionError("never happened: " + what)
+        time.sleep(0.1)
+
+
+class Attack(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.certs = os.path.join(WORK, "certs")
+        shutil.rmtree(cls.certs, ignore_errors=True)
+        make_certs(cls.certs)
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the client side of the floods
+
+    def start(self, name, *args, wrap=()):
+        s = Server(name, self.certs, *args) if not wrap else self.start_wrapped(name, wrap, *args)
+        self.addCleanup(s.kill)
+        return s
+
+    def start_wrapped(self, name, wrap, *args):
+        """A Server whose command line is prefixed (prlimit)."""
+        orig = subprocess.Popen
+
+        def popen(cmd, *a, **kw):
+            return orig([*wrap, *cmd], *a, **kw)
+
+        subprocess.Popen = popen
+        try:
+            return Server(name, self.certs, *args)
+        finally:
+            subprocess.Popen = orig
+
+    def good(self, s, path="/validate"):
+        return post(s, path, json.dumps(review(KOORD_RATIO)).encode())[0]
+
+    def assert_rss_below(self, value, bound, what):
+        if not sanitized():
+            self.assertLess(value, bound, what)
+
+    def log_has(self, s, msg):
+        return any(l.get("msg", "").startswith(msg) for l in s.lines())
+
+    # ---- HTTP/2 only when asked, only on the webhook port ------------------------------------------------------
+
+    def assert_no_http2(self, sock, what):
+        sock.sendall(H2_PREFACE + H2_SETTINGS)
+        data = recv_all(sock)
+        # An HTTP/2 server answers the preface with a SETTINGS frame (type 4 at offset 3); h2o's HTTP/1.1 side
+        # answers 400 and closes.
+        self.assertFalse(len(data) >= 9 and data[3] == 4, "%s: spoke HTTP/2: %r" % (what, data[:40]))
+        self.assertTrue(data == b"" or data.startswith(b"HTTP/1.1 400"), "%s: %r" % (what, data[:80]))
+
+    def h2c_upgrade(self, port):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+                     b"HTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n")
+        status = read_response(sock)[0]
+        sock.close()
+        return status
+
+    def test_http2_only_when_asked(self):
+        for args in ((), ("--http2",)):
+            s = self.start("h2" + "".join(args).replace("-", ""), *args)
+            # Prior knowledge over TLS where ALPN agreed on http/1.1.
+            self.assert_no_http2(raw_connect(s), "webhook port %s" % (args,))
+            # Plain text on the metrics port: prior knowledge and Upgrade: h2c.
+            self.assert_no_http2(socket.create_connection(("127.0.0.1", s.metrics_port), timeout=5), "metrics port")
+            self.assertEqual(self.h2c_upgrade(s.metrics_port), 200, "h2c upgrade ignored, the request answered as HTTP/1.1")
+            self.assertEqual(self.good(s), 200)
+            ctx = tls_context(os.path.join(self.certs, "ca.crt"))
+            ctx.set_alpn_protocols(["h2", "http/1.1"])
+            sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname=SERVER_NAME)
+            self.assertEqual(sock.selected_alpn_protocol(), "h2" if args else "http/1.1")
+            sock.close()
+            self.assertEqual(s.stop(), 0)
+
+    # ---- connection cap: half-open handshakes, slow clients ----------------------------------------------------
+
+    def test_connection_cap_counts_handshakes_and_slow_clients(self):
+        s = self.start("conncap", "--max-connections", "8", "--handshake-timeout", "2s", "--request-timeout", "2s")
+        keep = raw_connect(s)  # a kube-apiserver keep-alive connection, opened before the attack
+        keep.sendall(http_request(None, "/validate", json.dumps(review(KOORD_RATIO)).encode()))
+        self.assertEqual(read_response(keep)[0], 200)
+        # Six half-open handshakes (a 5-byte TLS record header) and one slow client (headers, no body) fill the cap.
+        half = []
+        for _ in range(6):
+            c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+            c.sendall(b"\x16\x03\x01\x02\x00")
+            half.append(c)
+        slow = raw_connect(s)
+        slow.sendall(http_request(None, "/validate", b"x" * 1000)[:-500])
+        wait_for(lambda: s.metrics()["gpuadmit_connections"] == 8, "8 connections counted")
+        # The ninth is closed at once, before its handshake.
+        ctx = tls_context(os.path.join(self.certs, "ca.crt"))
+        with self.assertRaises((ssl.SSLError, ConnectionError, OSError)):
+            ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=5), server_hostname=SERVER_NAME)
+        # The connection already open keeps being served.
+        keep.sendall(http_request(None, "/validate", json.dumps(review(KOORD_RATIO)).encode()))
+        self.assertEqual(read_response(keep)[0], 200)
+        m = s.metrics()
+        self.assertGreaterEqual(m['gpuadmit_connections_refused_total{limit="max-connections"}'], 1)
+        self.assertTrue(self.log_has(s, "connection refused: limit reached"))
+        # Handshake and request timeouts free the slots as before; new connections are served again.
+        for c in half + [slow]:
+            self.assertTrue(closed_by_server(c))
+        keep.close()
+        wait_for(lambda: s.metrics()["gpuadmit_connections"] == 0, "connections closed by the timeouts")
+        self.assertEqual(self.good(s), 200)
+        self.assertEqual(s.stop(), 0)
+
+    def test_many_tls_record_headers_bounded(self):
+        """2,000 connections that send a TLS record header and wait (the issue's 10,000 took 481 MB): the cap
+        closes all but --max-connections at once, and RSS stays under the bound."""
+        s = self.start("tlsheaders", "--handshake-timeout", "3s")
+        conns, refused = [], 0
+        for _ in range(2000):
+            try:
+                c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+                c.sendall(b"\x16\x03\x01\x02\x00")
+                conns.append(c)
+            except OSError:
+                refused += 1
+        m = s.metrics()
+        self.assertLessEqual(m["gpuadmit_connections"], 128)
+        self.assertGreater(m['gpuadmit_connections_refused_total{limit="max-connections"}'], 0)
+        for c in conns:
+            c.close()
+        wait_for(lambda: s.metrics()["gpuadmit_connections"] == 0, "connections closed")
+        peak = proc_status(s.proc.pid, "VmHWM")
+        print("tls-record-headers: 2000 connections, peak RSS %.1f MB" % (peak / MB), file=sys.stderr)
+        self.assert_rss_below(peak, RSS_BOUND, "peak RSS")
+        self.assertEqual(self.good(s), 200)
+        self.assertEqual(s.stop(), 0)
+
+    # ---- byte budget --------------------------------------------------------------------------------------------
+
+    def test_bodies_one_byte_short_bounded(self):
+        """The issue's attack: 256 connections each sending a body one byte short of the 4 MiB cap (1.16 GB of RSS
+        before). The connection cap refuses half of them, the byte budget closes the others as they grow."""
+        s = self.start("bodies", "--request-timeout", "60s")
+        cap = 4 * MB
+        head = (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                % cap)
+        chunk = b" " * (256 * 1024)
+        conns = []
+        for _ in range(256):
+            try:
+                c = raw_connect(s)
+                c.sendall(head)
+                conns.append(c)
+            except (ConnectionError, ssl.SSLError, OSError):
+                pass  # refused at the cap
+        sent = [0] * len(conns)
+        live = list(range(len(conns)))
+        while live:  # round-robin, as a pool of clients would send
+            for i in list(live):
+                want = min(len(chunk), cap - 1 - sent[i])
+                try:
+                    conns[i].sendall(chunk[:want])
+                    sent[i] += want
+                except (ConnectionError, ssl.SSLError, OSError):
+                    live.remove(i)
+                    continue
+                if sent[i] >= cap - 1:
+                    live.remove(i)
+        m = s.metrics()
+        self.assertGreater(m["gpuadmit_connections_shed_total"], 0)
+        self.assertGreater(m['gpuadmit_connections_refused_total{limit="max-connections"}'], 0)
+        self.assertTrue(self.log_has(s, "connections closed: max-inflight-bytes reached"))
+        for c in conns:
+            c.close()
+        wait_for(lambda: s.metrics()["gpuadmit_connections"] == 0, "connections closed")
+        peak = proc_status(s.proc.pid, "VmHWM")  # the high-water mark: whatever happened in between is in it
+        print("bodies: %d connections accepted of 256, %d shed, peak RSS %.1f MB"
+              % (len(conns), m["gpuadmit_connections_shed_total"], peak / MB), file=sys.stderr)
+        self.assert_rss_below(peak, RSS_BOUND, "peak RSS")
+        # Memory goes back once the attack is over (big buffers are unmapped when freed, the rest trimmed).
+        self.assertEqual(self.good(s), 200)
+        if not sanitized():
+            wait_for(lambda: proc_status(s.proc.pid, "VmRSS") < 24 * MB, "RSS back under 24 MB")
+        self.assertEqual(s.stop(), 0)
+
+    def test_inflight_budget_closes_the_hog(self):
+        """A body growing past the whole budget is closed while it arrives; the server serves the next request."""
+        s = self.start("budget", "--max-inflight-bytes", "1Mi", "--request-timeout", "60s")
+        keep = raw_connect(s)  # opened before: a small request on it is served throughout
+        hog = raw_connect(s)
+        try:
+            hog.sendall(http_request(None, "/validate", b" " * (2 * MB))[:-(MB // 2)])
+        except (ConnectionError, ssl.SSLError, OSError):
+            pass  # closed by the server while sending
+        self.assertTrue(closed_by_server(hog), "the connection over the budget is closed")
+        wait_for(lambda: s.metrics()["gpuadmit_connections_shed_total"] >= 1, "the reset counted")
+        keep.sendall(http_request(None, "/validate", json.dumps(review(KOORD_RATIO)).encode()))
+        self.assertEqual(read_response(keep)[0], 200)
+        wait_for(lambda: s.metrics()["gpuadmit_inflight_bytes"] < MB, "budget free again")
+        self.assertEqual(self.good(s), 200)
+        self.assertEqual(s.stop(), 0)
+
+    # ---- descriptors ----------------------------------------------------------------------------------------------
+
+    def test_emfile_pauses_accepting(self):
+        s = self.start("emfile", "--handshake-timeout", "60s", "--threads", "1",
+                       wrap=("prlimit", "--nofile=20:48", "--"))
+        with open("/proc/%d/limits" % s.proc.pid) as f:
+            files = [l for l in f if l.startswith("Max open files")][0].split()
+        self.assertEqual(files[3:5], ["48", "48"], "the soft limit is raised to the hard limit")
+        keep = raw_connect(s)
+        body = json.dumps(review(KOORD_RATIO)).encode()
+        keep.sendall(http_request(None, "/validate", body))
+        self.assertEqual(read_response(keep)[0], 200)
+        flood = [socket.create_connection(("127.0.0.1", s.port), timeout=5) for _ in range(80)]
+        s.wait_log(lambda l: l.get("msg", "").startswith("accepting paused") and l.get("error") == "EMFILE", 10)
+        # Paused, not spinning: over a second of pause the server uses a small part of one core.
+        before, t0 = cpu_seconds(s.proc.pid), time.time()
+        time.sleep(1.0)
+        used = cpu_seconds(s.proc.pid) - before
+        print("emfile: %.2f s of CPU in %.2f s paused" % (used, time.time() - t0), file=sys.stderr)
+        self.assertLess(used, 0.3)
+        # The connection already open is served while accepting is paused.
+        keep.sendall(http_request(None, "/validate", body))
+        self.assertEqual(read_response(keep)[0], 200)
+        for c in flood:
+            c.close()
+        keep.close()
+        # Descriptors free: accepting resumes by itself.
+        wait_for(lambda: s.metrics()["gpuadmit_connections"] == 0, "flood connections closed")
+        wait_for(lambda: self.good(s) == 200, "a new connection served")
+        self.assertGreaterEqual(s.metrics()['gpuadmit_accept_pauses_total{reason="EMFILE"}'], 1)
+        self.assertEqual(s.stop(), 0)
+
+    # ---- framing (RFC 9112) ----------------------------------------------------------------------------------------
+
+    def exchange_then_closed(self, s, raw):
+        sock = raw_connect(s)
+        sock.sendall(raw)
+        out = read_response(sock)
+        rest = recv_all(sock)
+        sock.close()
+        return out[0], rest
+
+    def test_framing(self):
+        cap = 64 * 1024
+        s = self.start("framing", "--max-body-bytes", "64Ki")
+        good = json.dumps(review(KOORD_RATIO)).encode()
+        smuggled = http_request(None, "/validate", good)
+        # Content-Length with Transfer-Encoding: 400, and the bytes after the chunked body never become a request.
+        chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(good), good)
+        raw = (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n" % len(chunked)) + chunked + smuggled
+        status, rest = self.exchange_then_closed(s, raw)
+        self.assertEqual(status, 400)
+        self.assertEqual(rest, b"", "closed after the 400: no second answer")
+        # Two different Content-Lengths: 400 and close.
+        raw = (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+               b"Content-Length: %d\r\n\r\n" % (len(good), len(good) + 10)) + good + b" " * 10
+        status, rest = self.exchange_then_closed(s, raw)
+        self.assertEqual((status, rest), (400, b""))
+        # The same on the metrics port.
+        plain = socket.create_connection(("127.0.0.1", s.metrics_port), timeout=5)
+        plain.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc")
+        self.assertEqual(read_response(plain)[0], 400)
+        self.assertTrue(closed_by_server(plain))
+        # Content-Length one above the cap: 413 from the header alone, no byte of the body sent.
+        sock = raw_connect(s)
+        sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                     % (cap + 1))
+        self.assertEqual(read_response(sock)[0], 413)
+        sock.close()
+        # Identical repeated Content-Lengths are one length (RFC 9112 allows them): answered.
+        raw = (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+               b"Content-Length: %d\r\nConnection: close\r\n\r\n" % (len(good), len(good))) + good
+        self.assertEqual(self.exchange_then_closed(s, raw)[0], 200)
+        self.assertGreaterEqual(s.metrics()['gpuadmit_http_rejections_total{code="400"}'], 3)
+        self.assertEqual(s.stop(), 0)
+
+    # ---- NUL inside strings ------------------------------------------------------------------------------------------
+
+    def test_nul_in_strings(self):
+        s = self.start("nul")
+        rv = review(MEM_AND_RATIO)
+        rv["request"]["namespace"] = "kube-system\u0000x"
+        status, text, _ = post(s, "/validate", json.dumps(rv).encode())
+        self.assertEqual(status, 400, text)  # never read as kube-system (excluded, admitted untouched)
+        self.assertIn("request.namespace", text)
+        rv = review(MEM_AND_RATIO)
+        del rv["request"]["namespace"]
+        rv["request"]["object"]["metadata"]["namespace"] = "kube-system\u0000x"
+        status, text, _ = post(s, "/validate", json.dumps(rv).encode())
+        self.assertEqual(status, 200, text)  # an object it cannot read: denied with code 400, not admitted
+        answer = json.loads(text)["response"]
+        self.assertFalse(answer["allowed"], text)
+        self.assertEqual(answer["status"]["code"], 400, text)
+        self.assertIn("metadata.namespace", text)
+        rv = review(KOORD_RATIO)
+        rv["request"]["uid"] = "abc\u0000def"
+        status, text, _ = post(s, "/mutate", json.dumps(rv).encode())
+        self.assertEqual(status, 200, text)
+        self.assertEqual(json.loads(text)["response"]["uid"], "abc\u0000def", "echoed whole")
+        rv["kind"] = "AdmissionReview\u0000x"
+        self.assertEqual(post(s, "/mutate", json.dumps(rv).encode())[0], 400)
+        self.assertEqual(s.stop(), 0)
+
+
+if __name__ == "__main__":
+    run_e2e.build_apiserver = lambda: None
+    unittest.main(argv=[sys.argv[0], "-v", *sys.argv[1:]])
