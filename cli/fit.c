@@ -20,6 +20,7 @@
 #include "alloc/normalize.h"
 #include "report.h"
 #include "verb.h"
+#include "view.h"
 
 typedef struct st_fit_cmd_t {
     gpa_verb_t vb; /* vb.scratch: per Pod spec */
@@ -38,12 +39,16 @@ typedef struct st_fit_result_t {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gpuadmit fit --inventory F [--inventory F]... [--now] [--config F] [-o text|json] PATH...\n"
+                 "       gpuadmit fit --cluster [--kubeconfig F] [--context C] [--now] [--config F] [-o text|json] PATH...\n"
                  "\n"
                  "Places each Pod (or workload template) on the inventory's GPUs, as the scheduler would:\n"
                  "the node, each device share (core %%, bytes, fraction of the device), the score, and the\n"
                  "annotation the scheduler writes; when nothing fits, each node's first reason.\n"
                  "\n"
                  "  --inventory F     Nodes, Device objects, Pods (kubectl get -o json) or the compact form\n"
+                 "  --cluster         the inventory of the live cluster: one list of Nodes, Devices and Pods\n"
+                 "  --kubeconfig F    with --cluster (default: $KUBECONFIG, then ~/.kube/config)\n"
+                 "  --context C       with --cluster: the kubeconfig context (default: current-context)\n"
                  "  --now             count what scheduled Pods hold (default: nodes taken empty)\n"
                  "  --config F        configuration (placement strategy, coreWeight, maxPodsPerDevice)\n"
                  "  -o, --output FMT  text (default) or json\n"
@@ -178,22 +183,76 @@ static void on_object(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 typedef struct st_options_t {
     gpa_verb_opts_t common;
     int now;
+    int cluster; /* --cluster: the inventory from the cluster (docs/cluster.md) */
+    gpa_kube_options_t kube;
 } options_t;
+
+/* ---- --cluster: one list of each inventory kind ---- */
+
+static void on_rejected(void *ctx, const gpa_error_t *why)
+{
+    char text[1024];
+    (void)ctx;
+    gpa_error_format(why, text, sizeof(text));
+    fprintf(stderr, "fit: left out of the cluster inventory: %s\n", text);
+}
+
+/* The cluster's inventory (one reference), or NULL after saying why on stderr. */
+static gpa_inventory_t *cluster_inventory(const gpa_kube_options_t *kube)
+{
+    gpa_kube_target_t target;
+    gpa_error_t err;
+    gpa_inventory_t *inv = NULL;
+    if (gpa_kube_target_load(kube, &target, &err) == 0) {
+        gpa_view_t *v = gpa_view_new();
+        if (gpa_view_list_all(v, &target, on_rejected, NULL, &err) == 0)
+            inv = gpa_view_snapshot(v, &err);
+        gpa_view_free(v);
+        gpa_kube_target_dispose(&target);
+    }
+    if (inv == NULL) {
+        char text[1024];
+        gpa_error_format(&err, text, sizeof(text));
+        fprintf(stderr, "fit: cannot read the cluster's inventory: %s\n", text);
+    }
+    return inv;
+}
 
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise; paths start at optind. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {
-        {"inventory", required_argument, NULL, 'i'}, {"now", no_argument, NULL, 'n'},  {"config", required_argument, NULL, 'c'},
-        {"output", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"inventory", required_argument, NULL, 'i'},
+                                             {"now", no_argument, NULL, 'n'},
+                                             {"config", required_argument, NULL, 'c'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"cluster", no_argument, NULL, 'C'},
+                                             {"kubeconfig", required_argument, NULL, 'K'},
+                                             {"context", required_argument, NULL, 'X'},
+                                             {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = gpa_verb_getopt(argc, argv, longopts, &o->common)) != -1) {
-        if (c != 'n')
+        if (c == 'n')
+            o->now = 1;
+        else if (c == 'C')
+            o->cluster = 1;
+        else if (c == 'K')
+            o->kube.kubeconfig = optarg;
+        else if (c == 'X')
+            o->kube.context = optarg;
+        else
             return c == 'h' ? 1 : -1;
-        o->now = 1;
     }
-    return gpa_verb_opts_check("fit", &o->common, 1, argc);
+    if (o->cluster && o->common.ninventories > 0) {
+        fprintf(stderr, "fit: --cluster and --inventory exclude each other\n");
+        return -1;
+    }
+    if (!o->cluster && (o->kube.kubeconfig != NULL || o->kube.context != NULL)) {
+        fprintf(stderr, "fit: --kubeconfig and --context need --cluster\n");
+        return -1;
+    }
+    return gpa_verb_opts_check("fit", &o->common, !o->cluster, argc);
 }
 
 int gpa_cmd_fit(int argc, char **argv)
@@ -207,7 +266,7 @@ int gpa_cmd_fit(int argc, char **argv)
     }
     fit_cmd_t f = {.vb.json = strcmp(o.common.output, "json") == 0, .now = o.now};
     rc = GPA_EXIT_USAGE;
-    if (gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0) {
+    if (gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0 && (!o.cluster || (f.vb.inv = cluster_inventory(&o.kube)) != NULL)) {
         gpa_verb_walk(&f.vb, argv + optind, (size_t)(argc - optind));
         size_t fits = f.pods - f.misfits;
         const char *summary =

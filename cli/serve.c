@@ -15,6 +15,7 @@
 #include "base/arena.h"
 #include "certsync.h"
 #include "cli.h"
+#include "live.h"
 #include "load.h"
 #include "log.h"
 #include "server.h"
@@ -56,8 +57,16 @@ static const char usage_text[] =
     "  --cert-renew-before DURATION  renew what has less than this left (default 30d; s, m, h, d)\n"
     "  --cert-switch-delay DURATION  between trusting a new CA and serving from it (default 5m)\n"
     "  --cert-sync-interval DURATION how often the Secret and caBundle are checked (default 1m)\n"
+    "Inventory from the cluster instead of files (docs/cluster.md):\n"
+    "  --cluster-inventory           watch Nodes, Koordinator Devices and Pods; /readyz waits for the first sync\n"
+    "  --kubeconfig FILE             (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
+    "  --context NAME                kubeconfig context (default: current-context)\n"
+    "  --inventory-stale-after DURATION  watches broken this long: infeasible warns, denies nothing (default 5m)\n"
+    "  --serve-before-sync           ready at once; infeasible is silent until the first sync\n"
     "\n"
     "DURATION: an integer with ms, s or m (\"500ms\", \"10s\"); a bare integer counts seconds.\n";
+
+#define DEFAULT_STALE_AFTER_MS (5 * 60 * 1000u)
 
 enum {
     OPT_LISTEN = 256,
@@ -91,6 +100,12 @@ enum {
     OPT_CERT_RENEW,
     OPT_CERT_SWITCH,
     OPT_CERT_INTERVAL,
+    /* the cluster inventory (cli/live.h) */
+    OPT_CLUSTER_INVENTORY,
+    OPT_KUBECONFIG,
+    OPT_CONTEXT,
+    OPT_STALE_AFTER,
+    OPT_SERVE_BEFORE_SYNC,
 };
 
 static const struct option long_opts[] = {
@@ -123,6 +138,11 @@ static const struct option long_opts[] = {
     {"cert-renew-before", required_argument, NULL, OPT_CERT_RENEW},
     {"cert-switch-delay", required_argument, NULL, OPT_CERT_SWITCH},
     {"cert-sync-interval", required_argument, NULL, OPT_CERT_INTERVAL},
+    {"cluster-inventory", no_argument, NULL, OPT_CLUSTER_INVENTORY},
+    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+    {"context", required_argument, NULL, OPT_CONTEXT},
+    {"inventory-stale-after", required_argument, NULL, OPT_STALE_AFTER},
+    {"serve-before-sync", no_argument, NULL, OPT_SERVE_BEFORE_SYNC},
     {NULL, 0, NULL, 0},
 };
 
@@ -201,6 +221,8 @@ typedef struct st_serve_args_t {
     size_t ninventory;
     gpa_certsync_opts_t certsync; /* used when certsync.secret is set */
     int64_t certsync_interval;    /* seconds */
+    int cluster_inventory;
+    gpa_live_opts_t live;
 } serve_args_t;
 
 /* ---- self-managed certificates (cluster/certsync.h): flags, first sync, background syncs ---------------- */
@@ -346,7 +368,7 @@ static void certsync_stop(certsync_run_t *run)
 /* The first sync (retried for about a minute: the server cannot start without a certificate), then a thread. */
 static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char *key, size_t size)
 {
-    gpa_kube_options_t ko = {NULL, NULL};
+    gpa_kube_options_t ko = a->live.kube; /* --kubeconfig and --context, shared with the cluster inventory */
     gpa_kube_target_t target;
     gpa_error_t err;
     char msg[1024];
@@ -376,6 +398,46 @@ static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char
         return -1;
     run->started = 1;
     return 0;
+}
+
+/* ---- the cluster inventory's flags (cli/live.h) ---- */
+
+static int apply_cluster(serve_args_t *a, int opt, const char *v)
+{
+    switch (opt) {
+    case OPT_CLUSTER_INVENTORY:
+        a->cluster_inventory = 1;
+        return 0;
+    case OPT_KUBECONFIG:
+        a->live.kube.kubeconfig = v;
+        return 0;
+    case OPT_CONTEXT:
+        a->live.kube.context = v;
+        return 0;
+    case OPT_STALE_AFTER:
+        if (parse_duration(v, &a->live.stale_after_ms) != 0)
+            return bad("--inventory-stale-after", v, "expected a duration such as 30s or 5m");
+        return 0;
+    case OPT_SERVE_BEFORE_SYNC:
+        a->live.serve_before_sync = 1;
+        return 0;
+    }
+    return -1;
+}
+
+/* The cluster flags make sense together only; 0, or -1 after saying why. */
+static int check_cluster(const serve_args_t *a)
+{
+    if (a->cluster_inventory && a->ninventory != 0)
+        fprintf(stderr, "gpuadmit serve: --cluster-inventory and --inventory exclude each other\n");
+    else if (!a->cluster_inventory && a->certsync.secret == NULL &&
+             (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL))
+        fprintf(stderr, "gpuadmit serve: --kubeconfig and --context need --cluster-inventory or --cert-secret\n");
+    else if (!a->cluster_inventory && (a->live.serve_before_sync || a->live.stale_after_ms != DEFAULT_STALE_AFTER_MS))
+        fprintf(stderr, "gpuadmit serve: --inventory-stale-after and --serve-before-sync need --cluster-inventory\n");
+    else
+        return 0;
+    return -1;
 }
 
 static int apply(serve_args_t *a, int opt, const char *v)
@@ -447,7 +509,7 @@ static int apply(serve_args_t *a, int opt, const char *v)
         break;
     }
     default:
-        return apply_certsync(a, opt, v);
+        return opt >= OPT_CLUSTER_INVENTORY ? apply_cluster(a, opt, v) : apply_certsync(a, opt, v);
     }
     return 0;
 }
@@ -472,7 +534,7 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
             return -1;
         }
     }
-    if (!certsync_flags_ok(a)) {
+    if (!certsync_flags_ok(a) || check_cluster(a) != 0) {
         fputs("try: gpuadmit serve --help\n", stderr);
         *exit_code = GPA_EXIT_USAGE;
         return -1;
@@ -545,18 +607,27 @@ int gpa_cmd_serve(int argc, char **argv)
     memset(&a, 0, sizeof(a));
     gpa_server_opts_init(&a.opts);
     gpa_certsync_opts_init(&a.certsync);
+    a.live.stale_after_ms = DEFAULT_STALE_AFTER_MS;
     int code = GPA_EXIT_USAGE;
     certsync_run_t run = {0};
     char cert[4096], key[4096];
     if (parse(&a, argc, argv, &code) == 0) {
+        gpa_live_t *live = NULL;
+        gpa_error_t err;
         if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {
             code = GPA_EXIT_USAGE; /* a start-up failure, as an unreadable certificate (docs/webhook.md) */
+        } else if (a.cluster_inventory && (live = gpa_live_start(&a.live, &err)) == NULL) {
+            char why[768];
+            gpa_error_format(&err, why, sizeof(why));
+            gpa_log_msg(GPA_LOG_ERROR, "cannot watch the cluster", why);
+            code = GPA_EXIT_USAGE;
         } else {
             a.opts.loader = &loader;
             a.opts.inventory = a.inventory;
             a.opts.ninventory = a.ninventory;
             code = gpa_server_run(&a.opts);
         }
+        gpa_live_stop(live);
         certsync_stop(&run);
     }
     free(a.inventory);

@@ -269,6 +269,20 @@ static void render_reloads(gpa_buf_t *out)
                            ok ? "success" : "failure", get(&m.reloads[k][ok]));
 }
 
+/* ---- a second source (serve --cluster-inventory) ---- */
+
+static const gpa_metrics_source_t *source;
+
+void gpa_metrics_set_source(const gpa_metrics_source_t *s)
+{
+    source = s;
+}
+
+const char *gpa_metrics_waiting(void)
+{
+    return source != NULL && source->waiting != NULL ? source->waiting(source->ctx) : NULL;
+}
+
 void gpa_metrics_render(gpa_buf_t *out, time_t now)
 {
     render_requests(out);
@@ -277,4 +291,6 @@ void gpa_metrics_render(gpa_buf_t *out, time_t now)
     render_gauges(out, now);
     render_reloads(out);
     render_limits(out);
+    if (source != NULL && source->render != NULL)
+        source->render(source->ctx, out, now);
 }

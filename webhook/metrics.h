@@ -17,6 +17,7 @@
  *   gpuadmit_inflight_bytes                            bytes of requests buffered now (the budget's measure)
  *   gpuadmit_accept_pauses_total{reason}               accepting paused for lack of descriptors: EMFILE | ENFILE
  *                                                      | ENOBUFS | ENOMEM
+ * and whatever a second source renders (gpa_metrics_set_source: serve --cluster-inventory, docs/cluster.md).
  */
 #ifndef GPA_WEBHOOK_METRICS_H
 #define GPA_WEBHOOK_METRICS_H
@@ -75,5 +76,19 @@ void gpa_metrics_set_ready(int ready);
 int gpa_metrics_ready(void);
 /* Appends the whole exposition to out; `now` is the wall clock used for the expiry gauge. */
 void gpa_metrics_render(gpa_buf_t *out, time_t now);
+/*
+ * A second source of readiness and series (serve --cluster-inventory, docs/cluster.md): while `waiting` is
+ * non-NULL, /readyz answers 503 with it (the first sync of the cluster inventory is not done); `render` appends
+ * its series to every scrape. Either may be NULL. Set before the server starts; `waiting` is called from any
+ * worker thread.
+ */
+typedef struct st_gpa_metrics_source_t {
+    const char *(*waiting)(void *ctx); /* NULL when ready, else the reason */
+    void (*render)(void *ctx, gpa_buf_t *out, time_t now);
+    void *ctx;
+} gpa_metrics_source_t;
+void gpa_metrics_set_source(const gpa_metrics_source_t *source); /* borrowed until the server returns */
+/* The source's reason not to be ready yet, or NULL. */
+const char *gpa_metrics_waiting(void);
 
 #endif

@@ -194,6 +194,23 @@ static void install(gpa_config_t *cfg, gpa_inventory_t *inv)
     pthread_mutex_unlock(&st.lock);
 }
 
+void gpa_reload_set_inventory(gpa_inventory_t *inv)
+{
+    pthread_mutex_lock(&st.lock);
+    gpa_inventory_release(st.inventory);
+    st.inventory = inv;
+    atomic_fetch_add(&st.generation, 1);
+    pthread_mutex_unlock(&st.lock);
+}
+
+gpa_config_t *gpa_reload_config(void)
+{
+    pthread_mutex_lock(&st.lock);
+    gpa_config_t *cfg = st.config != NULL ? gpa_config_retain(st.config) : NULL;
+    pthread_mutex_unlock(&st.lock);
+    return cfg;
+}
+
 int gpa_reload_init(const gpa_reload_opts_t *opts, gpa_tls_t *tls, char *err, size_t errsize)
 {
     st.opts = opts;

@@ -65,6 +65,13 @@ typedef struct st_gpa_snapshot_t {
  * on a file it cannot read.
  */
 int gpa_reload_init(const gpa_reload_opts_t *opts, gpa_tls_t *tls, char *err, size_t errsize);
+/*
+ * Puts an inventory from elsewhere in force (serve --cluster-inventory's live view), taking the caller's
+ * reference; NULL means no inventory (the infeasible rule is silent). Thread-safe.
+ */
+void gpa_reload_set_inventory(gpa_inventory_t *inv);
+/* A new reference to the configuration in force, or NULL before gpa_reload_init (the caller releases). */
+gpa_config_t *gpa_reload_config(void);
 /* Checks every watched file once and reloads what changed (logging and counting each outcome). */
 void gpa_reload_poll(void);
 /* Brings a reader's snapshot up to the current generation; cheap when nothing changed (one atomic load). */

@@ -128,8 +128,11 @@ static int health(h2o_req_t *req)
         return -1;
     if (!method_is(req, "GET") && !method_is(req, "HEAD"))
         return method_not_allowed(req, "GET, HEAD");
+    const char *waiting = ready ? gpa_metrics_waiting() : NULL;
     if (ready && !gpa_metrics_ready())
         respond_text(req, 503, "Service Unavailable", "shutting down\n");
+    else if (waiting != NULL)
+        respond_text(req, 503, "Service Unavailable", waiting);
     else
         respond_text(req, 200, "OK", "ok\n");
     return 0;

@@ -57,26 +57,35 @@ static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *
     out->score = s->nshares > 0 ? s->best_score / (int64_t)s->nshares : 0;
 }
 
-static size_t max_gpus(const gpa_node_t *nodes, size_t n)
+static size_t max_gpus(const gpa_node_t *const *nodes, size_t n)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (nodes[i].ngpus > m)
-            m = nodes[i].ngpus;
+        if (nodes[i]->ngpus > m)
+            m = nodes[i]->ngpus;
     return m;
 }
 
-int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
-                    const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+/* Every node of the inventory, in name order, as a list of pointers (arena-owned). */
+static const gpa_node_t **every_node(gpa_arena_t *a, const gpa_inventory_t *inv, size_t *n)
 {
-    size_t nnodes;
-    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &nnodes);
+    const gpa_node_t *nodes = gpa_inventory_nodes(inv, n);
+    const gpa_node_t **all = gpa_arena_calloc(a, *n + 1, sizeof(*all));
+    for (size_t i = 0; i < *n; i++)
+        all[i] = &nodes[i];
+    return all;
+}
+
+/* gpa_alloc_place over a list of nodes in name order (every node, or one per shape). */
+static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnodes, const gpa_alloc_policy_t *pol,
+                     const gpa_podspec_t *pod, const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+{
     gpa_search_t s;
     memset(out, 0, sizeof(*out));
     gpa_search_init(&s, a, pol, req, 0, req->napp_groups, opts, max_gpus(nodes, nnodes));
     gpa_node_reason_t *reasons = gpa_arena_calloc(a, nnodes + 1, sizeof(*reasons));
     for (size_t i = 0; i < nnodes && !(s.found && s.first_fit) && !s.bounded; i++) {
-        const gpa_node_t *node = &nodes[i];
+        const gpa_node_t *node = nodes[i];
         size_t failed_init = 0;
         gpa_node_reason_t *r = &reasons[i];
         gpa_nodes_refusal_t refusal;
@@ -100,24 +109,56 @@ int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_
         out->node = s.best_node->name;
         fill_shares(a, &s, out);
         gpa_annotate_placement(a, req, s.best_node, out);
-        return 0;
+        return;
     }
     out->reasons = reasons;
     out->nreasons = nnodes;
+}
+
+int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
+                    const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+{
+    size_t nnodes;
+    const gpa_node_t **all = every_node(a, inv, &nnodes);
+    place_on(a, all, nnodes, pol, pod, req, opts, out);
     return 0;
 }
 
 /* ---- the infeasible rule ---- */
+
+/* Whether the Pod selects nodes on a label that tells nodes apart (then shapes do not speak for every node). */
+static int selects_identity(const gpa_inventory_t *inv, const gpa_podspec_t *pod)
+{
+    for (size_t i = 0; i < pod->nnode_selector; i++)
+        if (gpa_inventory_identity_key(inv, pod->node_selector[i].key))
+            return 1;
+    for (size_t t = 0; t < pod->nnode_terms; t++)
+        for (size_t i = 0; i < pod->node_terms[t].len; i++)
+            if (gpa_inventory_identity_key(inv, pod->node_terms[t].requirements[i].key))
+                return 1;
+    return 0;
+}
+
+/* The nodes to search: one per shape, or every node for a Pod selecting on an identity label. */
+static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_podspec_t *pod, int now, size_t *n)
+{
+    if (!selects_identity(inv, pod))
+        return gpa_inventory_shapes(inv, now, n);
+    return every_node(a, inv, n);
+}
 
 gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,
                                      const gpa_podspec_t *pod, const gpa_request_t *req, const char **reason)
 {
     gpa_placement_t p;
     gpa_alloc_opts_t o = {.now = 0, .first_fit = 1};
+    size_t n;
     *reason = "";
     if (req->ngroups == 0)
         return GPA_FEASIBLE_NOW;
-    gpa_alloc_place(a, inv, pol, pod, req, &o, &p);
+    /* Nodes of one shape fit alike and explain alike; the first-named of each speaks for them all. */
+    const gpa_node_t *const *shapes = candidates(a, inv, pod, 0, &n);
+    place_on(a, shapes, n, pol, pod, req, &o, &p);
     if (!p.feasible) {
         if (p.bounded)
             return GPA_FEASIBLE_NOW; /* not proven impossible: the rule only rejects what is certain */
@@ -125,7 +166,8 @@ gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv,
         return GPA_FEASIBLE_NEVER;
     }
     o.now = 1;
-    gpa_alloc_place(a, inv, pol, pod, req, &o, &p);
+    shapes = candidates(a, inv, pod, 1, &n);
+    place_on(a, shapes, n, pol, pod, req, &o, &p);
     if (p.feasible || p.bounded)
         return GPA_FEASIBLE_NOW;
     *reason = gpa_explain_closest(a, &p);

@@ -24,6 +24,11 @@ struct st_gpa_inventory_t {
     gpa_arena_t *view_arena;
     gpa_node_t *nodes;
     size_t nnodes;
+    const gpa_node_t **shapes[2]; /* [0]: one node per distinct empty shape; [1]: per shape with usage */
+    size_t nshapes[2];
+    const char **identity_keys; /* label keys that tell nodes apart (sorted): no part of a shape */
+    size_t nidentity_keys;
+    char *advisory; /* set once before sharing: the infeasible rule only warns (inventory.h) */
 };
 
 gpa_inventory_t *gpa_inventory_new(void)
@@ -44,6 +49,7 @@ void gpa_inventory_release(gpa_inventory_t *inv)
     if (inv == NULL || __atomic_sub_fetch(&inv->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     gpa_arena_dispose(&inv->rec_);
+    free(inv->advisory);
     if (inv->view_arena != NULL) {
         gpa_arena_dispose(inv->view_arena);
         free(inv->view_arena);
@@ -368,8 +374,11 @@ static void apply_usages(resolve_t *r)
     /* The last Pod seen per device, so that a Pod with several containers on one device counts once. */
     const char **last = NULL;
     gpa_node_t *cur = NULL;
+    const char *looked_up = NULL; /* usages come sorted by node: look each node up once */
+    gpa_node_t *node = NULL;
     for (size_t i = 0; i < n; i++) {
-        gpa_node_t *node = find_node(r->nodes, r->nnodes, us[i]->node);
+        if (looked_up == NULL || strcmp(looked_up, us[i]->node) != 0)
+            node = find_node(r->nodes, r->nnodes, looked_up = us[i]->node);
         if (node == NULL)
             continue; /* a Pod on a node without GPUs */
         if (node != cur) {
@@ -384,6 +393,165 @@ static void apply_usages(resolve_t *r)
         if (g != NULL)
             apply_share(g, us[i], &last[g - node->gpus]);
     }
+}
+
+/* ---- distinct node shapes (inventory.h, gpa_inventory_shapes) ---- */
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+    return (h ^ x) * 0x100000001b3ULL;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    for (; *s != '\0'; s++)
+        h = mix(h, (unsigned char)*s);
+    return mix(h, 0xff); /* a separator: ("ab","c") and ("a","bc") differ */
+}
+
+/* ---- identity labels: a key with more distinct values than IDENTITY_VALUES (kubernetes.io/hostname) ---- */
+
+#define IDENTITY_VALUES 32
+
+static int cmp_label_ptr(const void *x, const void *y)
+{
+    const gpa_pair_t *a = *(const gpa_pair_t *const *)x, *b = *(const gpa_pair_t *const *)y;
+    int c = strcmp(a->key, b->key);
+    return c != 0 ? c : strcmp(a->value, b->value);
+}
+
+static void find_identity_keys(gpa_inventory_t *inv, gpa_arena_t *a)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < inv->nnodes; i++)
+        n += inv->nodes[i].nlabels;
+    const gpa_pair_t **all = gpa_arena_calloc(a, n + 1, sizeof(*all));
+    for (size_t i = 0; i < inv->nnodes; i++)
+        for (size_t l = 0; l < inv->nodes[i].nlabels; l++)
+            all[k++] = &inv->nodes[i].labels[l];
+    qsort(all, n, sizeof(*all), cmp_label_ptr);
+    inv->identity_keys = gpa_arena_calloc(a, n + 1, sizeof(*inv->identity_keys));
+    inv->nidentity_keys = 0;
+    for (size_t i = 0; i < n;) {
+        size_t distinct = 1, j = i + 1;
+        for (; j < n && strcmp(all[j]->key, all[i]->key) == 0; j++)
+            distinct += strcmp(all[j]->value, all[j - 1]->value) != 0;
+        if (distinct > IDENTITY_VALUES)
+            inv->identity_keys[inv->nidentity_keys++] = all[i]->key;
+        i = j;
+    }
+}
+
+int gpa_inventory_identity_key(const gpa_inventory_t *inv, const char *key)
+{
+    size_t lo = 0, hi = inv->nidentity_keys;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(inv->identity_keys[mid], key);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Everything the allocator reads of a node except its name and identity labels: labels, dialects, devices (and
+ * usage when `now`). */
+static uint64_t shape_hash(const gpa_inventory_t *inv, const gpa_node_t *n, int now)
+{
+    uint64_t h = mix_str(mix(mix(0xcbf29ce484222325ULL, n->dialects), (uint64_t)n->koordinator), n->model);
+    for (size_t i = 0; i < n->nlabels; i++)
+        if (!gpa_inventory_identity_key(inv, n->labels[i].key))
+            h = mix_str(mix_str(h, n->labels[i].key), n->labels[i].value);
+    for (size_t i = 0; i < n->ngpus; i++) {
+        const gpa_gpu_t *g = &n->gpus[i];
+        h = mix(mix(mix(mix(h, (uint64_t)g->minor), (uint64_t)g->healthy), (uint64_t)g->core), (uint64_t)g->memory);
+        if (now)
+            h = mix(mix(mix(mix(h, (uint64_t)g->core_used), (uint64_t)g->memory_used), (uint64_t)g->pods), (uint64_t)g->whole_used);
+    }
+    return h;
+}
+
+static int same_gpu(const gpa_gpu_t *x, const gpa_gpu_t *y, int now)
+{
+    if (x->minor != y->minor || x->healthy != y->healthy || x->core != y->core || x->memory != y->memory)
+        return 0;
+    return !now || (x->core_used == y->core_used && x->memory_used == y->memory_used && x->pods == y->pods &&
+                    x->whole_used == y->whole_used);
+}
+
+/* The next label at or after *i that is not an identity label (its index), or the count when none is left. */
+static size_t next_label(const gpa_inventory_t *inv, const gpa_node_t *n, size_t i)
+{
+    while (i < n->nlabels && gpa_inventory_identity_key(inv, n->labels[i].key))
+        i++;
+    return i;
+}
+
+static int same_labels(const gpa_inventory_t *inv, const gpa_node_t *x, const gpa_node_t *y)
+{
+    size_t i = next_label(inv, x, 0), j = next_label(inv, y, 0);
+    for (; i < x->nlabels && j < y->nlabels; i = next_label(inv, x, i + 1), j = next_label(inv, y, j + 1))
+        if (strcmp(x->labels[i].key, y->labels[j].key) != 0 || strcmp(x->labels[i].value, y->labels[j].value) != 0)
+            return 0;
+    return i == x->nlabels && j == y->nlabels;
+}
+
+static int same_shape(const gpa_inventory_t *inv, const gpa_node_t *x, const gpa_node_t *y, int now)
+{
+    if (x->dialects != y->dialects || x->koordinator != y->koordinator || strcmp(x->model, y->model) != 0 || x->ngpus != y->ngpus ||
+        !same_labels(inv, x, y))
+        return 0;
+    for (size_t i = 0; i < x->ngpus; i++)
+        if (!same_gpu(&x->gpus[i], &y->gpus[i], now))
+            return 0;
+    return 1;
+}
+
+/* The first node (in name order) of each distinct shape, in name order: an open-addressed set of shapes. */
+static void build_shapes(gpa_inventory_t *inv, gpa_arena_t *a, int now)
+{
+    size_t cap = 16;
+    while (cap < inv->nnodes * 2)
+        cap *= 2;
+    size_t *slots = gpa_arena_calloc(a, cap, sizeof(*slots)); /* index + 1 into the representatives; 0 = free */
+    uint64_t *hashes = gpa_arena_calloc(a, inv->nnodes + 1, sizeof(*hashes));
+    const gpa_node_t **reps = gpa_arena_calloc(a, inv->nnodes + 1, sizeof(*reps));
+    size_t n = 0;
+    for (size_t i = 0; i < inv->nnodes; i++) {
+        const gpa_node_t *node = &inv->nodes[i];
+        uint64_t h = shape_hash(inv, node, now);
+        size_t k = h & (cap - 1);
+        while (slots[k] != 0 && !(hashes[slots[k] - 1] == h && same_shape(inv, reps[slots[k] - 1], node, now)))
+            k = (k + 1) & (cap - 1);
+        if (slots[k] == 0) {
+            hashes[n] = h;
+            reps[n++] = node;
+            slots[k] = n;
+        }
+    }
+    inv->shapes[now] = reps;
+    inv->nshapes[now] = n;
+}
+
+const gpa_node_t *const *gpa_inventory_shapes(const gpa_inventory_t *inv, int now, size_t *n)
+{
+    *n = inv->nshapes[now != 0];
+    return inv->shapes[now != 0];
+}
+
+void gpa_inventory_set_advisory(gpa_inventory_t *inv, const char *why)
+{
+    free(inv->advisory);
+    inv->advisory = why != NULL ? gpa_xstrdup(why) : NULL;
+}
+
+const char *gpa_inventory_advisory(const gpa_inventory_t *inv)
+{
+    return inv->advisory;
 }
 
 void gpa_inventory_rollback(gpa_inventory_t *inv)
@@ -421,6 +589,9 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     inv->view_arena = a;
     inv->nodes = r.nodes;
     inv->nnodes = r.nnodes;
+    find_identity_keys(inv, a);
+    build_shapes(inv, a, 0);
+    build_shapes(inv, a, 1);
     inv->committed_nodes = inv->nodes_rec.len;
     inv->committed_gpus = inv->gpus_rec.len;
     inv->committed_usages = inv->usages_rec.len;

@@ -20,6 +20,7 @@
 
 #include "base/error.h"
 #include "kube/model.h"
+#include "base/arena.h"
 #include "document/value.h"
 
 typedef struct st_gpa_inventory_t gpa_inventory_t;
@@ -69,6 +70,25 @@ const gpa_node_t *gpa_inventory_nodes(const gpa_inventory_t *inv, size_t *n);
 const gpa_node_t *gpa_inventory_find(const gpa_inventory_t *inv, const char *name);
 /* The value of a node's label, or NULL. */
 const char *gpa_node_label(const gpa_node_t *node, const char *key);
+
+/*
+ * One node per distinct shape, in name order: the first-named node of each group of nodes the allocator cannot
+ * tell apart (same labels, dialects, model and devices; with `now`, the same usage too). Identity labels take no
+ * part: a label key with more than 32 distinct values over the nodes (kubernetes.io/hostname) tells nodes apart
+ * only for a Pod that selects on it. Whether a Pod that selects on no identity label could ever fit, and the
+ * closest node's reason, depend only on these (docs/allocator.md). Borrowed.
+ */
+const gpa_node_t *const *gpa_inventory_shapes(const gpa_inventory_t *inv, int now, size_t *n);
+/* Whether `key` is an identity label of this inventory (see above). */
+int gpa_inventory_identity_key(const gpa_inventory_t *inv, const char *key);
+
+/*
+ * An advisory inventory may be out of date (a live view whose watches are broken): the infeasible rule reports
+ * what it finds as a warning that ends with `why`, never a denial. Set before the inventory is shared; NULL
+ * clears it. gpa_inventory_advisory() returns it, or NULL (borrowed).
+ */
+void gpa_inventory_set_advisory(gpa_inventory_t *inv, const char *why);
+const char *gpa_inventory_advisory(const gpa_inventory_t *inv);
 
 /* ---- records (what loaders and tests add; nothing is visible until gpa_inventory_commit) ---- */
 
@@ -132,6 +152,33 @@ void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d);
  * dropped and the previous view stays.
  */
 int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err);
+/*
+ * Reading one object at a time, for a live view that keeps each object's records and resolves them into a new
+ * inventory when it changes (cluster/view.h). The same reading gpa_inventory_parse applies to each Node, Device
+ * and Pod it meets (docs/allocator.md), handed to a sink instead of added to an inventory.
+ */
+typedef enum en_gpa_inventory_kind_t {
+    GPA_INVENTORY_NODE,   /* v1 Node */
+    GPA_INVENTORY_DEVICE, /* scheduling.koordinator.sh Device */
+    GPA_INVENTORY_POD,    /* v1 Pod: what it holds if scheduled and not finished */
+} gpa_inventory_kind_t;
+
+/* Receives records; every string in a desc is borrowed for the call only (copy what you keep). */
+typedef struct st_gpa_inventory_sink_t {
+    void (*node)(void *ctx, const gpa_node_desc_t *d);
+    void (*gpu)(void *ctx, const gpa_gpu_desc_t *d);
+    void (*usage)(void *ctx, const gpa_usage_desc_t *d);
+    void *ctx;
+} gpa_inventory_sink_t;
+
+/*
+ * Reads one object of `kind` into records for `sink` (a Pod without GPU usage gives none). Scratch memory comes
+ * from `a`. Returns 0, or -1 with err (path inside the object); records handed over before an error stand, so a
+ * caller that keeps them per object drops that object's records on error.
+ */
+int gpa_inventory_read_object(gpa_arena_t *a, gpa_inventory_kind_t kind, gpa_value_t *obj, const char *source,
+                              const gpa_inventory_sink_t *sink, gpa_error_t *err);
+
 /*
  * For loaders: drops every record added since the last successful commit, so that a text that fails half-way
  * leaves nothing behind (gpa_inventory_parse calls it on its first error). The view is not touched.

@@ -20,7 +20,7 @@
 #define MAX_DEVICES 1024 /* per node; more is a typo, not a server */
 
 typedef struct st_loader_t {
-    gpa_inventory_t *inv;
+    const gpa_inventory_sink_t *sink; /* where records go: an inventory, or a live view's per-object store */
     gpa_arena_t *a;
     gpa_error_t *err;
     const char *source;
@@ -157,7 +157,7 @@ static int load_node(loader_t *l, const gpa_value_t *doc)
         return -1;
     if (d.count > MAX_DEVICES)
         return fail(l, doc, d.name, "%s", "more than 1024 GPUs on one node");
-    gpa_inventory_add_node(l->inv, &d);
+    l->sink->node(l->sink->ctx, &d);
     return 0;
 }
 
@@ -184,7 +184,7 @@ static int load_device_entry(loader_t *l, const char *node, const gpa_value_t *v
     if (opt_quantity2(l, res, "koordinator.sh/gpu-core", "kubernetes.io/gpu-core", rp, &g.core) != 0 ||
         opt_quantity2(l, res, "koordinator.sh/gpu-memory", "kubernetes.io/gpu-memory", rp, &g.memory) != 0)
         return -1;
-    gpa_inventory_add_gpu(l->inv, &g);
+    l->sink->gpu(l->sink->ctx, &g);
     return 0;
 }
 
@@ -239,7 +239,7 @@ static int load_allocation(pod_ctx_t *p, const gpa_value_t *v, const char *path)
     if (minor < 0 || minor > INT32_MAX)
         return fail(l, v, path, "%s", "an allocation needs a minor number");
     u.minor = (int32_t)minor;
-    gpa_inventory_add_usage(l->inv, &u);
+    l->sink->usage(l->sink->ctx, &u);
     return 0;
 }
 
@@ -313,7 +313,7 @@ static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
         u.memory = gpa_mul_ceil_div_i64(mib, MIB, k);
         if (u.memory < 0)
             return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: mgpu-memory is too large", p->pod);
-        gpa_inventory_add_usage(l->inv, &u);
+        l->sink->usage(l->sink->ctx, &u);
     }
     return 0;
 }
@@ -357,7 +357,7 @@ static int load_pod(loader_t *l, gpa_value_t *doc)
     if (whole > 0) {
         gpa_usage_desc_t u = {
             .node = p.spec->node_name, .pod = p.pod, .whole_count = whole, .source = l->source, .line = doc->line};
-        gpa_inventory_add_usage(l->inv, &u);
+        l->sink->usage(l->sink->ctx, &u);
     }
     return 0;
 }
@@ -454,7 +454,7 @@ static int compact_devices(loader_t *l, const gpa_value_t *node, const char *nam
             opt_bool(l, e, "healthy", ep, &g.healthy) != 0 || opt_quantity(l, e, "memory", ep, &g.memory) != 0 ||
             opt_quantity(l, e, "core", ep, &g.core) != 0)
             return -1;
-        gpa_inventory_add_gpu(l->inv, &g);
+        l->sink->gpu(l->sink->ctx, &g);
     }
     return -bad;
 }
@@ -477,7 +477,7 @@ static int compact_used(loader_t *l, const gpa_value_t *node, const char *name, 
                                    opt_quantity(l, e, "memory", ep, &u.memory) != 0 ||
                                    opt_quantity(l, e, "ratio", ep, &u.ratio) != 0 || opt_bool(l, e, "whole", ep, &u.whole) != 0))
             return -1;
-        gpa_inventory_add_usage(l->inv, &u);
+        l->sink->usage(l->sink->ctx, &u);
     }
     return -bad;
 }
@@ -505,7 +505,7 @@ static int compact_node(loader_t *l, const gpa_value_t *node, const char *path)
     int width = snprintf(NULL, 0, "%lld", (long long)(replicas > 0 ? replicas - 1 : 0));
     for (int64_t r = 0; r < (replicas > 0 ? replicas : 1); r++) {
         d.name = replicas > 0 ? gpa_arena_printf(l->a, "%s-%0*lld", name, width, (long long)r) : name;
-        gpa_inventory_add_node(l->inv, &d);
+        l->sink->node(l->sink->ctx, &d);
         if (compact_devices(l, node, d.name, path) != 0 || compact_used(l, node, d.name, path) != 0)
             return -1;
     }
@@ -572,11 +572,27 @@ static int load_doc(loader_t *l, gpa_value_t *doc, const char *path)
     return 0; /* any other kind: not inventory */
 }
 
+static void to_inventory_node(void *ctx, const gpa_node_desc_t *d)
+{
+    gpa_inventory_add_node(ctx, d);
+}
+
+static void to_inventory_gpu(void *ctx, const gpa_gpu_desc_t *d)
+{
+    gpa_inventory_add_gpu(ctx, d);
+}
+
+static void to_inventory_usage(void *ctx, const gpa_usage_desc_t *d)
+{
+    gpa_inventory_add_usage(ctx, d);
+}
+
 int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, const char *source, gpa_error_t *err)
 {
     gpa_arena_t a;
     gpa_docs_t docs;
-    loader_t l = {.inv = inv, .a = &a, .err = err, .source = source};
+    gpa_inventory_sink_t sink = {to_inventory_node, to_inventory_gpu, to_inventory_usage, inv};
+    loader_t l = {.sink = &sink, .a = &a, .err = err, .source = source};
     int rc = -1;
     gpa_arena_init(&a);
     gpa_error_init(err, source);
@@ -591,4 +607,22 @@ int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, cons
 Exit:
     gpa_arena_dispose(&a);
     return rc;
+}
+
+int gpa_inventory_read_object(gpa_arena_t *a, gpa_inventory_kind_t kind, gpa_value_t *obj, const char *source,
+                              const gpa_inventory_sink_t *sink, gpa_error_t *err)
+{
+    loader_t l = {.sink = sink, .a = a, .err = err, .source = source};
+    gpa_error_init(err, source);
+    if (gpa_schema_want(err, obj, GPA_VOBJECT, "") != 0)
+        return -1;
+    switch (kind) {
+    case GPA_INVENTORY_NODE:
+        return load_node(&l, obj);
+    case GPA_INVENTORY_DEVICE:
+        return load_device(&l, obj);
+    case GPA_INVENTORY_POD:
+        return load_pod(&l, obj);
+    }
+    return 0;
 }

@@ -226,7 +226,15 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
     size_t nnodes; /* every node of the inventory has GPUs and was considered */
     gpa_inventory_nodes(ctx->inv, &nnodes);
     const char *considered = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, " (%zu GPU node%s)", nnodes, nnodes == 1 ? "" : "s");
-    if (feasible == GPA_FEASIBLE_NEVER) {
+    const char *advisory = gpa_inventory_advisory(ctx->inv);
+    if (feasible == GPA_FEASIBLE_NEVER && advisory != NULL) {
+        /* An inventory that may be out of date proves nothing: say what it shows, deny nothing. */
+        gpa_action_t configured = ctx->action;
+        ctx->action = GPA_ACTION_WARN;
+        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "%s; no node could ever hold this Pod%s: %s", advisory,
+                            considered, reason);
+        ctx->action = configured;
+    } else if (feasible == GPA_FEASIBLE_NEVER) {
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
     } else if (feasible == GPA_FEASIBLE_NOT_NOW) {
         /* Room may free up: a warning whatever the configured action (off never gets here). */

@@ -1,0 +1,285 @@
+/*
+ * gpuadmit audit (README.md#the-cli, docs/cluster.md): every object of the kinds gpuadmit reads (the workloads
+ * table, kube/workloads.h, with the configuration's additions) that the cluster holds, judged as stored (validation only, no
+ * mutation, as CREATE), with validate's reports and exit codes: what an operator runs before switching a rule from warn to deny. A
+ * kind the cluster does not serve (its CRD is not installed: 404) is skipped with a note on stderr.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "cli.h"
+#include "client.h"
+#include "document/json.h"
+#include "kinds.h"
+#include "kube/decode.h"
+#include "reflector.h"
+#include "report.h"
+#include "verb.h"
+
+typedef struct st_audit_t {
+    gpa_verb_t vb;
+    gpa_arena_t obj; /* per object: its kind stamped, decoded */
+    const gpa_kube_kind_t *kind;
+    const char *source;
+    gpa_buf_t unserved; /* "Kind (apiVersion), ..." of the kinds the cluster does not serve */
+    size_t objects, denied;
+} audit_t;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpuadmit audit [--kubeconfig F] [--context C] [-n NS | -A] [--config F] [-o text|json]\n"
+                 "\n"
+                 "Lists every Pod and workload the cluster holds (the kinds of docs/rules.md#objects) and judges each\n"
+                 "as stored: validation only, as CREATE, no mutation. Findings of rules set to warn show what\n"
+                 "switching them to deny would refuse.\n"
+                 "\n"
+                 "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
+                 "  --context C           kubeconfig context (default: current-context)\n"
+                 "  -n, --namespace NS    only this namespace (default: the context's namespace, else default)\n"
+                 "  -A, --all-namespaces  every namespace\n"
+                 "  --config F            configuration (rule actions, thresholds, namespaces)\n"
+                 "  -o, --output FMT      text (default) or json\n"
+                 "\n"
+                 "exit: 0 nothing would be denied, 1 something would, 2 usage error or a list that failed\n");
+}
+
+/* ---- judging each listed object ---- */
+
+static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
+{
+    audit_t *au = ctx;
+    gpa_object_t *obj;
+    gpa_error_t err;
+    (void)event;
+    gpa_arena_clear(&au->obj);
+    gpa_error_init(&err, au->source);
+    gpa_value_t *doc = gpa_kube_kind_stamp(&au->obj, object, au->kind);
+    if (gpa_decode_object_with(&au->obj, &au->vb.cfg->workloads, doc, &obj, &err) != 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "%s %s/%s: %s\n", au->source, au->kind->kind,
+                gpa_value_string(gpa_value_get(gpa_value_get(object, "metadata"), "name")), line);
+        au->vb.unreadable++;
+        return;
+    }
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
+    gpa_verdict_t verdict;
+    if (gpa_verb_check(&au->vb, au->source, obj, &opts, &verdict) != 0)
+        return;
+    au->objects++;
+    au->denied += !verdict.allowed;
+    if (au->vb.json)
+        gpa_verb_print_json(&au->vb, gpa_report_json(au->source, obj, &verdict), au->source, "report", obj->name);
+    else
+        gpa_report_text(stdout, &au->vb.scratch, au->source, obj, &verdict);
+}
+
+static void on_nothing(void *ctx)
+{
+    (void)ctx;
+}
+
+/*
+ * The group's preferred version from discovery (GET /apis/GROUP), arena-owned, or NULL when the server does not
+ * say (then the guess of cluster/kinds.h stands).
+ */
+static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group)
+{
+    gpa_kube_reply_t reply;
+    gpa_error_t err;
+    gpa_value_t *doc;
+    const char *version = NULL;
+    gpa_error_init(&err, NULL);
+    if (group[0] == '\0' || gpa_kube_call(c, "GET", gpa_arena_printf(a, "/apis/%s", group), NULL, NULL, 0, &reply, &err) != 0)
+        return NULL;
+    if (reply.status == 200 && gpa_json_parse(a, reply.body.base, reply.body.len, &doc, &err) == 0)
+        version = gpa_value_string(gpa_value_get(gpa_value_get(doc, "preferredVersion"), "groupVersion"));
+    if (version != NULL)
+        version = gpa_arena_strdup(a, version);
+    gpa_kube_reply_dispose(&reply);
+    return version;
+}
+
+/* 404 → 1 (not served), 200 → 0, else -1 after saying why. Asked once with limit=1 before the real list. */
+static int probe(gpa_kube_client_t *c, const char *path, const gpa_kube_kind_t *k)
+{
+    gpa_kube_reply_t reply;
+    gpa_error_t err;
+    char *url = gpa_xmalloc(strlen(path) + 16);
+    sprintf(url, "%s?limit=1", path);
+    gpa_error_init(&err, NULL);
+    int rc = gpa_kube_call(c, "GET", url, NULL, NULL, 0, &reply, &err);
+    free(url);
+    if (rc != 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "audit: %s (%s): %s\n", k->kind, k->api_version, line);
+        return -1;
+    }
+    long status = reply.status;
+    gpa_kube_reply_dispose(&reply);
+    if (status == 200 || status == 404)
+        return status == 404;
+    fprintf(stderr, "audit: listing %s (%s) failed: HTTP %ld%s\n", k->kind, k->api_version, status,
+            status == 403 ? " (forbidden: docs/cluster.md lists the RBAC audit needs)" : "");
+    return -1;
+}
+
+static void audit_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t *c, const gpa_kube_kind_t *guess, const char *ns)
+{
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    gpa_kube_kind_t where = *guess;
+    const char *version = discovered_version(c, &a, guess->group);
+    if (version != NULL)
+        where.api_version = version;
+    const gpa_kube_kind_t *k = &where;
+    const char *path = gpa_kube_kind_path(&a, k, ns);
+    int served = probe(c, path, k);
+    if (served == 1)
+        gpa_buf_printf(&au->unserved, "%s%s (%s)", au->unserved.len > 0 ? ", " : "", k->kind, k->api_version);
+    if (served != 0) {
+        au->vb.unreadable += served < 0;
+        gpa_arena_dispose(&a);
+        return;
+    }
+    gpa_reflector_sink_t sink = {on_nothing, on_item, on_nothing, NULL, au};
+    gpa_error_t err;
+    au->kind = k;
+    if (gpa_kube_list(t, path, &sink, &err) != 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "audit: listing %s (%s) failed: %s\n", k->kind, k->api_version, line);
+        au->vb.unreadable++;
+    }
+    gpa_arena_dispose(&a);
+}
+
+/* ---- command line ---- */
+
+typedef struct st_options_t {
+    gpa_verb_opts_t common;
+    gpa_kube_options_t kube;
+    const char *ns;
+    int all;
+} options_t;
+
+/* -1 after a message on a bad command line, 1 for --help, 0 otherwise. */
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    static const struct option longopts[] = {{"kubeconfig", required_argument, NULL, 'K'},
+                                             {"context", required_argument, NULL, 'X'},
+                                             {"namespace", required_argument, NULL, 'n'},
+                                             {"all-namespaces", no_argument, NULL, 'A'},
+                                             {"config", required_argument, NULL, 'c'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "n:Ao:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'K':
+            o->kube.kubeconfig = optarg;
+            break;
+        case 'X':
+            o->kube.context = optarg;
+            break;
+        case 'n':
+            o->ns = optarg;
+            break;
+        case 'A':
+            o->all = 1;
+            break;
+        case 'c':
+            o->common.config = optarg;
+            break;
+        case 'o':
+            o->common.output = optarg;
+            break;
+        default:
+            return c == 'h' ? 1 : -1;
+        }
+    }
+    if (o->all && o->ns != NULL) {
+        fprintf(stderr, "audit: -n and -A exclude each other\n");
+        return -1;
+    }
+    if (strcmp(o->common.output, "text") != 0 && strcmp(o->common.output, "json") != 0) {
+        fprintf(stderr, "audit: -o must be text or json, not %s\n", o->common.output);
+        return -1;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "audit: unexpected argument: %s\n", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_none(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
+{
+    (void)vb, (void)source, (void)obj;
+}
+
+/* Every audit kind in the namespace (NULL: all). */
+static void audit_all(audit_t *au, const gpa_kube_target_t *t, const char *ns)
+{
+    gpa_error_t err;
+    gpa_kube_client_t *c = gpa_kube_client_new(t, &err);
+    if (c == NULL) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "audit: %s\n", line);
+        au->vb.unreadable++;
+        return;
+    }
+    gpa_arena_t a;
+    gpa_kube_kind_t *kinds;
+    gpa_arena_init(&a);
+    size_t n = gpa_kube_audit_kinds(&a, &au->vb.cfg->workloads, &kinds);
+    for (size_t i = 0; i < n; i++)
+        if (ns == NULL || !kinds[i].cluster_scoped) /* -n: objects in that namespace only */
+            audit_kind(au, t, c, &kinds[i], ns);
+    gpa_arena_dispose(&a);
+    gpa_kube_client_free(c);
+    if (au->unserved.len > 0)
+        fprintf(stderr, "audit: note: not served by this cluster (their CRDs are not installed), skipped: %.*s\n",
+                (int)au->unserved.len, au->unserved.base);
+}
+
+int gpa_cmd_audit(int argc, char **argv)
+{
+    options_t o = {.common.output = "text"};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
+    }
+    audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0, .source = "cluster"};
+    gpa_kube_target_t t;
+    gpa_error_t err;
+    rc = GPA_EXIT_USAGE;
+    if (gpa_kube_target_load(&o.kube, &t, &err) != 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "audit: %s\n", line);
+        return rc;
+    }
+    if (gpa_verb_init(&au.vb, &o.common, on_none, &au) == 0) {
+        const char *ns = o.all ? NULL : o.ns != NULL ? o.ns : t.ns != NULL && t.ns[0] != '\0' ? t.ns : "default";
+        if (au.vb.json)
+            fputs("[", stdout); /* gpa_verb_finish closes it */
+        audit_all(&au, &t, ns);
+        const char *summary = gpa_arena_printf(&au.vb.scratch, "%zu object%s: %zu allowed, %zu would be denied", au.objects,
+                                               au.objects == 1 ? "" : "s", au.objects - au.denied, au.denied);
+        rc = gpa_verb_finish(&au.vb, au.denied, summary);
+    }
+    gpa_verb_dispose(&au.vb);
+    gpa_arena_dispose(&au.obj);
+    gpa_buf_dispose(&au.unserved);
+    gpa_kube_target_dispose(&t);
+    return rc;
+}

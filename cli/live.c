@@ -1,0 +1,424 @@
+/*
+ * serve --cluster-inventory (live.h): reflector sinks into the view, the publisher thread, staleness, metrics.
+ */
+#include "live.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/arena.h"
+#include "kinds.h"
+#include "kube/decode.h"
+#include "log.h"
+#include "metrics.h"
+#include "policy/engine.h"
+#include "reflector.h"
+#include "reload.h"
+#include "view.h"
+
+/*
+ * Between two snapshots at least this long, and at least BUILD_SHARE times as long as the last one took to build:
+ * a burst of events makes one new inventory, not one each, and building takes at most a fifth of a core.
+ */
+#define PUBLISH_EVERY_MS 100
+#define BUILD_SHARE 4
+/*
+ * A watch that reconnected says nothing until it fails again; failures repeat at least every backoff cap (30 s,
+ * cluster/reflector.h). Silence for twice that after a failure means the watch is up again.
+ */
+#define QUIET_MS 60000
+#define MAX_FINDINGS 32 /* distinct rules counted per Pod */
+
+typedef struct st_kind_state_t {
+    struct st_gpa_live_t *live;
+    gpa_view_kind_t kind;
+    gpa_reflector_t *reflector;
+    int listed; /* a list completed at least once */
+    uint64_t lists, restarts, events, rejected;
+    int64_t last_sync;     /* wall clock, seconds */
+    uint64_t broken_since; /* monotonic ms of the first failure since the view was last current; 0 = current */
+    uint64_t last_broken;  /* monotonic ms of the latest failure */
+    gpa_arena_t judge;     /* the Pod reflector's scratch for judging */
+} kind_state_t;
+
+struct st_gpa_live_t {
+    gpa_live_opts_t opts;
+    gpa_kube_target_t target;
+    gpa_view_t *view;
+    kind_state_t kinds[GPA_VIEW_NKINDS];
+    pthread_mutex_t lock; /* the counters and flags above and below */
+    pthread_cond_t wake;
+    int stopping, started;
+    pthread_t publisher;
+    int synced, stale; /* as last published */
+    uint64_t published_gen;
+    uint64_t snapshots[2];                   /* failed, built */
+    uint64_t build_ns;                       /* how long the last new inventory took to build */
+    uint64_t stale_ms;                       /* longest broken watch, as last computed */
+    atomic_uint_least64_t apply_ns, applied; /* time spent applying watch events to the view */
+    gpa_metrics_source_t source;
+};
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- judging a watched Pod as stored (gpuadmit_audit_violations) ---- */
+
+/* The distinct rules the Pod breaks under the configuration in force; 0 before the server loaded one. */
+static size_t judge_pod(kind_state_t *k, const gpa_value_t *obj, const char **rules)
+{
+    gpa_config_t *cfg = gpa_reload_config();
+    size_t n = 0;
+    if (cfg == NULL)
+        return 0;
+    gpa_arena_clear(&k->judge);
+    gpa_value_t *doc = gpa_kube_kind_stamp(&k->judge, obj, &gpa_kube_kind_pod);
+    gpa_object_t *o;
+    gpa_error_t err;
+    gpa_verdict_t v;
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
+    gpa_error_init(&err, NULL);
+    if (gpa_decode_object_with(&k->judge, &cfg->workloads, doc, &o, &err) == 0 &&
+        gpa_check(&k->judge, cfg, o, &opts, &v, &err) == 0)
+        for (size_t i = 0; i < v.violations.len && n < MAX_FINDINGS; i++) {
+            const char *id = v.violations.items[i].rule;
+            size_t j = 0;
+            while (j < n && strcmp(rules[j], id) != 0)
+                j++;
+            if (j == n)
+                rules[n++] = id;
+        }
+    gpa_config_release(cfg);
+    return n;
+}
+
+/* ---- the reflectors' sinks ---- */
+
+static void on_begin_list(void *ctx)
+{
+    kind_state_t *k = ctx;
+    gpa_view_begin_list(k->live->view, k->kind);
+}
+
+static void log_rejected(kind_state_t *k, const gpa_value_t *obj, const gpa_error_t *err)
+{
+    char why[512];
+    gpa_error_format(err, why, sizeof(why));
+    gpa_log_line_t *l = gpa_log_begin(GPA_LOG_WARN, "cluster object not read; left out of the inventory");
+    gpa_log_str(l, "kind", gpa_view_kind_name(k->kind));
+    gpa_log_str(l, "name", gpa_value_string(gpa_value_get(gpa_value_get(obj, "metadata"), "name")));
+    gpa_log_str(l, "error", why);
+    gpa_log_end(l);
+}
+
+static void on_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
+{
+    kind_state_t *k = ctx;
+    gpa_live_t *live = k->live;
+    const char *rules[MAX_FINDINGS];
+    uint64_t start = mono_ns();
+    size_t nrules = k->kind == GPA_VIEW_PODS && event != GPA_WATCH_DELETED ? judge_pod(k, object, rules) : 0;
+    gpa_error_t err;
+    int rc = gpa_view_apply(live->view, k->kind, event, object, rules, nrules, &err);
+    atomic_fetch_add_explicit(&live->apply_ns, mono_ns() - start, memory_order_relaxed);
+    atomic_fetch_add_explicit(&live->applied, 1, memory_order_relaxed);
+    pthread_mutex_lock(&live->lock);
+    k->events++;
+    k->rejected += rc != 0;
+    k->broken_since = 0; /* an event arrived: the watch is up */
+    pthread_mutex_unlock(&live->lock);
+    if (rc != 0)
+        log_rejected(k, object, &err);
+}
+
+static void on_end_list(void *ctx)
+{
+    kind_state_t *k = ctx;
+    gpa_live_t *live = k->live;
+    gpa_view_end_list(live->view, k->kind);
+    pthread_mutex_lock(&live->lock);
+    k->listed = 1;
+    k->lists++;
+    k->last_sync = (int64_t)time(NULL);
+    k->broken_since = 0;
+    pthread_cond_signal(&live->wake);
+    pthread_mutex_unlock(&live->lock);
+}
+
+static void on_broken(void *ctx, const char *why)
+{
+    kind_state_t *k = ctx;
+    gpa_live_t *live = k->live;
+    /* The reflector's words for a 404 (cluster/reflector.c): the resource is absent and its empty view is true. */
+    int unserved = strstr(why, "not served by this cluster") != NULL;
+    pthread_mutex_lock(&live->lock);
+    uint64_t now = mono_ms();
+    k->restarts++;
+    if (!unserved && k->broken_since == 0)
+        k->broken_since = now;
+    k->last_broken = now;
+    pthread_mutex_unlock(&live->lock);
+    gpa_log_line_t *l = gpa_log_begin(unserved ? GPA_LOG_INFO : GPA_LOG_WARN, "cluster watch interrupted; retrying");
+    gpa_log_str(l, "kind", gpa_view_kind_name(k->kind));
+    gpa_log_str(l, "reason", why);
+    gpa_log_end(l);
+}
+
+/* ---- the publisher ---- */
+
+/* Under the lock: whether every kind was listed, and the longest time a watch has been broken (ms). */
+static int synced_locked(gpa_live_t *live, uint64_t now, uint64_t *broken_ms)
+{
+    int synced = 1;
+    *broken_ms = 0;
+    for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
+        kind_state_t *k = &live->kinds[i];
+        synced &= k->listed;
+        if (k->broken_since != 0 && now - k->last_broken > QUIET_MS)
+            k->broken_since = 0;
+        if (k->broken_since != 0 && now - k->broken_since > *broken_ms)
+            *broken_ms = now - k->broken_since;
+    }
+    return synced;
+}
+
+static void log_stale(int stale, uint64_t broken_ms, uint64_t limit_ms)
+{
+    gpa_log_line_t *l =
+        gpa_log_begin(stale ? GPA_LOG_WARN : GPA_LOG_INFO, stale ? "cluster inventory stale: infeasible warns and denies nothing"
+                                                                 : "cluster inventory current again: infeasible enforced");
+    gpa_log_int(l, "brokenSeconds", (int64_t)(broken_ms / 1000));
+    gpa_log_int(l, "limitSeconds", (int64_t)(limit_ms / 1000));
+    gpa_log_end(l);
+}
+
+/* A new inventory from the view, advisory when stale; NULL (logged) when it does not resolve. */
+static gpa_inventory_t *snapshot(gpa_live_t *live, int stale, uint64_t broken_ms)
+{
+    gpa_error_t err;
+    gpa_inventory_t *inv = gpa_view_snapshot(live->view, &err);
+    if (inv == NULL) {
+        char why[512];
+        gpa_error_format(&err, why, sizeof(why));
+        gpa_log_msg(GPA_LOG_ERROR, "cluster inventory does not resolve; keeping the previous one", why);
+        return NULL;
+    }
+    if (stale) {
+        char note[96];
+        snprintf(note, sizeof(note), "not enforced: cluster inventory stale for %" PRIu64 "s", broken_ms / 1000);
+        gpa_inventory_set_advisory(inv, note);
+    }
+    return inv;
+}
+
+static void publish_once(gpa_live_t *live)
+{
+    uint64_t broken_ms;
+    int synced = synced_locked(live, mono_ms(), &broken_ms);
+    int stale = synced && broken_ms > live->opts.stale_after_ms;
+    uint64_t gen = gpa_view_generation(live->view);
+    live->stale_ms = broken_ms;
+    if (!synced || (synced == live->synced && stale == live->stale && gen == live->published_gen))
+        return;
+    if (stale != live->stale)
+        log_stale(stale, broken_ms, live->opts.stale_after_ms);
+    if (!live->synced)
+        gpa_log_msg(GPA_LOG_INFO, "cluster inventory synced", NULL);
+    live->synced = 1;
+    live->stale = stale;
+    live->published_gen = gen;
+    pthread_mutex_unlock(&live->lock);
+    uint64_t start = mono_ns();
+    gpa_inventory_t *inv = snapshot(live, stale, broken_ms);
+    uint64_t took = mono_ns() - start;
+    if (inv != NULL)
+        gpa_reload_set_inventory(inv);
+    pthread_mutex_lock(&live->lock);
+    live->snapshots[inv != NULL]++;
+    live->build_ns = took;
+}
+
+static void *publisher(void *arg)
+{
+    gpa_live_t *live = arg;
+    pthread_mutex_lock(&live->lock);
+    while (!live->stopping) {
+        publish_once(live);
+        uint64_t pause_ns = (uint64_t)PUBLISH_EVERY_MS * 1000000u;
+        if (live->build_ns * BUILD_SHARE > pause_ns)
+            pause_ns = live->build_ns * BUILD_SHARE;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)(pause_ns / 1000000000u);
+        until.tv_nsec += (long)(pause_ns % 1000000000u);
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+        if (!live->stopping)
+            pthread_cond_timedwait(&live->wake, &live->lock, &until);
+    }
+    pthread_mutex_unlock(&live->lock);
+    return NULL;
+}
+
+/* ---- readiness and metrics ---- */
+
+static const char *waiting(void *ctx)
+{
+    gpa_live_t *live = ctx;
+    pthread_mutex_lock(&live->lock);
+    int synced = live->synced;
+    pthread_mutex_unlock(&live->lock);
+    return synced || live->opts.serve_before_sync ? NULL : "waiting for the first sync of the cluster inventory\n";
+}
+
+static void on_count(void *ctx, const char *rule, const char *ns, uint64_t pods)
+{
+    gpa_buf_printf(ctx, "gpuadmit_audit_violations{rule=\"%s\",namespace=\"%s\"} %" PRIu64 "\n", rule, ns, pods);
+}
+
+static void render_kinds(gpa_live_t *live, gpa_buf_t *out)
+{
+    static const struct {
+        const char *name, *type, *help;
+    } series[] = {
+        {"gpuadmit_cluster_objects", "gauge", "Objects the live inventory holds records for, by kind."},
+        {"gpuadmit_cluster_last_sync_timestamp_seconds", "gauge", "When each kind was last listed in full."},
+        {"gpuadmit_cluster_relists_total", "counter", "Full lists after the first, by kind."},
+        {"gpuadmit_cluster_watch_restarts_total", "counter", "Watches that failed and were retried, by kind."},
+        {"gpuadmit_cluster_events_total", "counter", "Objects applied to the live inventory, by kind."},
+        {"gpuadmit_cluster_objects_rejected_total", "counter", "Objects that could not be read, by kind."},
+    };
+    for (size_t s = 0; s < sizeof(series) / sizeof(series[0]); s++) {
+        gpa_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", series[s].name, series[s].help, series[s].name, series[s].type);
+        for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
+            const kind_state_t *k = &live->kinds[i];
+            uint64_t v[] = {gpa_view_held(live->view, k->kind),
+                            (uint64_t)k->last_sync,
+                            k->lists > 0 ? k->lists - 1 : 0,
+                            k->restarts,
+                            k->events,
+                            k->rejected};
+            gpa_buf_printf(out, "%s{kind=\"%s\"} %" PRIu64 "\n", series[s].name, gpa_view_kind_name(k->kind), v[s]);
+        }
+    }
+}
+
+static void render(void *ctx, gpa_buf_t *out, time_t now)
+{
+    gpa_live_t *live = ctx;
+    (void)now;
+    pthread_mutex_lock(&live->lock);
+    render_kinds(live, out);
+    uint64_t applied = atomic_load(&live->applied), ns = atomic_load(&live->apply_ns);
+    gpa_buf_printf(out,
+                   "# HELP gpuadmit_cluster_stale_seconds How long the longest-broken watch has been broken.\n"
+                   "# TYPE gpuadmit_cluster_stale_seconds gauge\ngpuadmit_cluster_stale_seconds %" PRIu64 ".%03" PRIu64 "\n"
+                   "# HELP gpuadmit_cluster_stale 1 while the inventory is stale and infeasible denies nothing.\n"
+                   "# TYPE gpuadmit_cluster_stale gauge\ngpuadmit_cluster_stale %d\n"
+                   "# HELP gpuadmit_cluster_synced 1 once every kind was listed.\n"
+                   "# TYPE gpuadmit_cluster_synced gauge\ngpuadmit_cluster_synced %d\n"
+                   "# HELP gpuadmit_cluster_snapshots_total New inventories built from the live view, by result.\n"
+                   "# TYPE gpuadmit_cluster_snapshots_total counter\n"
+                   "gpuadmit_cluster_snapshots_total{result=\"success\"} %" PRIu64 "\n"
+                   "gpuadmit_cluster_snapshots_total{result=\"failure\"} %" PRIu64 "\n"
+                   "# HELP gpuadmit_cluster_snapshot_build_seconds How long the last new inventory took to build.\n"
+                   "# TYPE gpuadmit_cluster_snapshot_build_seconds gauge\n"
+                   "gpuadmit_cluster_snapshot_build_seconds %" PRIu64 ".%09" PRIu64 "\n"
+                   "# HELP gpuadmit_cluster_apply_seconds Time spent applying watch events (judging included).\n"
+                   "# TYPE gpuadmit_cluster_apply_seconds summary\n"
+                   "gpuadmit_cluster_apply_seconds_sum %" PRIu64 ".%09" PRIu64 "\ngpuadmit_cluster_apply_seconds_count %" PRIu64
+                   "\n",
+                   live->stale_ms / 1000, live->stale_ms % 1000, live->stale, live->synced, live->snapshots[1], live->snapshots[0],
+                   live->build_ns / 1000000000u, live->build_ns % 1000000000u, ns / 1000000000u, ns % 1000000000u, applied);
+    pthread_mutex_unlock(&live->lock);
+    gpa_buf_puts(out, "# HELP gpuadmit_audit_violations Watched Pods that break a rule as stored, by rule and namespace.\n"
+                      "# TYPE gpuadmit_audit_violations gauge\n");
+    gpa_view_audit_counts(live->view, on_count, out);
+}
+
+/* ---- start and stop ---- */
+
+static int start_reflectors(gpa_live_t *live, gpa_error_t *err)
+{
+    for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
+        kind_state_t *k = &live->kinds[i];
+        gpa_reflector_sink_t sink = {on_begin_list, on_apply, on_end_list, on_broken, k};
+        k->live = live;
+        k->kind = (gpa_view_kind_t)i;
+        k->reflector = gpa_reflector_start(&live->target, gpa_view_kind_path(k->kind), &sink, err);
+        if (k->reflector == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+gpa_live_t *gpa_live_start(const gpa_live_opts_t *opts, gpa_error_t *err)
+{
+    gpa_live_t *live = gpa_xcalloc(1, sizeof(*live));
+    live->opts = *opts;
+    pthread_mutex_init(&live->lock, NULL);
+    pthread_cond_init(&live->wake, NULL);
+    live->view = gpa_view_new();
+    live->source = (gpa_metrics_source_t){waiting, render, live};
+    if (gpa_kube_target_load(&opts->kube, &live->target, err) != 0) {
+        gpa_live_stop(live);
+        return NULL;
+    }
+    /* Every thread started from here inherits the mask: the server's thread alone takes SIGTERM and SIGINT. */
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    int rc = start_reflectors(live, err);
+    if (rc == 0)
+        live->started = pthread_create(&live->publisher, NULL, publisher, live) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        gpa_live_stop(live);
+        return NULL;
+    }
+    gpa_metrics_set_source(&live->source);
+    return live;
+}
+
+void gpa_live_stop(gpa_live_t *live)
+{
+    if (live == NULL)
+        return;
+    gpa_metrics_set_source(NULL);
+    for (int i = 0; i < GPA_VIEW_NKINDS; i++)
+        if (live->kinds[i].reflector != NULL)
+            gpa_reflector_stop(live->kinds[i].reflector);
+    pthread_mutex_lock(&live->lock);
+    live->stopping = 1;
+    pthread_cond_signal(&live->wake);
+    pthread_mutex_unlock(&live->lock);
+    if (live->started)
+        pthread_join(live->publisher, NULL);
+    gpa_reload_set_inventory(NULL); /* one the publisher put in force after the server let go of its own */
+    for (int i = 0; i < GPA_VIEW_NKINDS; i++)
+        gpa_arena_dispose(&live->kinds[i].judge);
+    gpa_view_free(live->view);
+    gpa_kube_target_dispose(&live->target);
+    pthread_cond_destroy(&live->wake);
+    pthread_mutex_destroy(&live->lock);
+    free(live);
+}

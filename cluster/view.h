@@ -1,0 +1,75 @@
+/*
+ * gpuadmit cluster: the live inventory. Nodes, Koordinator Devices and Pods arrive one object at a time (from
+ * reflectors, reflector.h, or one list each for `fit --cluster`); each is read the way an inventory file reads
+ * it (gpa_inventory_read_object, docs/allocator.md) and only its records are kept: per Node its labels and
+ * devices, per Device object its GPUs, per Pod what it holds on which device. A Pod that holds no GPU and has
+ * no audit finding is not kept at all. gpa_view_snapshot() resolves the records into a new, immutable
+ * inventory that the webhook swaps in as it does a reloaded file.
+ *
+ * A relist (begin_list … end_list) fills a fresh set for its kind while the old one stays in force; end_list
+ * replaces it whole, so after any sequence of disconnects the view equals a fresh list.
+ *
+ * Audit findings: each Pod may carry the ids of the rules it breaks as stored (given by the caller, who judges
+ * it); the view keeps their count per rule and namespace, up to date through modifications and deletions.
+ *
+ * Thread-safety: every call takes the view's one lock; reflectors of different kinds may call concurrently.
+ * Ownership: the view copies what it keeps; objects passed in are borrowed for the call.
+ */
+#ifndef GPA_CLUSTER_VIEW_H
+#define GPA_CLUSTER_VIEW_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc/inventory.h"
+#include "base/error.h"
+#include "document/value.h"
+#include "reflector.h"
+
+typedef enum en_gpa_view_kind_t {
+    GPA_VIEW_NODES,
+    GPA_VIEW_DEVICES,
+    GPA_VIEW_PODS,
+    GPA_VIEW_NKINDS,
+} gpa_view_kind_t;
+
+typedef struct st_gpa_view_t gpa_view_t;
+
+/* The collection each kind is read from, and its name in metrics ("nodes", "devices", "pods"). */
+const char *gpa_view_kind_path(gpa_view_kind_t kind);
+const char *gpa_view_kind_name(gpa_view_kind_t kind);
+
+gpa_view_t *gpa_view_new(void); /* new, empty; gpa_view_free() frees */
+void gpa_view_free(gpa_view_t *v);
+
+void gpa_view_begin_list(gpa_view_t *v, gpa_view_kind_t kind);
+/*
+ * Applies one watch event. For Pods, `rules` (borrowed, may be NULL) are the ids of the rules the Pod breaks as
+ * stored. Returns 0, or -1 with err when the object cannot be read: it is then absent from the view (an
+ * unreadable object never leaves an older reading behind).
+ */
+int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event, const gpa_value_t *object,
+                   const char *const *rules, size_t nrules, gpa_error_t *err);
+void gpa_view_end_list(gpa_view_t *v, gpa_view_kind_t kind);
+
+/*
+ * A new inventory (one reference, the caller releases) from every record in force, or NULL with err when the
+ * records do not resolve (the caller keeps the previous one).
+ */
+gpa_inventory_t *gpa_view_snapshot(gpa_view_t *v, gpa_error_t *err);
+
+/* Moves on with every change that alters a snapshot (to tell when a new one is due). */
+uint64_t gpa_view_generation(gpa_view_t *v);
+/* Objects of a kind the view holds records for (Pods: those holding GPUs or with findings). */
+size_t gpa_view_held(gpa_view_t *v, gpa_view_kind_t kind);
+/* Calls fn for every (rule, namespace) with a non-zero count of Pods breaking it. */
+void gpa_view_audit_counts(gpa_view_t *v, void (*fn)(void *ctx, const char *rule, const char *ns, uint64_t pods), void *ctx);
+
+/*
+ * One list of each kind into the view, no watch (fit --cluster). An object that cannot be read is left out and
+ * passed to on_reject (may be NULL) with why. Returns 0, or -1 with err when a list failed (a kind the cluster
+ * does not serve is an empty list).
+ */
+int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, void (*on_reject)(void *ctx, const gpa_error_t *why),
+                      void *ctx, gpa_error_t *err);
+
+#endif

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""The live cluster end to end (docs/cluster.md): `gpuadmit serve --cluster-inventory`, `fit --cluster` and `audit`
+against the fake API server (tests/fakeapi), objects and faults injected through its /_fake/ endpoints.
+
+Environment: GPUADMIT (the binary), GPA_FAKEAPI (the fake's binary), E2E_WORK (a scratch directory).
+Usage: run_cluster.py [unittest names, e.g. Live.test_staleness_stops_denying]
+"""
+import http.client
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_e2e import GPUADMIT, WORK, Server, make_certs, pod, review  # noqa: E402
+
+FAKEAPI = os.environ.get("GPA_FAKEAPI", "")
+
+
+class Fake:
+    """One fake API server; stopped by closing its stdin."""
+
+    def __init__(self, name, *flags, binary=None, work=None):
+        self.dir = tempfile.mkdtemp(prefix="fakeapi-", dir=work or WORK)
+        self.proc = subprocess.Popen([binary or FAKEAPI, "-dir", self.dir, "-exit-on-stdin-eof", *flags], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while not os.path.exists(os.path.join(self.dir, "url")):
+            if time.time() > deadline:
+                raise AssertionError("the fake API server did not start")
+            time.sleep(0.02)
+        with open(os.path.join(self.dir, "url")) as f:
+            self.url = f.read().strip()
+        self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "ca.crt"))
+        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
+        with open(self.kubeconfig, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+                    "clusters: [{name: fake, cluster: {server: %s, certificate-authority: %s}}]\n"
+                    "users: [{name: u, user: {token: test-token}}]\n"
+                    "contexts: [{name: fake, context: {cluster: fake, user: u, namespace: default}}]\n"
+                    % (self.url, os.path.join(self.dir, "ca.crt")))
+
+    def control(self, what, body):
+        req = urllib.request.Request(self.url + "/_fake/" + what, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, context=self.ctx, timeout=120) as r:
+            return json.loads(r.read())
+
+    def apply(self, resource, *objects, type_="ADDED", batch=5000):
+        for k in range(0, max(len(objects), 1), batch):
+            self.control("apply", [{"resource": resource, "type": type_, "object": o} for o in objects[k:k + batch]])
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+def node(name, gpus, memory_mib=16384):
+    return {"metadata": {"name": name, "labels": {"nvidia.com/gpu.memory": str(memory_mib)}},
+            "status": {"allocatable": {"nvidia.com/gpu": str(gpus)}}}
+
+
+def vendor_pod(name, gpus, ns="default", node_name=None):
+    p = pod(name, [("main", {"limits": {"nvidia.com/gpu": str(gpus)}})])
+    p["metadata"]["namespace"] = ns
+    if node_name:
+        p["spec"]["nodeName"] = node_name
+        p["status"] = {"phase": "Running"}
+    return p
+
+
+MIXED = pod("both", [("main", {"limits": {"koordinator.sh/gpu-memory": "8Gi", "koordinator.sh/gpu-memory-ratio": "50",
+                                          "koordinator.sh/gpu.shared": "1"}})])
+
+
+def validate(server, obj):
+    """The webhook's answer (the AdmissionReview response) to a CREATE of obj."""
+    ctx = ssl.create_default_context(cafile=os.path.join(server.certdir, "ca.crt"))
+    ctx.check_hostname = False
+    conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=ctx, timeout=10)
+    conn.request("POST", "/validate", body=json.dumps(review(obj)), headers={"Content-Type": "application/json"})
+    r = conn.getresponse()
+    body = json.loads(r.read())
+    conn.close()
+    return body["response"]
+
+
+def readyz(server):
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/readyz" % server.metrics_port, timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def eventually(what, pred, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError("not within %ss: %s" % (timeout, what))
+
+
+@unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
+class Live(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(WORK, exist_ok=True)
+        cls.certdir = os.path.join(WORK, "certs")
+        make_certs(cls.certdir)
+
+    def setUp(self):
+        self.fake = Fake(self.id())
+        self.server = None
+
+    def tearDown(self):
+        if self.server is not None:
+            self.server.stop()
+        self.fake.stop()
+        shutil.rmtree(self.fake.dir, ignore_errors=True)
+
+    def serve(self, *args):
+        self.server = Server(self.id().rsplit(".", 1)[1], self.certdir, "--cluster-inventory", "--kubeconfig",
+                             self.fake.kubeconfig, *args)
+        return self.server
+
+    def test_readyz_waits_for_sync_and_events_change_the_verdict(self):
+        self.fake.apply("nodes", node("a", 2))
+        self.fake.control("fault", {"slowMs": 1500})
+        s = self.serve()
+        self.assertEqual(readyz(s), 503)
+        self.fake.control("fault", {"slowMs": 0})
+        eventually("ready", lambda: readyz(s) == 200)
+        denied = validate(s, vendor_pod("big", 4))
+        self.assertFalse(denied["allowed"])
+        self.assertIn("infeasible", denied["status"]["message"])
+        self.assertTrue(validate(s, vendor_pod("small", 1))["allowed"])
+        # A bigger node arrives: the same Pod now fits.
+        self.fake.apply("nodes", node("b", 8))
+        eventually("the new node counts", lambda: validate(s, vendor_pod("big", 4))["allowed"])
+        # Node b goes: denied again.
+        self.fake.apply("nodes", node("b", 8), type_="DELETED")
+        eventually("the node is gone", lambda: not validate(s, vendor_pod("big", 4))["allowed"])
+        m = s.metrics()
+        self.assertEqual(m['gpuadmit_cluster_objects{kind="nodes"}'], 1)
+        self.assertEqual(m["gpuadmit_cluster_synced"], 1)
+        self.assertGreater(m["gpuadmit_cluster_apply_seconds_count"], 0)
+        # Usage by a scheduled Pod counts with --now semantics only: a whole node held still "could ever fit".
+        self.fake.apply("pods", vendor_pod("holder", 2, node_name="a"))
+        eventually("the Pod is held", lambda: s.metrics()['gpuadmit_cluster_objects{kind="pods"}'] == 1)
+
+    def test_serve_before_sync_is_silent(self):
+        self.fake.apply("nodes", node("a", 2))
+        self.fake.control("fault", {"slowMs": 3000})
+        s = self.serve("--serve-before-sync")
+        self.assertEqual(readyz(s), 200)
+        answer = validate(s, vendor_pod("big", 4))
+        self.assertTrue(answer["allowed"])
+        self.assertNotIn("warnings", answer)
+        self.fake.control("fault", {"slowMs": 0})
+        eventually("synced: infeasible denies", lambda: not validate(s, vendor_pod("big", 4))["allowed"])
+
+    def test_staleness_stops_denying(self):
+        self.fake.apply("nodes", node("a", 2))
+        s = self.serve("--inventory-stale-after", "1s")
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertFalse(validate(s, vendor_pod("big", 4))["allowed"])
+        self.fake.stop()  # every watch breaks, and reconnecting fails
+        answer = eventually("stale", lambda: (lambda a: a if a["allowed"] else None)(validate(s, vendor_pod("big", 4))))
+        self.assertTrue(any("not enforced: cluster inventory stale" in w for w in answer.get("warnings", [])), answer)
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 1)
+        self.assertGreater(s.metrics()['gpuadmit_cluster_watch_restarts_total{kind="nodes"}'], 0)
+        s.wait_log(lambda l: l.get("msg", "").startswith("cluster inventory stale"), 5)
+
+    def test_stale_then_current_again(self):
+        self.fake.apply("nodes", node("a", 2))
+        s = self.serve("--inventory-stale-after", "1s")
+        eventually("ready", lambda: readyz(s) == 200)
+        self.fake.control("fault", {"token": "rotated-elsewhere", "cut": True})  # every watch now gets 401
+        eventually("stale", lambda: validate(s, vendor_pod("big", 4))["allowed"])
+        self.fake.control("fault", {"token": "test-token"})
+        self.fake.apply("nodes", node("c", 2))  # an event through the restored watch: current again
+        eventually("enforced again", lambda: not validate(s, vendor_pod("big", 4))["allowed"], timeout=60)
+        s.wait_log(lambda l: l.get("msg", "").startswith("cluster inventory current again"), 5)
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
+
+    def test_relist_after_410(self):
+        self.fake.stop()
+        self.fake = Fake(self.id(), "-bookmark-ms", "600000")  # no bookmark moves the Nodes watch on
+        self.fake.apply("nodes", node("a", 2))
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        self.fake.apply("pods", vendor_pod("elsewhere", 1))  # a change the Nodes watch does not see
+        self.fake.control("fault", {"compact": True})  # history forgotten, watches dropped: the Nodes watch is 410 Gone
+        self.fake.apply("nodes", node("b", 8))
+        eventually("relisted", lambda: s.metrics()['gpuadmit_cluster_relists_total{kind="nodes"}'] >= 1)
+        eventually("the relist has b", lambda: validate(s, vendor_pod("big", 4))["allowed"])
+
+    def test_watched_pods_are_audited(self):
+        self.fake.apply("nodes", node("a", 2))
+        bad = json.loads(json.dumps(MIXED))
+        bad["metadata"]["namespace"] = "ml"
+        self.fake.apply("pods", bad, vendor_pod("fine", 1, ns="ml"))
+        s = self.serve()
+        key = 'gpuadmit_audit_violations{rule="memory-ratio-exclusive",namespace="ml"}'
+        eventually("counted", lambda: s.metrics().get(key) == 1)
+        self.fake.apply("pods", bad, type_="DELETED")
+        eventually("uncounted", lambda: key not in s.metrics())
+
+    def test_devices_not_served(self):
+        self.fake.stop()
+        self.fake = Fake(self.id(), "-no-crd")
+        self.fake.apply("nodes", node("a", 2))
+        s = self.serve("--inventory-stale-after", "1s")
+        eventually("ready without the Device CRD", lambda: readyz(s) == 200)
+        time.sleep(1.5)
+        self.assertFalse(validate(s, vendor_pod("big", 4))["allowed"])  # an absent CRD is not staleness
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
+
+
+def run(*args, **kw):
+    return subprocess.run([GPUADMIT, *args], capture_output=True, text=True, timeout=60, **kw)
+
+
+@unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
+class Commands(unittest.TestCase):
+    def setUp(self):
+        os.makedirs(WORK, exist_ok=True)
+        self.fake = Fake(self.id())
+        self.fake.apply("nodes", node("a", 2), node("b", 8))
+        self.fake.apply("pods", vendor_pod("holder", 8, node_name="b"))
+        self.dir = tempfile.mkdtemp(dir=WORK)
+
+    def tearDown(self):
+        self.fake.stop()
+        shutil.rmtree(self.fake.dir, ignore_errors=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, name, obj):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            json.dump(obj, f)
+        return path
+
+    def test_fit_cluster(self):
+        k = ["--cluster", "--kubeconfig", self.fake.kubeconfig]
+        r = run("fit", *k, self.write("p.json", vendor_pod("p", 4)))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("b", r.stdout)
+        r = run("fit", *k, "--now", "-o", "json", self.write("p.json", vendor_pod("p", 4)))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)  # b is held whole
+        self.assertFalse(json.loads(r.stdout)[0]["feasible"])
+        r = run("fit", *k, self.write("p.json", vendor_pod("p", 16)))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        r = run("fit", "--cluster", "--inventory", "x", self.write("p.json", vendor_pod("p", 1)))
+        self.assertEqual(r.returncode, 2)
+
+    def test_serve_flags(self):
+        for args in (["--cluster-inventory", "--inventory", "x"], ["--kubeconfig", self.fake.kubeconfig],
+                     ["--cluster-inventory", "--inventory-stale-after", "soon"]):
+            r = run("serve", "--cert", "c", "--key", "k", *args)
+            self.assertEqual(r.returncode, 2, r.stderr)
+        r = run("serve", "--cert", "c", "--key", "k", "--cluster-inventory", "--kubeconfig", "/nonexistent")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cannot watch the cluster", r.stderr)
+
+    def test_audit(self):
+        bad = json.loads(json.dumps(MIXED))
+        bad["metadata"]["namespace"] = "ml"
+        deploy = {"metadata": {"name": "trainer", "namespace": "ml"},
+                  "spec": {"template": {"metadata": {}, "spec": json.loads(json.dumps(MIXED["spec"]))}}}
+        self.fake.apply("pods", bad)
+        self.fake.apply("deployments", deploy)
+        k = ["--kubeconfig", self.fake.kubeconfig]
+        r = run("audit", *k)  # the context's namespace: default, where all is well
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Pod/default/holder: allowed", r.stdout)
+        self.assertNotIn("ml", r.stdout)
+        self.assertRegex(r.stderr, r"audit: note: not served by this cluster .*, skipped: .*RayCluster \(ray\.io/v1\)")
+        r = run("audit", *k, "-n", "ml")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertTrue(any(l.startswith("cluster Pod/ml/both ") and "memory-ratio-exclusive" in l for l in r.stdout.splitlines()),
+                        r.stdout)
+        self.assertIn("Deployment/ml/trainer", r.stdout)
+        self.assertIn("2 objects: 0 allowed, 2 would be denied", r.stdout)
+        r = run("audit", *k, "-A", "-o", "json")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        names = sorted((e["kind"], e["name"]) for e in json.loads(r.stdout))
+        self.assertEqual(names, [("Deployment", "trainer"), ("Pod", "both"), ("Pod", "holder")])
+        self.assertEqual(run("audit", *k, "-A", "-n", "x").returncode, 2)
+        self.fake.control("fault", {"token": "another"})  # a token the fake refuses: the lists fail
+        r = run("audit", *k)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], *sys.argv[1:]], verbosity=2)

@@ -1,0 +1,15 @@
+# The live cluster end to end (tests/e2e/run_cluster.py): `serve --cluster-inventory`, `fit --cluster` and `audit`
+# against the fake API server that tests/cluster.cmake builds. Labels "e2e;cluster".
+if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
+  foreach(t Live.test_readyz_waits_for_sync_and_events_change_the_verdict Live.test_serve_before_sync_is_silent
+            Live.test_staleness_stops_denying Live.test_stale_then_current_again Live.test_relist_after_410
+            Live.test_watched_pods_are_audited Live.test_devices_not_served
+            Commands.test_fit_cluster Commands.test_audit Commands.test_serve_flags)
+    string(REPLACE "." "_" name ${t})
+    add_test(NAME e2e_cluster_${name}
+             COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_cluster.py ${t})
+    set_tests_properties(e2e_cluster_${name} PROPERTIES
+      ENVIRONMENT "GPUADMIT=$<TARGET_FILE:gpuadmit>;GPA_FAKEAPI=${GPA_FAKEAPI};E2E_WORK=${CMAKE_BINARY_DIR}/e2e/cluster_${name}"
+      TIMEOUT 120 LABELS "e2e;cluster")
+  endforeach()
+endif()
