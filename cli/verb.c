@@ -70,11 +70,12 @@ void gpa_verb_dispose(gpa_verb_t *vb)
     vb->cfg = NULL;
 }
 
-static int on_document(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc)
+static int on_document(void *ctx, const char *file, const char *source, long item, gpa_arena_t *a, gpa_value_t *doc)
 {
     gpa_verb_t *vb = ctx;
     gpa_objects_t objs = {0};
-    if (gpa_cli_objects(a, file, doc, &objs) != 0) {
+    int rc = item < 0 ? gpa_cli_objects(a, file, doc, &objs) : gpa_cli_item_objects(a, file, doc, item, &objs);
+    if (rc != 0) {
         vb->unreadable++;
         return 0; /* reported; the next document is still read */
     }

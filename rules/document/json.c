@@ -18,7 +18,9 @@ typedef struct st_jparser_t {
     const char *p, *end;
     const char *line_start;
     unsigned line;
+    unsigned col_base; /* columns before the text's first byte on its first line (a value read out of a larger input) */
     unsigned depth;
+    int short_input; /* the fault may be the end of the text: more text might make it valid */
     gpa_error_t *err;
     /* Decoded strings and number literals of the whole document go to one block sized from the input (a
      * string's decoded text plus its NUL never exceeds its quoted source), and nodes come from small batches:
@@ -37,12 +39,14 @@ typedef struct st_jparser_t {
 
 static unsigned column_of(const jparser_t *j, const char *at)
 {
-    size_t c = (size_t)(at - j->line_start) + 1;
+    size_t c = (size_t)(at - j->line_start) + 1 + j->col_base;
     return c > UINT32_MAX ? UINT32_MAX : (unsigned)c;
 }
 
 static int fail_at(jparser_t *j, const char *at, const char *what)
 {
+    if (at >= j->end)
+        j->short_input = 1;
     if (at >= j->end)
         return gpa_error_set(j->err, j->line, column_of(j, at), NULL, "%s (at end of input)", what);
     unsigned char c = (unsigned char)*at;
@@ -62,6 +66,7 @@ static void skip_ws_slow(jparser_t *j)
             p++;
             j->line++;
             j->line_start = p;
+            j->col_base = 0;
         } else {
             break;
         }
@@ -214,12 +219,16 @@ static int decode_escape(jparser_t *j, const char **pp, char *dst)
         return fail_at(j, p - 1, "invalid escape in string");
     }
     unsigned cp, lo;
+    if (j->end - p < 4)
+        j->short_input = 1;
     if (j->end - p < 4 || hex4(p, &cp) != 0)
         return fail_at(j, p - 2, "invalid \\u escape (four hex digits expected)");
     p += 4;
     if (cp >= 0xdc00 && cp <= 0xdfff)
         return fail_at(j, p - 6, "lone low surrogate in \\u escape");
     if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (j->end - p < 6)
+            j->short_input = 1;
         if (j->end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, &lo) != 0 || lo < 0xdc00 || lo > 0xdfff)
             return fail_at(j, p - 6, "lone high surrogate in \\u escape (a low surrogate must follow)");
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
@@ -284,6 +293,8 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
             return fail_at(j, p, "control character in string (must be escaped)");
         } else {
             size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            if (n == 0 && end - p < 4)
+                j->short_input = 1; /* perhaps a sequence cut by the end of the text */
             if (n == 0)
                 return fail_at(j, p, "invalid UTF-8 in string");
             memcpy(d, p, n);
@@ -351,7 +362,10 @@ static int parse_number(jparser_t *j, gpa_value_t **out)
 
 static int parse_literal(jparser_t *j, const char *word, size_t n, gpa_vtype_t type, int boolean, gpa_value_t **out)
 {
-    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+    size_t have = (size_t)(j->end - j->p);
+    if (have < n && memcmp(j->p, word, have) == 0)
+        j->short_input = 1;
+    if (have < n || memcmp(j->p, word, n) != 0)
         return fail_at(j, j->p, "invalid literal (expected a JSON value)");
     gpa_value_t *v = new_node(j, type, j->p);
     v->u.boolean = boolean;
@@ -535,37 +549,72 @@ static int parse_value(jparser_t *j, gpa_value_t **out)
     }
 }
 
-int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err)
+/* Sets up j over text[0..len) (from `at` when given), runs `body`, frees the scratch stacks. */
+static int run(gpa_arena_t *a, const char *text, size_t len, const gpa_json_pos_t *at, gpa_error_t *err,
+               int (*body)(jparser_t *j, void *arg), void *arg, jparser_t *out)
 {
     gpa_value_t *stack_items[64];
     gpa_member_t stack_members[64];
     if (text == NULL)
         text = "", len = 0;
     jparser_t j = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1, .err = err};
+    if (at != NULL) {
+        j.line = at->line;
+        j.col_base = at->column > 0 ? at->column - 1 : 0;
+        j.depth = at->depth;
+    }
     j.items = stack_items;
     j.capitems = sizeof(stack_items) / sizeof(stack_items[0]);
     j.members = stack_members;
     j.capmembers = sizeof(stack_members) / sizeof(stack_members[0]);
-    int ret = -1;
     /* +1: a number ending the input has no delimiter to stand in for its NUL; +8: slack for 8-byte stores */
     j.sbuf = gpa_arena_alloc(a, len + 9);
-    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) /* RFC 8259 §8.1: a BOM may be ignored */
-        j.p = j.line_start = text + 3;
-    skip_ws(&j);
-    gpa_value_t *v;
-    if (parse_value(&j, &v) != 0)
-        goto Exit;
-    skip_ws(&j);
-    if (j.p != j.end) {
-        fail_at(&j, j.p, "trailing data after the JSON value");
-        goto Exit;
-    }
-    *out = v;
-    ret = 0;
-Exit:
+    int ret = body(&j, arg);
     if (j.items_heap)
         free(j.items);
     if (j.members_heap)
         free(j.members);
+    j.items = NULL, j.members = NULL;
+    *out = j;
+    return ret;
+}
+
+static int whole_text(jparser_t *j, void *arg)
+{
+    gpa_value_t **out = arg, *v;
+    if (j->end - j->p >= 3 && memcmp(j->p, "\xef\xbb\xbf", 3) == 0) /* RFC 8259 §8.1: a BOM may be ignored */
+        j->p = j->line_start = j->p + 3;
+    skip_ws(j);
+    if (parse_value(j, &v) != 0)
+        return -1;
+    skip_ws(j);
+    if (j->p != j->end)
+        return fail_at(j, j->p, "trailing data after the JSON value");
+    *out = v;
+    return 0;
+}
+
+int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err)
+{
+    jparser_t j;
+    return run(a, text, len, NULL, err, whole_text, out, &j);
+}
+
+static int one_value(jparser_t *j, void *arg)
+{
+    return parse_value(j, arg);
+}
+
+int gpa_json_parse_value(gpa_arena_t *a, const char *text, size_t len, gpa_json_pos_t *at, gpa_value_t **out, size_t *used,
+                         int *short_input, gpa_error_t *err)
+{
+    jparser_t j;
+    int ret = run(a, text, len, at, err, one_value, out, &j);
+    *short_input = ret != 0 && j.short_input;
+    if (ret == 0) {
+        at->column = column_of(&j, j.p);
+        at->line = j.line;
+        *used = (size_t)(j.p - text);
+    }
     return ret;
 }

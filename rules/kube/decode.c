@@ -539,15 +539,22 @@ int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gp
         if (items->type != GPA_VARRAY)
             return gpa_schema_want(err, items, GPA_VARRAY, "items");
         for (size_t i = 0; i < items->u.array.len; i++)
-            if (gpa_decode_document(a, items->u.array.items[i], out, err) != 0) {
-                prefix_path(err, i);
+            if (gpa_decode_item(a, items->u.array.items[i], i, out, err) != 0)
                 return -1;
-            }
         return 0;
     }
     gpa_object_t *obj;
     if (gpa_decode_object(a, doc, &obj, err) != 0)
         return -1;
     *gpa_vec_push(a, out) = obj;
+    return 0;
+}
+
+int gpa_decode_item(gpa_arena_t *a, gpa_value_t *item, size_t index, gpa_objects_t *out, gpa_error_t *err)
+{
+    if (gpa_decode_document(a, item, out, err) != 0) {
+        prefix_path(err, index);
+        return -1;
+    }
     return 0;
 }

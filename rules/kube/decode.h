@@ -28,5 +28,8 @@ typedef struct st_gpa_objects_t {
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
 /* Appends the objects of one document (List items flattened, in order) to out. */
 int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
+/* The same for item `index` of a List read one item at a time: as gpa_decode_document decodes that List's
+ * items, errors' paths prefixed "items[index]". */
+int gpa_decode_item(gpa_arena_t *a, gpa_value_t *item, size_t index, gpa_objects_t *out, gpa_error_t *err);
 
 #endif

@@ -1,0 +1,441 @@
+/*
+ * Pieces of a large input (stream.h). The pending bytes sit in one buffer that is compacted on each feed; a
+ * piece is parsed only once all its bytes are in, and a parse cut short by the end of the buffer is retried
+ * after the next feed (the buffer grows geometrically while one piece does not fit, so retries stay linear).
+ *
+ * JSON: a small state machine walks the top-level object (keys, ':' and ',') and hands each value to
+ * gpa_json_parse_value, the one JSON parser: items are returned, other members are parsed in a scratch arena
+ * and dropped (only the kind is kept, to tell a List). YAML: the stream is cut at the lines that start a
+ * document ("---" at column 0 followed by white space or the end of a line: libyaml ends any scalar there too)
+ * and each document is parsed with gpa_yaml_parse_at, which needs an explicit "---" before every document but
+ * the first, so each cut holds at most one document.
+ */
+#include "document/stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "document/json.h"
+#include "document/yaml.h"
+
+#define DEFAULT_WANT (64 * 1024)
+
+typedef enum en_state_t {
+    ST_START,
+    ST_YAML,
+    ST_MEMBER_FIRST, /* after '{' */
+    ST_MEMBER,       /* a key is due */
+    ST_COLON,
+    ST_VALUE,
+    ST_AFTER_MEMBER,
+    ST_ITEM_FIRST, /* after the '[' of "items" */
+    ST_ITEM,
+    ST_AFTER_ITEM,
+    ST_TRAIL,
+    ST_DONE,
+} state_t;
+
+typedef enum en_key_t {
+    KEY_OTHER,
+    KEY_ITEMS,
+    KEY_KIND,
+} key_t_;
+
+struct st_gpa_stream_t {
+    char *buf;
+    size_t start, len, cap; /* pending bytes: buf[start..len) */
+    int eof;
+    size_t want;
+    state_t st;
+    int json;
+    unsigned line, column; /* position of buf[start] */
+    /* JSON */
+    key_t_ key;          /* the member being read */
+    unsigned items_keys; /* "items" members seen */
+    int items_array;     /* the first "items" was an array (streamed) */
+    char *kind;          /* the last "kind" member's string (heap), or NULL */
+    gpa_arena_t scratch; /* keys and the other members' values */
+};
+
+gpa_stream_t *gpa_stream_new(void)
+{
+    gpa_stream_t *s = gpa_xcalloc(1, sizeof(*s));
+    s->want = DEFAULT_WANT;
+    s->line = 1;
+    s->column = 1;
+    gpa_arena_init(&s->scratch);
+    return s;
+}
+
+void gpa_stream_free(gpa_stream_t *s)
+{
+    if (s == NULL)
+        return;
+    free(s->buf);
+    free(s->kind);
+    gpa_arena_dispose(&s->scratch);
+    free(s);
+}
+
+void gpa_stream_feed(gpa_stream_t *s, const char *bytes, size_t n)
+{
+    if (s->start > 0) {
+        memmove(s->buf, s->buf + s->start, s->len - s->start);
+        s->len -= s->start;
+        s->start = 0;
+    }
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : DEFAULT_WANT;
+        while (cap < s->len + n + 1)
+            cap *= 2;
+        s->buf = gpa_xrealloc(s->buf, cap);
+        s->cap = cap;
+    }
+    memcpy(s->buf + s->len, bytes, n);
+    s->len += n;
+    s->buf[s->len] = '\0';
+}
+
+void gpa_stream_end(gpa_stream_t *s)
+{
+    s->eof = 1;
+}
+
+size_t gpa_stream_want(const gpa_stream_t *s)
+{
+    return s->want;
+}
+
+int gpa_stream_is_json(const gpa_stream_t *s)
+{
+    return s->json;
+}
+
+int gpa_stream_is_list(const gpa_stream_t *s)
+{
+    if (!s->json || s->st != ST_DONE || s->items_keys != 1 || !s->items_array || s->kind == NULL)
+        return 0;
+    size_t n = strlen(s->kind);
+    return n >= 4 && strcmp(s->kind + n - 4, "List") == 0;
+}
+
+static size_t avail(const gpa_stream_t *s)
+{
+    return s->len - s->start;
+}
+
+/* Not enough bytes for the next step: ask for more (twice what is pending, so a large piece is re-read
+ * a logarithmic number of times), or fail at the end of the input. */
+static gpa_stream_status_t need_more(gpa_stream_t *s, gpa_error_t *err, const char *what)
+{
+    if (s->eof) {
+        s->st = ST_DONE;
+        gpa_error_set(err, s->line, s->column, NULL, "%s (at end of input)", what);
+        return GPA_STREAM_ERROR;
+    }
+    if (2 * avail(s) > s->want)
+        s->want = 2 * avail(s);
+    return GPA_STREAM_MORE;
+}
+
+static gpa_stream_status_t fail_here(gpa_stream_t *s, gpa_error_t *err, const char *what)
+{
+    unsigned char c = (unsigned char)s->buf[s->start];
+    s->st = ST_DONE;
+    if (c >= 0x21 && c < 0x7f)
+        gpa_error_set(err, s->line, s->column, NULL, "%s (found '%c')", what, c);
+    else
+        gpa_error_set(err, s->line, s->column, NULL, "%s (found byte 0x%02x)", what, c);
+    return GPA_STREAM_ERROR;
+}
+
+/* Skips JSON white space; 1 when a byte follows, 0 when the pending bytes ran out. */
+static int skip_ws(gpa_stream_t *s)
+{
+    while (s->start < s->len) {
+        char c = s->buf[s->start];
+        if (c == '\n') {
+            s->line++;
+            s->column = 1;
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+            s->column++;
+        } else {
+            return 1;
+        }
+        s->start++;
+    }
+    return 0;
+}
+
+static void take_byte(gpa_stream_t *s)
+{
+    s->start++;
+    s->column++;
+}
+
+/* Parses the JSON value at buf[start] into `a`. GPA_STREAM_PIECE on success (consumed), else MORE or ERROR. */
+static gpa_stream_status_t json_value(gpa_stream_t *s, gpa_arena_t *a, unsigned depth, gpa_value_t **out, gpa_error_t *err)
+{
+    gpa_json_pos_t at = {s->line, s->column, depth};
+    size_t used = 0;
+    int short_input = 0;
+    gpa_error_t e;
+    gpa_error_init(&e, err != NULL ? err->source : NULL);
+    if (gpa_json_parse_value(a, s->buf + s->start, avail(s), &at, out, &used, &short_input, &e) != 0) {
+        if (short_input && !s->eof)
+            return need_more(s, err, "");
+        s->st = ST_DONE;
+        if (err != NULL && !err->set_)
+            *err = e;
+        return GPA_STREAM_ERROR;
+    }
+    /* A number that ends the pending bytes may go on in the next feed. */
+    if ((*out)->type == GPA_VNUMBER && s->start + used == s->len && !s->eof)
+        return need_more(s, err, "");
+    s->start += used;
+    s->line = at.line;
+    s->column = at.column;
+    s->want = DEFAULT_WANT;
+    return GPA_STREAM_PIECE;
+}
+
+static gpa_stream_status_t json_key(gpa_stream_t *s, gpa_error_t *err)
+{
+    if (s->buf[s->start] != '"')
+        return fail_here(s, err, "expected a string key in object");
+    gpa_value_t *key;
+    gpa_stream_status_t st = json_value(s, &s->scratch, 1, &key, err);
+    if (st != GPA_STREAM_PIECE)
+        return st;
+    s->key = strcmp(key->u.str.ptr, "items") == 0 && key->u.str.len == 5  ? KEY_ITEMS
+             : strcmp(key->u.str.ptr, "kind") == 0 && key->u.str.len == 4 ? KEY_KIND
+                                                                          : KEY_OTHER;
+    gpa_arena_clear(&s->scratch);
+    s->st = ST_COLON;
+    return GPA_STREAM_MORE; /* not returned: the caller's loop goes on */
+}
+
+/* A member other than the streamed items: parsed, checked and dropped (the kind is kept). */
+static gpa_stream_status_t json_member_value(gpa_stream_t *s, gpa_error_t *err)
+{
+    if (s->key == KEY_ITEMS && s->items_keys++ == 0 && s->buf[s->start] == '[') {
+        s->items_array = 1;
+        take_byte(s);
+        s->st = ST_ITEM_FIRST;
+        return GPA_STREAM_MORE;
+    }
+    gpa_value_t *v;
+    gpa_stream_status_t st = json_value(s, &s->scratch, 1, &v, err);
+    if (st != GPA_STREAM_PIECE)
+        return st;
+    if (s->key == KEY_KIND) {
+        free(s->kind);
+        s->kind = v->type == GPA_VSTRING ? gpa_xstrdup(v->u.str.ptr) : NULL;
+    }
+    gpa_arena_clear(&s->scratch);
+    s->st = ST_AFTER_MEMBER;
+    return GPA_STREAM_MORE;
+}
+
+/* One step of the JSON walk: PIECE with an item, MORE to be fed, END, ERROR, or -1 to take another step. */
+static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_error_t *err)
+{
+    if (s->st == ST_TRAIL) {
+        if (skip_ws(s))
+            return fail_here(s, err, "trailing data after the JSON value");
+        if (!s->eof)
+            return GPA_STREAM_MORE;
+        s->st = ST_DONE;
+        return GPA_STREAM_END;
+    }
+    if (!skip_ws(s))
+        return need_more(s, err, "unterminated JSON object");
+    char c = s->buf[s->start];
+    gpa_stream_status_t st;
+    switch (s->st) {
+    case ST_MEMBER_FIRST:
+        if (c == '}') {
+            take_byte(s);
+            s->st = ST_TRAIL;
+            return -1;
+        }
+        s->st = ST_MEMBER;
+        return -1;
+    case ST_MEMBER:
+        st = json_key(s, err);
+        return st == GPA_STREAM_MORE && s->st == ST_COLON ? -1 : (int)st;
+    case ST_COLON:
+        if (c != ':')
+            return fail_here(s, err, "expected ':' after object key");
+        take_byte(s);
+        s->st = ST_VALUE;
+        return -1;
+    case ST_VALUE:
+        st = json_member_value(s, err);
+        return st == GPA_STREAM_MORE && s->st != ST_VALUE ? -1 : (int)st;
+    case ST_AFTER_MEMBER:
+        if (c != ',' && c != '}')
+            return fail_here(s, err, "expected ',' or '}' in object");
+        take_byte(s);
+        s->st = c == ',' ? ST_MEMBER : ST_TRAIL;
+        return -1;
+    case ST_ITEM_FIRST:
+        if (c == ']') {
+            take_byte(s);
+            s->st = ST_AFTER_MEMBER;
+            return -1;
+        }
+        s->st = ST_ITEM;
+        return -1;
+    case ST_ITEM:
+        st = json_value(s, a, 2, out, err);
+        if (st == GPA_STREAM_PIECE)
+            s->st = ST_AFTER_ITEM;
+        return (int)st;
+    case ST_AFTER_ITEM:
+        if (c != ',' && c != ']')
+            return fail_here(s, err, "expected ',' or ']' in array");
+        take_byte(s);
+        s->st = c == ',' ? ST_ITEM : ST_AFTER_MEMBER;
+        return -1;
+    default:
+        return GPA_STREAM_END;
+    }
+}
+
+/* JSON or YAML, from the first byte that is not white space (as docs.h decides). */
+static gpa_stream_status_t start(gpa_stream_t *s)
+{
+    size_t i = s->start;
+    if (avail(s) >= 3 && memcmp(s->buf + i, "\xef\xbb\xbf", 3) == 0)
+        i += 3;
+    else if (avail(s) > 0 && avail(s) < 3 && !s->eof && memcmp(s->buf + i, "\xef\xbb\xbf", avail(s)) == 0)
+        return GPA_STREAM_MORE;
+    while (i < s->len && (s->buf[i] == ' ' || s->buf[i] == '\t' || s->buf[i] == '\r' || s->buf[i] == '\n'))
+        i++;
+    if (i == s->len && !s->eof)
+        return GPA_STREAM_MORE;
+    if (i == s->len || (s->buf[i] != '{' && s->buf[i] != '[')) {
+        s->st = ST_YAML;
+        return GPA_STREAM_PIECE;
+    }
+    s->json = 1;
+    if (s->buf[i] == '[') {
+        s->st = ST_DONE;
+        return GPA_STREAM_WHOLE;
+    }
+    if (avail(s) >= 3 && memcmp(s->buf + s->start, "\xef\xbb\xbf", 3) == 0)
+        s->start += 3; /* the column counts from after the mark, as in json.c */
+    skip_ws(s);
+    take_byte(s); /* '{' */
+    s->st = ST_MEMBER_FIRST;
+    return GPA_STREAM_PIECE;
+}
+
+/* ---- YAML ---------------------------------------------------------------------------------------------- */
+
+/* Whether the line at buf[i] starts a document ("---" then white space or the end of the line). -1: the
+ * pending bytes end before that can be told. */
+static int document_start(const gpa_stream_t *s, size_t i)
+{
+    if (s->len - i < 4) {
+        if (!s->eof)
+            return -1;
+        return s->len - i == 3 && memcmp(s->buf + i, "---", 3) == 0;
+    }
+    char c = s->buf[i + 3];
+    return memcmp(s->buf + i, "---", 3) == 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n');
+}
+
+/* The end of the document that starts at buf[start]: the start of the next document's line (directive lines
+ * before it belong to it), or len at the end of the input; 0 when the pending bytes end first. */
+static size_t document_end(const gpa_stream_t *s)
+{
+    const char *base = s->buf;
+    size_t i = s->start;
+    for (;;) {
+        const char *nl = memchr(base + i, '\n', s->len - i);
+        if (nl == NULL)
+            return s->eof ? s->len : 0;
+        i = (size_t)(nl - base) + 1;
+        int d = document_start(s, i);
+        if (d < 0)
+            return 0;
+        if (d == 0)
+            continue;
+        /* "%YAML 1.1" lines just before the "---" are that document's directives. */
+        size_t cut = i;
+        while (cut > s->start) {
+            size_t prev = cut - 1; /* the '\n' ending the line before */
+            while (prev > s->start && base[prev - 1] != '\n')
+                prev--;
+            if (base[prev] != '%')
+                break;
+            cut = prev;
+        }
+        if (cut > s->start) /* else only directives so far: they are this "---" document's */
+            return cut;
+    }
+}
+
+static unsigned count_lines(const char *p, size_t n)
+{
+    unsigned lines = 0;
+    const char *end = p + n;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        lines++;
+        p++;
+    }
+    return lines;
+}
+
+static gpa_stream_status_t yaml_next(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_error_t *err)
+{
+    for (;;) {
+        if (avail(s) == 0 && s->eof) {
+            s->st = ST_DONE;
+            return GPA_STREAM_END;
+        }
+        size_t end = document_end(s);
+        if (end == 0) {
+            if (2 * avail(s) > s->want)
+                s->want = 2 * avail(s);
+            return GPA_STREAM_MORE;
+        }
+        gpa_docs_t docs = {0};
+        size_t n = end - s->start;
+        if (gpa_yaml_parse_at(a, s->buf + s->start, n, s->line, &docs, err) != 0) {
+            s->st = ST_DONE;
+            return GPA_STREAM_ERROR;
+        }
+        s->line += count_lines(s->buf + s->start, n);
+        s->start = end;
+        s->want = DEFAULT_WANT;
+        if (docs.len > 1) { /* cannot happen: libyaml wants "---" before a second document */
+            s->st = ST_DONE;
+            gpa_error_set(err, s->line, 1, NULL, "several YAML documents without a \"---\" line between them");
+            return GPA_STREAM_ERROR;
+        }
+        if (docs.len == 1) {
+            *out = docs.docs[0];
+            return GPA_STREAM_PIECE;
+        }
+    }
+}
+
+gpa_stream_status_t gpa_stream_next(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_error_t *err)
+{
+    if (s->st == ST_DONE)
+        return GPA_STREAM_END;
+    if (s->st == ST_START) {
+        gpa_stream_status_t st = start(s);
+        if (st != GPA_STREAM_PIECE)
+            return st;
+    }
+    if (s->st == ST_YAML)
+        return yaml_next(s, a, out, err);
+    int st;
+    while ((st = json_step(s, a, out, err)) < 0)
+        ;
+    return (gpa_stream_status_t)st;
+}
