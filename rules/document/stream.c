@@ -237,6 +237,24 @@ static gpa_stream_status_t json_member_value(gpa_stream_t *s, gpa_error_t *err)
     return GPA_STREAM_MORE;
 }
 
+/* What the JSON reader says when the input ends where the state wants a byte (json.c's words). */
+static const char *expected(state_t st)
+{
+    switch (st) {
+    case ST_MEMBER_FIRST:
+    case ST_MEMBER:
+        return "expected a string key in object";
+    case ST_COLON:
+        return "expected ':' after object key";
+    case ST_AFTER_MEMBER:
+        return "expected ',' or '}' in object";
+    case ST_AFTER_ITEM:
+        return "expected ',' or ']' in array";
+    default:
+        return "expected a JSON value";
+    }
+}
+
 /* One step of the JSON walk: PIECE with an item, MORE to be fed, END, ERROR, or -1 to take another step. */
 static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_error_t *err)
 {
@@ -249,7 +267,7 @@ static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_err
         return GPA_STREAM_END;
     }
     if (!skip_ws(s))
-        return need_more(s, err, "unterminated JSON object");
+        return need_more(s, err, expected(s->st));
     char c = s->buf[s->start];
     gpa_stream_status_t st;
     switch (s->st) {
