@@ -167,7 +167,8 @@ static int walk_stream(reader_t *r)
         else if (st == GPA_STREAM_ERROR)
             rc = report(&err);
     } else {
-        /* First reading: is it a List that reads without fault? Items are parsed and dropped. */
+        /* First reading: is it a List that reads without fault? Items are checked, not built. */
+        gpa_stream_check_only(s);
         while (st == GPA_STREAM_PIECE) {
             gpa_arena_clear(a);
             st = pull(r, s, a, &doc, &err);

@@ -21,6 +21,8 @@ typedef struct st_jparser_t {
     unsigned col_base; /* columns before the text's first byte on its first line (a value read out of a larger input) */
     unsigned depth;
     int short_input; /* the fault may be the end of the text: more text might make it valid */
+    int check_only;  /* read for faults only: no tree (every node is `scratch`), strings not kept */
+    gpa_value_t scratch;
     gpa_error_t *err;
     /* Decoded strings and number literals of the whole document go to one block sized from the input (a
      * string's decoded text plus its NUL never exceeds its quoted source), and nodes come from small batches:
@@ -90,6 +92,8 @@ static inline void skip_ws(jparser_t *j)
 
 static gpa_value_t *new_node(jparser_t *j, gpa_vtype_t type, const char *at)
 {
+    if (j->check_only)
+        return &j->scratch;
     if (j->nodes_left == 0) {
         j->nodes = gpa_arena_alloc(j->a, NODE_BATCH * sizeof(gpa_value_t));
         j->nodes_left = NODE_BATCH;
@@ -303,7 +307,8 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
         }
     }
     *d = '\0';
-    j->sbuf = d + 1;
+    if (!j->check_only)
+        j->sbuf = d + 1;
     j->p = p + 1;
     *out = start;
     *outlen = (size_t)(d - start);
@@ -354,7 +359,8 @@ static int parse_number(jparser_t *j, gpa_value_t **out)
     j->sbuf[n] = '\0';
     v->u.str.ptr = j->sbuf;
     v->u.str.len = n;
-    j->sbuf += n + 1;
+    if (!j->check_only)
+        j->sbuf += n + 1;
     j->p = p;
     *out = v;
     return 0;
@@ -426,7 +432,8 @@ static int parse_array(jparser_t *j, gpa_value_t **out)
             gpa_value_t *item;
             if (parse_value(j, &item) != 0)
                 return -1;
-            push_item(j, item);
+            if (!j->check_only)
+                push_item(j, item);
             skip_ws(j);
             if (j->p < j->end && *j->p == ',') {
                 j->p++;
@@ -440,14 +447,16 @@ static int parse_array(jparser_t *j, gpa_value_t **out)
             return fail_at(j, j->p, "expected ',' or ']' in array");
         }
     }
+    j->depth--;
+    *out = v;
+    if (j->check_only)
+        return 0;
     size_t n = j->nitems - base;
     v->u.array.len = n;
     v->u.array.items = n ? gpa_arena_alloc(j->a, n * sizeof(gpa_value_t *)) : NULL;
     if (n)
         memcpy(v->u.array.items, j->items + base, n * sizeof(gpa_value_t *));
     j->nitems = base;
-    j->depth--;
-    *out = v;
     return 0;
 }
 
@@ -467,6 +476,8 @@ static int parse_member(jparser_t *j)
     gpa_value_t *value;
     if (parse_value(j, &value) != 0)
         return -1;
+    if (j->check_only)
+        return 0;
     gpa_member_t *m = push_member(j);
     m->key = key;
     m->key_len = keylen;
@@ -499,14 +510,16 @@ static int parse_object(jparser_t *j, gpa_value_t **out)
             return fail_at(j, j->p, "expected ',' or '}' in object");
         }
     }
+    j->depth--;
+    *out = v;
+    if (j->check_only)
+        return 0;
     size_t n = gpa_members_dedupe(j->members + base, j->nmembers - base);
     v->u.object.len = n;
     v->u.object.members = n ? gpa_arena_alloc(j->a, n * sizeof(gpa_member_t)) : NULL;
     if (n)
         memcpy(v->u.object.members, j->members + base, n * sizeof(gpa_member_t));
     j->nmembers = base;
-    j->depth--;
-    *out = v;
     return 0;
 }
 
@@ -550,14 +563,14 @@ static int parse_value(jparser_t *j, gpa_value_t **out)
 }
 
 /* Sets up j over text[0..len) (from `at` when given), runs `body`, frees the scratch stacks. */
-static int run(gpa_arena_t *a, const char *text, size_t len, const gpa_json_pos_t *at, gpa_error_t *err,
+static int run(gpa_arena_t *a, const char *text, size_t len, const gpa_json_pos_t *at, int check_only, gpa_error_t *err,
                int (*body)(jparser_t *j, void *arg), void *arg, jparser_t *out)
 {
     gpa_value_t *stack_items[64];
     gpa_member_t stack_members[64];
     if (text == NULL)
         text = "", len = 0;
-    jparser_t j = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1, .err = err};
+    jparser_t j = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1, .err = err, .check_only = check_only};
     if (at != NULL) {
         j.line = at->line;
         j.col_base = at->column > 0 ? at->column - 1 : 0;
@@ -597,7 +610,7 @@ static int whole_text(jparser_t *j, void *arg)
 int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err)
 {
     jparser_t j;
-    return run(a, text, len, NULL, err, whole_text, out, &j);
+    return run(a, text, len, NULL, 0, err, whole_text, out, &j);
 }
 
 static int one_value(jparser_t *j, void *arg)
@@ -609,7 +622,8 @@ int gpa_json_parse_value(gpa_arena_t *a, const char *text, size_t len, gpa_json_
                          int *short_input, gpa_error_t *err)
 {
     jparser_t j;
-    int ret = run(a, text, len, at, err, one_value, out, &j);
+    gpa_value_t *unused;
+    int ret = run(a, text, len, at, out == NULL, err, one_value, out != NULL ? out : &unused, &j);
     *short_input = ret != 0 && j.short_input;
     if (ret == 0) {
         at->column = column_of(&j, j.p);

@@ -48,6 +48,7 @@ struct st_gpa_stream_t {
     size_t want;
     state_t st;
     int json;
+    int check_only;        /* items are checked for faults, not built */
     unsigned line, column; /* position of buf[start] */
     /* JSON */
     key_t_ key;          /* the member being read */
@@ -104,6 +105,11 @@ void gpa_stream_end(gpa_stream_t *s)
 size_t gpa_stream_want(const gpa_stream_t *s)
 {
     return s->want;
+}
+
+void gpa_stream_check_only(gpa_stream_t *s)
+{
+    s->check_only = 1;
 }
 
 int gpa_stream_is_json(const gpa_stream_t *s)
@@ -173,6 +179,11 @@ static void take_byte(gpa_stream_t *s)
     s->column++;
 }
 
+static int ends_in_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
 /* Parses the JSON value at buf[start] into `a`. GPA_STREAM_PIECE on success (consumed), else MORE or ERROR. */
 static gpa_stream_status_t json_value(gpa_stream_t *s, gpa_arena_t *a, unsigned depth, gpa_value_t **out, gpa_error_t *err)
 {
@@ -190,7 +201,7 @@ static gpa_stream_status_t json_value(gpa_stream_t *s, gpa_arena_t *a, unsigned 
         return GPA_STREAM_ERROR;
     }
     /* A number that ends the pending bytes may go on in the next feed. */
-    if ((*out)->type == GPA_VNUMBER && s->start + used == s->len && !s->eof)
+    if (s->start + used == s->len && !s->eof && ends_in_digit(s->buf[s->start + used - 1]))
         return need_more(s, err, "");
     s->start += used;
     s->line = at.line;
@@ -306,7 +317,9 @@ static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_err
         s->st = ST_ITEM;
         return -1;
     case ST_ITEM:
-        st = json_value(s, a, 2, out, err);
+        if (s->check_only)
+            *out = NULL;
+        st = json_value(s, a, 2, s->check_only ? NULL : out, err);
         if (st == GPA_STREAM_PIECE)
             s->st = ST_AFTER_ITEM;
         return (int)st;

@@ -57,6 +57,10 @@ size_t gpa_stream_want(const gpa_stream_t *s);
  */
 gpa_stream_status_t gpa_stream_next(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_error_t *err);
 
+/* From now on the items of a JSON List are checked for faults only, not built (GPA_STREAM_PIECE with *out
+ * NULL): a first reading that learns whether the input is a List, several times cheaper. */
+void gpa_stream_check_only(gpa_stream_t *s);
+
 /* 1 when the input is JSON (its pieces are List items), 0 when YAML; meaningful after the first piece or END. */
 int gpa_stream_is_json(const gpa_stream_t *s);
 /* After GPA_STREAM_END of a JSON input: 1 when it was a List as said above, else 0 (read it whole). */

@@ -34,11 +34,13 @@ typedef struct st_result_t {
 } result_t;
 
 /* Feeds text `chunk` bytes at a time (0: all at once) and collects the pieces (all in the test arena). */
-static result_t read_stream(const char *text, size_t chunk)
+static result_t read_stream_as(const char *text, size_t chunk, int check_only)
 {
     result_t r = {0};
     size_t len = strlen(text), fed = 0;
     gpa_stream_t *s = gpa_stream_new();
+    if (check_only)
+        gpa_stream_check_only(s);
     gpa_error_init(&r.err, "t");
     gpa_value_t *v;
     for (;;) {
@@ -56,12 +58,18 @@ static result_t read_stream(const char *text, size_t chunk)
             break;
         }
         ck_assert_uint_lt(r.n, MAX_PIECES);
+        ck_assert(check_only ? v == NULL : v != NULL);
         r.pieces[r.n++] = v;
     }
     r.is_json = gpa_stream_is_json(s);
     r.is_list = gpa_stream_is_list(s);
     gpa_stream_free(s);
     return r;
+}
+
+static result_t read_stream(const char *text, size_t chunk)
+{
+    return read_stream_as(text, chunk, 0);
 }
 
 static const size_t chunks[] = {0, 1, 2, 3, 7, 64};
@@ -80,8 +88,12 @@ static void check_list(const char *text, int want_list)
         ck_assert_msg(r.last == GPA_STREAM_END, "%s (chunk %zu): status %d %s", text, chunks[c], r.last, r.err.message);
         ck_assert_int_eq(r.is_json, 1);
         ck_assert_int_eq(r.is_list, want_list);
+        result_t checked = read_stream_as(text, chunks[c], 1);
+        ck_assert_int_eq(checked.last, GPA_STREAM_END);
+        ck_assert_int_eq(checked.is_list, want_list);
         if (!want_list)
             continue;
+        ck_assert_uint_eq(checked.n, r.n);
         ck_assert_uint_eq(r.n, items->u.array.len);
         for (size_t i = 0; i < r.n; i++) {
             const gpa_value_t *w = items->u.array.items[i], *g = r.pieces[i];
@@ -139,11 +151,11 @@ START_TEST(test_json_errors_as_whole_parse)
     gpa_error_t want;
     gpa_error_init(&want, "t");
     ck_assert_int_eq(gpa_json_parse(&arena, text, strlen(text), &v, &want), -1);
-    for (size_t c = 0; c < NCHUNKS; c++) {
-        result_t r = read_stream(text, chunks[c]);
-        ck_assert_msg(r.last == GPA_STREAM_ERROR, "%s (chunk %zu): no error", text, chunks[c]);
+    for (size_t c = 0; c < 2 * NCHUNKS; c++) {
+        result_t r = read_stream_as(text, chunks[c % NCHUNKS], c >= NCHUNKS);
+        ck_assert_msg(r.last == GPA_STREAM_ERROR, "%s (chunk %zu): no error", text, chunks[c % NCHUNKS]);
         ck_assert_msg(r.err.line == want.line && r.err.column == want.column, "%s (chunk %zu): at %u:%u, want %u:%u", text,
-                      chunks[c], r.err.line, r.err.column, want.line, want.column);
+                      chunks[c % NCHUNKS], r.err.line, r.err.column, want.line, want.column);
         ck_assert_str_eq(r.err.message, want.message);
     }
 }
