@@ -194,7 +194,7 @@ static FILE *seekable_stdin(reader_t *r)
     while ((got = fread(r->chunk, 1, CHUNK, stdin)) > 0)
         if (fwrite(r->chunk, 1, got, tmp) != got)
             break;
-    if (ferror(stdin) || ferror(tmp) || fflush(tmp) != 0) {
+    if (ferror(stdin) || ferror(tmp) || fflush(tmp) != 0 || fseek(tmp, 0, SEEK_SET) != 0) {
         fclose(tmp);
         return NULL;
     }
