@@ -19,6 +19,7 @@
 #include "document/yaml.h"
 
 #define DEFAULT_WANT (64 * 1024)
+#define MIN_GUESS (8 * 1024)
 
 typedef enum en_state_t {
     ST_START,
@@ -46,6 +47,7 @@ struct st_gpa_stream_t {
     size_t start, len, cap; /* pending bytes: buf[start..len) */
     int eof;
     size_t want;
+    size_t guess; /* how much text to hand the JSON parser for the next value (see json_value) */
     state_t st;
     int json;
     int check_only;        /* items are checked for faults, not built */
@@ -62,6 +64,7 @@ gpa_stream_t *gpa_stream_new(void)
 {
     gpa_stream_t *s = gpa_xcalloc(1, sizeof(*s));
     s->want = DEFAULT_WANT;
+    s->guess = MIN_GUESS;
     s->line = 1;
     s->column = 1;
     gpa_arena_init(&s->scratch);
@@ -187,27 +190,39 @@ static int ends_in_digit(char c)
 /* Parses the JSON value at buf[start] into `a`. GPA_STREAM_PIECE on success (consumed), else MORE or ERROR. */
 static gpa_stream_status_t json_value(gpa_stream_t *s, gpa_arena_t *a, unsigned depth, gpa_value_t **out, gpa_error_t *err)
 {
-    gpa_json_pos_t at = {s->line, s->column, depth};
-    size_t used = 0;
-    int short_input = 0;
-    gpa_error_t e;
-    gpa_error_init(&e, err != NULL ? err->source : NULL);
-    if (gpa_json_parse_value(a, s->buf + s->start, avail(s), &at, out, &used, &short_input, &e) != 0) {
-        if (short_input && !s->eof)
+    /* The parser sizes its string block from the text it is given: give it about twice the last piece's size,
+     * not everything pending, and more only when the value runs past that. */
+    size_t limit = s->guess < avail(s) ? s->guess : avail(s);
+    for (;;) {
+        gpa_json_pos_t at = {s->line, s->column, depth};
+        size_t used = 0;
+        int short_input = 0;
+        gpa_error_t e;
+        gpa_error_init(&e, err != NULL ? err->source : NULL);
+        int rc = gpa_json_parse_value(a, s->buf + s->start, limit, &at, out, &used, &short_input, &e);
+        /* Cut short by the limit (a number that ends there may go on too): try again with more. */
+        if (limit < avail(s) && ((rc != 0 && short_input) || (rc == 0 && used == limit))) {
+            limit = 2 * limit < avail(s) ? 2 * limit : avail(s);
+            continue;
+        }
+        if (rc != 0) {
+            if (short_input && !s->eof)
+                return need_more(s, err, "");
+            s->st = ST_DONE;
+            if (err != NULL && !err->set_)
+                *err = e;
+            return GPA_STREAM_ERROR;
+        }
+        /* A number that ends the pending bytes may go on in the next feed. */
+        if (s->start + used == s->len && !s->eof && ends_in_digit(s->buf[s->start + used - 1]))
             return need_more(s, err, "");
-        s->st = ST_DONE;
-        if (err != NULL && !err->set_)
-            *err = e;
-        return GPA_STREAM_ERROR;
+        s->start += used;
+        s->line = at.line;
+        s->column = at.column;
+        s->want = DEFAULT_WANT;
+        s->guess = 2 * used > MIN_GUESS ? 2 * used : MIN_GUESS;
+        return GPA_STREAM_PIECE;
     }
-    /* A number that ends the pending bytes may go on in the next feed. */
-    if (s->start + used == s->len && !s->eof && ends_in_digit(s->buf[s->start + used - 1]))
-        return need_more(s, err, "");
-    s->start += used;
-    s->line = at.line;
-    s->column = at.column;
-    s->want = DEFAULT_WANT;
-    return GPA_STREAM_PIECE;
 }
 
 static gpa_stream_status_t json_key(gpa_stream_t *s, gpa_error_t *err)

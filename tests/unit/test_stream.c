@@ -76,14 +76,21 @@ static const size_t chunks[] = {0, 1, 2, 3, 7, 64};
 #define NCHUNKS (sizeof(chunks) / sizeof(chunks[0]))
 
 /* The items of a JSON List, every chunking: equal to the whole parse's items, at the same positions. */
+static void check_list_chunked(const char *text, int want_list, const size_t *chunks, size_t nchunks);
+
 static void check_list(const char *text, int want_list)
+{
+    check_list_chunked(text, want_list, chunks, NCHUNKS);
+}
+
+static void check_list_chunked(const char *text, int want_list, const size_t *chunks, size_t nchunks)
 {
     gpa_value_t *whole;
     gpa_error_t err;
     gpa_error_init(&err, "t");
     ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &whole, &err) == 0, "%s: %s", text, err.message);
     gpa_value_t *items = gpa_value_get(whole, "items");
-    for (size_t c = 0; c < NCHUNKS; c++) {
+    for (size_t c = 0; c < nchunks; c++) {
         result_t r = read_stream(text, chunks[c]);
         ck_assert_msg(r.last == GPA_STREAM_END, "%s (chunk %zu): status %d %s", text, chunks[c], r.last, r.err.message);
         ck_assert_int_eq(r.is_json, 1);
@@ -120,6 +127,24 @@ START_TEST(test_json_list_items)
     check_list("{\"kind\": \"List\"}", 0);
     check_list("{}", 0);
     check_list("{\"kind\": \"List\", \"items\": [{}], \"kind\": \"Pod\"}", 0); /* the last kind counts */
+}
+END_TEST
+
+/* Items far larger than the ones before them, and a number right where the reader's first try stops. */
+START_TEST(test_json_list_growing_items)
+{
+    size_t n = 40000;
+    char *text = malloc(2 * n + 256), *p = text;
+    p += sprintf(p, "{\"items\": [{\"a\": 1}, {\"s\": \"");
+    memset(p, 'x', n);
+    p += n;
+    p += sprintf(p, "\"}, [");
+    for (size_t i = 0; i < n / 8; i++)
+        p += sprintf(p, "%s1234567", i > 0 ? "," : "");
+    p += sprintf(p, "], 12345678901234567890, {}], \"kind\": \"List\"}");
+    static const size_t big_chunks[] = {0, 4093, 65536};
+    check_list_chunked(text, 1, big_chunks, sizeof(big_chunks) / sizeof(big_chunks[0]));
+    free(text);
 }
 END_TEST
 
@@ -251,6 +276,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_json_list_items);
+    tcase_add_test(tc, test_json_list_growing_items);
     tcase_add_test(tc, test_json_array_is_whole);
     tcase_add_loop_test(tc, test_json_errors_as_whole_parse, 0, (int)(sizeof(bad_json) / sizeof(bad_json[0])));
     tcase_add_test(tc, test_yaml_documents);
