@@ -281,6 +281,25 @@ static const char *expected(state_t st)
     }
 }
 
+/* After '{' or '[': the closing byte (to `closed`), or the first member or item (to `next`). */
+static int first(gpa_stream_t *s, char c, char close, state_t closed, state_t next)
+{
+    if (c == close)
+        take_byte(s);
+    s->st = c == close ? closed : next;
+    return -1;
+}
+
+/* After a member or an item: ',' (to `next`) or the closing byte (to `closed`). */
+static int separator(gpa_stream_t *s, char c, char close, state_t next, state_t closed, gpa_error_t *err)
+{
+    if (c != ',' && c != close)
+        return fail_here(s, err, expected(s->st));
+    take_byte(s);
+    s->st = c == ',' ? next : closed;
+    return -1;
+}
+
 /* One step of the JSON walk: PIECE with an item, MORE to be fed, END, ERROR, or -1 to take another step. */
 static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_error_t *err)
 {
@@ -298,13 +317,7 @@ static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_err
     gpa_stream_status_t st;
     switch (s->st) {
     case ST_MEMBER_FIRST:
-        if (c == '}') {
-            take_byte(s);
-            s->st = ST_TRAIL;
-            return -1;
-        }
-        s->st = ST_MEMBER;
-        return -1;
+        return first(s, c, '}', ST_TRAIL, ST_MEMBER);
     case ST_MEMBER:
         st = json_key(s, err);
         return st == GPA_STREAM_MORE && s->st == ST_COLON ? -1 : (int)st;
@@ -318,19 +331,9 @@ static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_err
         st = json_member_value(s, err);
         return st == GPA_STREAM_MORE && s->st != ST_VALUE ? -1 : (int)st;
     case ST_AFTER_MEMBER:
-        if (c != ',' && c != '}')
-            return fail_here(s, err, "expected ',' or '}' in object");
-        take_byte(s);
-        s->st = c == ',' ? ST_MEMBER : ST_TRAIL;
-        return -1;
+        return separator(s, c, '}', ST_MEMBER, ST_TRAIL, err);
     case ST_ITEM_FIRST:
-        if (c == ']') {
-            take_byte(s);
-            s->st = ST_AFTER_MEMBER;
-            return -1;
-        }
-        s->st = ST_ITEM;
-        return -1;
+        return first(s, c, ']', ST_AFTER_MEMBER, ST_ITEM);
     case ST_ITEM:
         if (s->check_only)
             *out = NULL;
@@ -339,11 +342,7 @@ static int json_step(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_err
             s->st = ST_AFTER_ITEM;
         return (int)st;
     case ST_AFTER_ITEM:
-        if (c != ',' && c != ']')
-            return fail_here(s, err, "expected ',' or ']' in array");
-        take_byte(s);
-        s->st = c == ',' ? ST_ITEM : ST_AFTER_MEMBER;
-        return -1;
+        return separator(s, c, ']', ST_ITEM, ST_AFTER_MEMBER, err);
     default:
         return GPA_STREAM_END;
     }
