@@ -379,17 +379,26 @@ static gpa_stream_status_t start(gpa_stream_t *s)
 
 /* ---- YAML ---------------------------------------------------------------------------------------------- */
 
-/* Whether the line at buf[i] starts a document ("---" then white space or the end of the line). -1: the
- * pending bytes end before that can be told. */
-static int document_start(const gpa_stream_t *s, size_t i)
+/* Whether the line at buf[i] is the marker "---" (a document starts) or "..." (one ends): the three bytes then
+ * white space or the end of the line. -1: the pending bytes end before that can be told. */
+static int marker_line(const gpa_stream_t *s, size_t i, const char *marker)
 {
     if (s->len - i < 4) {
         if (!s->eof)
             return -1;
-        return s->len - i == 3 && memcmp(s->buf + i, "---", 3) == 0;
+        return s->len - i == 3 && memcmp(s->buf + i, marker, 3) == 0;
     }
     char c = s->buf[i + 3];
-    return memcmp(s->buf + i, "---", 3) == 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n');
+    return memcmp(s->buf + i, marker, 3) == 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n');
+}
+
+/* The start of the line before the one that starts at buf[at] (at > start). */
+static size_t line_before(const gpa_stream_t *s, size_t at)
+{
+    size_t prev = at - 1; /* the '\n' ending that line */
+    while (prev > s->start && s->buf[prev - 1] != '\n')
+        prev--;
+    return prev;
 }
 
 /* The end of the document that starts at buf[start]: the start of the next document's line (directive lines
@@ -403,23 +412,25 @@ static size_t document_end(const gpa_stream_t *s)
         if (nl == NULL)
             return s->eof ? s->len : 0;
         i = (size_t)(nl - base) + 1;
-        int d = document_start(s, i);
+        int d = marker_line(s, i, "---");
         if (d < 0)
             return 0;
         if (d == 0)
             continue;
-        /* "%YAML 1.1" lines just before the "---" are that document's directives. */
+        /* "%YAML 1.1" lines just before the "---" are that document's directives, where directives may stand:
+         * at the start of the stream or after a "..." line (elsewhere a '%' line is content, as libyaml reads it). */
         size_t cut = i;
         while (cut > s->start) {
-            size_t prev = cut - 1; /* the '\n' ending the line before */
-            while (prev > s->start && base[prev - 1] != '\n')
-                prev--;
+            size_t prev = line_before(s, cut);
             if (base[prev] != '%')
                 break;
             cut = prev;
         }
-        if (cut > s->start) /* else only directives so far: they are this "---" document's */
+        if (cut == s->start)
+            continue; /* only directives so far: they are this "---" document's */
+        if (cut == i || marker_line(s, line_before(s, cut), "...") == 1)
             return cut;
+        return i;
     }
 }
 

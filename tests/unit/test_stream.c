@@ -269,6 +269,116 @@ START_TEST(test_large_piece)
 }
 END_TEST
 
+/* Small random edits of a List and of a YAML stream, read in random chunks: whenever the whole text parses,
+ * the pieces are the whole parse's; whenever it does not, the reader fails too (JSON: with the same error). */
+static unsigned long seed = 12;
+
+static unsigned rnd(unsigned n)
+{
+    seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+    return (unsigned)(seed >> 33) % n;
+}
+
+static void mutate(char *text, size_t len)
+{
+    static const char bytes[] = "{}[]\",:\\ \n-0e.u\xc3\xa9\x01#&*|>%";
+    for (unsigned k = 1 + rnd(3); k > 0; k--)
+        text[rnd((unsigned)len)] = bytes[rnd(sizeof(bytes) - 1)];
+}
+
+static result_t read_random_chunks(const char *text)
+{
+    result_t r = {0};
+    size_t len = strlen(text), fed = 0;
+    gpa_stream_t *s = gpa_stream_new();
+    gpa_error_init(&r.err, "t");
+    gpa_value_t *v;
+    gpa_stream_status_t st;
+    while ((st = gpa_stream_next(s, &arena, &v, &r.err)) == GPA_STREAM_MORE || st == GPA_STREAM_PIECE) {
+        if (st == GPA_STREAM_PIECE) {
+            ck_assert_uint_lt(r.n, MAX_PIECES);
+            r.pieces[r.n++] = v;
+            continue;
+        }
+        size_t n = 1 + rnd(40);
+        n = n < len - fed ? n : len - fed;
+        if (n == 0)
+            gpa_stream_end(s);
+        gpa_stream_feed(s, text + fed, n);
+        fed += n;
+    }
+    r.last = st;
+    r.is_list = gpa_stream_is_list(s);
+    r.is_json = gpa_stream_is_json(s);
+    gpa_stream_free(s);
+    return r;
+}
+
+START_TEST(test_random_edits_json)
+{
+    const char *base = "{\"apiVersion\": \"v1\", \"items\": [{\"kind\": \"Pod\", \"a\": [1, 2.5, -3e4], \"s\": \"x\\u00e9\\n\"},\n"
+                       " {\"kind\": \"Pod\", \"b\": {\"c\": null, \"d\": true}}, 42, \"str\"],\n \"kind\": \"List\"}";
+    char text[512];
+    for (int round = 0; round < 20000; round++) {
+        strcpy(text, base);
+        mutate(text, strlen(text));
+        gpa_value_t *whole;
+        gpa_error_t err;
+        gpa_error_init(&err, "t");
+        int ok = gpa_json_parse(&arena, text, strlen(text), &whole, &err) == 0;
+        result_t r = read_random_chunks(text);
+        if (!r.is_json) { /* the edit took the brace away: YAML */
+            gpa_arena_clear(&arena);
+            continue;
+        }
+        if (!ok) {
+            ck_assert_msg(r.last == GPA_STREAM_ERROR || r.last == GPA_STREAM_WHOLE, "%s: read without the fault", text);
+            if (r.last == GPA_STREAM_ERROR)
+                ck_assert_msg(r.err.line == err.line && r.err.column == err.column && strcmp(r.err.message, err.message) == 0,
+                              "%s: %u:%u %s, want %u:%u %s", text, r.err.line, r.err.column, r.err.message, err.line, err.column,
+                              err.message);
+            continue;
+        }
+        if (r.last == GPA_STREAM_WHOLE || !r.is_list)
+            continue;
+        ck_assert_msg(r.last == GPA_STREAM_END, "%s: %s", text, r.err.message);
+        gpa_value_t *items = gpa_value_get(whole, "items");
+        ck_assert_uint_eq(r.n, items->u.array.len);
+        for (size_t i = 0; i < r.n; i++)
+            ck_assert_msg(gpa_value_equal(items->u.array.items[i], r.pieces[i]), "%s: item %zu", text, i);
+        gpa_arena_clear(&arena);
+    }
+}
+END_TEST
+
+START_TEST(test_random_edits_yaml)
+{
+    const char *base =
+        "a: 1\nb: [x, \"y\"]\n---\nkind: Pod\nspec:\n  c:\n  - name: m\n    v: |\n      text\n---\n# c\nd: &k {e: 1}\nf: *k\n";
+    char text[512];
+    for (int round = 0; round < 20000; round++) {
+        strcpy(text, base);
+        mutate(text, strlen(text));
+        gpa_docs_t whole;
+        gpa_error_t err;
+        gpa_error_init(&err, "t");
+        int ok = gpa_yaml_parse(&arena, text, strlen(text), &whole, &err) == 0;
+        result_t r = read_random_chunks(text);
+        if (!ok || r.last == GPA_STREAM_WHOLE) {
+            gpa_arena_clear(&arena);
+            continue; /* a fault may be found in another document, or the edit made it JSON */
+        }
+        ck_assert_msg(r.last == GPA_STREAM_END, "%s: %s", text, r.err.message);
+        ck_assert_uint_eq(r.n, whole.len);
+        for (size_t i = 0; i < r.n; i++) {
+            ck_assert_msg(gpa_value_equal(whole.docs[i], r.pieces[i]), "%s: doc %zu", text, i);
+            ck_assert_uint_eq(whole.docs[i]->line, r.pieces[i]->line);
+        }
+        gpa_arena_clear(&arena);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("stream");
@@ -282,6 +392,8 @@ int main(void)
     tcase_add_test(tc, test_yaml_documents);
     tcase_add_test(tc, test_yaml_error_line);
     tcase_add_test(tc, test_large_piece);
+    tcase_add_test(tc, test_random_edits_json);
+    tcase_add_test(tc, test_random_edits_yaml);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
