@@ -52,8 +52,8 @@ static gpa_stream_status_t pull(reader_t *r, gpa_stream_t *s, gpa_arena_t *a, gp
             gpa_error_set(err, 0, 0, "", "a document larger than %zu bytes", MAX_PIECE_BYTES);
             return GPA_STREAM_ERROR;
         }
-        while (fed < want && (got = fread(r->chunk, 1, CHUNK, r->f)) > 0) {
-            gpa_stream_feed(s, r->chunk, got);
+        while (fed < want && (got = fread(gpa_stream_space(s, CHUNK), 1, CHUNK, r->f)) > 0) {
+            gpa_stream_commit(s, got);
             fed += got;
         }
         if (ferror(r->f)) {

@@ -81,7 +81,7 @@ void gpa_stream_free(gpa_stream_t *s)
     free(s);
 }
 
-void gpa_stream_feed(gpa_stream_t *s, const char *bytes, size_t n)
+char *gpa_stream_space(gpa_stream_t *s, size_t n)
 {
     if (s->start > 0) {
         memmove(s->buf, s->buf + s->start, s->len - s->start);
@@ -95,9 +95,19 @@ void gpa_stream_feed(gpa_stream_t *s, const char *bytes, size_t n)
         s->buf = gpa_xrealloc(s->buf, cap);
         s->cap = cap;
     }
-    memcpy(s->buf + s->len, bytes, n);
+    return s->buf + s->len;
+}
+
+void gpa_stream_commit(gpa_stream_t *s, size_t n)
+{
     s->len += n;
     s->buf[s->len] = '\0';
+}
+
+void gpa_stream_feed(gpa_stream_t *s, const char *bytes, size_t n)
+{
+    memcpy(gpa_stream_space(s, n), bytes, n);
+    gpa_stream_commit(s, n);
 }
 
 void gpa_stream_end(gpa_stream_t *s)

@@ -46,6 +46,10 @@ void gpa_stream_free(gpa_stream_t *s);
 
 /* Appends n bytes (copied) to the input. */
 void gpa_stream_feed(gpa_stream_t *s, const char *bytes, size_t n);
+/* The same without the copy: room for n more bytes at the end of the input, to be filled by the caller and
+ * then added with gpa_stream_commit (m <= n bytes). The room is valid until the next call on s. */
+char *gpa_stream_space(gpa_stream_t *s, size_t n);
+void gpa_stream_commit(gpa_stream_t *s, size_t m);
 /* Says the input is complete. */
 void gpa_stream_end(gpa_stream_t *s);
 /* How many bytes the next feed should bring at least (grows while one piece does not fit). */
