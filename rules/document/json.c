@@ -256,26 +256,45 @@ static inline uint64_t special_mask(uint64_t v)
     return t & highs;
 }
 
-/*
- * Parses a string at j->p (on the opening quote) into the string block in one pass: validates UTF-8 and
- * control characters, decodes escapes, copies eight plain bytes at a time where it can (the block has slack
- * for the over-wide stores).
- */
-static int parse_string(jparser_t *j, const char **out, size_t *outlen)
+#if defined(__SSE2__)
+/* Copies sixteen bytes from p to d and says which of them a string scan must stop at: '"', '\\', or a byte
+ * below 0x20 or above 0x7f (both are below 0x20 as signed bytes); bit i for byte i. */
+static inline unsigned copy16(const char *p, char *d)
 {
-    const char *p = j->p + 1, *end = j->end;
-    char *d = j->sbuf, *start = d;
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    _mm_storeu_si128((__m128i *)(void *)d, v);
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)), _mm_cmplt_epi8(v, space));
+    return (unsigned)_mm_movemask_epi8(hit);
+}
+#endif
+
+/* The string decoded into d[..] ends here (p on its closing quote): terminate it and hand it out. */
+static inline int end_string(jparser_t *j, const char *p, char *d, const char **out, size_t *outlen)
+{
+    char *start = j->sbuf;
+    *d = '\0';
+    if (!j->check_only)
+        j->sbuf = d + 1;
+    j->p = p + 1;
+    *out = start;
+    *outlen = (size_t)(d - start);
+    return 0;
+}
+
+/*
+ * Goes on with a string from p (source) and d (its decoded bytes so far, in the string block): validates UTF-8
+ * and control characters, decodes escapes, copies plain bytes sixteen (SSE2) or eight at a time where it can.
+ * No slack is needed for the wide stores: a decoded string is never longer than its source, so d + 16 stays
+ * within the block while 16 source bytes remain (the block has 8 bytes of slack for the SWAR stores).
+ */
+static int string_rest(jparser_t *j, const char *p, char *d, const char **out, size_t *outlen)
+{
+    const char *end = j->end;
     for (;;) {
 #if defined(__SSE2__)
-        /* Sixteen bytes at a time: stop at '"', '\\', or a byte that is below 0x20 or above 0x7f (both are
-         * below 0x20 as signed bytes). No slack needed: a decoded string is never longer than its source, so
-         * d + 16 stays within the block while 16 source bytes remain. */
-        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
         while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-            _mm_storeu_si128((__m128i *)(void *)d, v);
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)), _mm_cmplt_epi8(v, space));
-            unsigned m = (unsigned)_mm_movemask_epi8(hit);
+            unsigned m = copy16(p, d);
             if (m != 0) {
                 unsigned skip = (unsigned)__builtin_ctz(m);
                 p += skip;
@@ -312,7 +331,7 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
             *d++ = (char)c;
             p++;
         } else if (c == '"') {
-            break;
+            return end_string(j, p, d, out, outlen);
         } else if (c == '\\') {
             p++;
             int w = decode_escape(j, &p, d);
@@ -332,13 +351,25 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
             p += n;
         }
     }
-    *d = '\0';
-    if (!j->check_only)
-        j->sbuf = d + 1;
-    j->p = p + 1;
-    *out = start;
-    *outlen = (size_t)(d - start);
-    return 0;
+}
+
+/* Parses a string at j->p (on the opening quote) into the string block. Inline: most strings of a Kubernetes
+ * object are plain ASCII shorter than sixteen bytes, settled by one wide compare. */
+static inline int parse_string(jparser_t *j, const char **out, size_t *outlen)
+{
+    const char *p = j->p + 1;
+#if defined(__SSE2__)
+    if (j->end - p >= 16) {
+        unsigned m = copy16(p, j->sbuf);
+        if (m == 0)
+            return string_rest(j, p + 16, j->sbuf + 16, out, outlen);
+        unsigned n = (unsigned)__builtin_ctz(m);
+        if (p[n] == '"')
+            return end_string(j, p + n, j->sbuf + n, out, outlen);
+        return string_rest(j, p + n, j->sbuf + n, out, outlen);
+    }
+#endif
+    return string_rest(j, p, j->sbuf, out, outlen);
 }
 
 static const char *span_digits(const char *p, const char *end)
