@@ -7,8 +7,9 @@
  * gpa_json_parse_value, the one JSON parser: items are returned, other members are parsed in a scratch arena
  * and dropped (only the kind is kept, to tell a List). YAML: the stream is cut at the lines that start a
  * document ("---" at column 0 followed by white space or the end of a line: libyaml ends any scalar there too)
- * and each document is parsed with gpa_yaml_parse_at, which needs an explicit "---" before every document but
- * the first, so each cut holds at most one document.
+ * (directive lines before such a line, where directives may stand, go with it) and each document is parsed
+ * with gpa_yaml_parse_at, which needs an explicit "---" before every document but the first, so each cut
+ * holds at most one document.
  */
 #include "document/stream.h"
 
@@ -36,11 +37,11 @@ typedef enum en_state_t {
     ST_DONE,
 } state_t;
 
-typedef enum en_key_t {
+typedef enum en_member_key_t {
     KEY_OTHER,
     KEY_ITEMS,
     KEY_KIND,
-} key_t_;
+} member_key_t;
 
 struct st_gpa_stream_t {
     char *buf;
@@ -53,7 +54,7 @@ struct st_gpa_stream_t {
     int check_only;        /* items are checked for faults, not built */
     unsigned line, column; /* position of buf[start] */
     /* JSON */
-    key_t_ key;          /* the member being read */
+    member_key_t key;    /* the member being read */
     unsigned items_keys; /* "items" members seen */
     int items_array;     /* the first "items" was an array (streamed) */
     char *kind;          /* the last "kind" member's string (heap), or NULL */
