@@ -80,16 +80,22 @@ typedef struct st_yparser_t {
     unsigned root_height;
 } yparser_t;
 
+/* The 1-based line of a mark in the whole stream. */
+static unsigned line_of(const yparser_t *y, yaml_mark_t mark)
+{
+    return y->line_base + (unsigned)mark.line + 1;
+}
+
 static int fail_mark(yparser_t *y, yaml_mark_t mark, const char *fmt, const char *arg)
 {
-    return gpa_error_set(y->err, y->line_base + (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL, fmt, arg);
+    return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, fmt, arg);
 }
 
 static gpa_value_t *new_node(yparser_t *y, gpa_vtype_t type, yaml_mark_t mark)
 {
     gpa_value_t *v = gpa_arena_calloc(y->a, 1, sizeof(*v));
     v->type = type;
-    v->line = y->line_base + (unsigned)mark.line + 1;
+    v->line = line_of(y, mark);
     v->column = (unsigned)mark.column + 1;
     return v;
 }
@@ -176,7 +182,7 @@ static int add_node(yparser_t *y, gpa_value_t *v, size_t weight, unsigned height
     if (height + 1 > f->height)
         f->height = height + 1;
     if (f->height > GPA_MAX_DEPTH)
-        return gpa_error_set(y->err, y->line_base + (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL,
+        return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL,
                              "nesting too deep once aliases are expanded (more than %d levels)", GPA_MAX_DEPTH);
     if (y->nitems == y->capitems) {
         y->capitems = y->capitems ? y->capitems * 2 : 64;
@@ -211,8 +217,8 @@ static int open_collection(yparser_t *y, gpa_vtype_t type, const yaml_char_t *an
     if (check_tag(y, tag, type == GPA_VOBJECT ? map_tags : seq_tags, mark) != 0)
         return -1;
     if (y->nframes >= GPA_MAX_DEPTH)
-        return gpa_error_set(y->err, y->line_base + (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL,
-                             "nesting too deep (more than %d levels)", GPA_MAX_DEPTH);
+        return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, "nesting too deep (more than %d levels)",
+                             GPA_MAX_DEPTH);
     if (y->nframes == y->capframes) {
         y->capframes = y->capframes ? y->capframes * 2 : 16;
         y->frames = gpa_xrealloc(y->frames, y->capframes * sizeof(*y->frames));
@@ -667,9 +673,9 @@ static int parser_error(yparser_t *y)
         return gpa_error_set(y->err, line, col, NULL, "%s (byte 0x%02x)", problem, (unsigned)p->problem_value & 0xffu);
     }
     if (p->context != NULL)
-        return gpa_error_set(y->err, y->line_base + (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL,
-                             "%s %s (from line %u)", problem, p->context, y->line_base + (unsigned)p->context_mark.line + 1);
-    return gpa_error_set(y->err, y->line_base + (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL, "%s", problem);
+        return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, "%s %s (from line %u)", problem, p->context,
+                             line_of(y, p->context_mark));
+    return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, "%s", problem);
 }
 
 static void reset_document(yparser_t *y)
