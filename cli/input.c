@@ -22,6 +22,7 @@
 typedef struct st_reader_t {
     const char *file;
     FILE *f;
+    FILE *tee;   /* a pipe's bytes are copied here until it is known whether they must be read twice */
     char *chunk; /* CHUNK bytes */
     gpa_arena_t arenas[2];
     gpa_input_cb cb;
@@ -52,11 +53,14 @@ static gpa_stream_status_t pull(reader_t *r, gpa_stream_t *s, gpa_arena_t *a, gp
             gpa_error_set(err, 0, 0, "", "a document larger than %zu bytes", MAX_PIECE_BYTES);
             return GPA_STREAM_ERROR;
         }
-        while (fed < want && (got = fread(gpa_stream_space(s, CHUNK), 1, CHUNK, r->f)) > 0) {
+        char *room;
+        while (fed < want && (got = fread(room = gpa_stream_space(s, CHUNK), 1, CHUNK, r->f)) > 0) {
             gpa_stream_commit(s, got);
             fed += got;
+            if (r->tee != NULL && fwrite(room, 1, got, r->tee) != got)
+                break;
         }
-        if (ferror(r->f)) {
+        if (ferror(r->f) || (r->tee != NULL && ferror(r->tee))) {
             gpa_error_set(err, 0, 0, "", "cannot read: %s", strerror(errno));
             return GPA_STREAM_ERROR;
         }
@@ -151,6 +155,20 @@ static int walk_yaml(reader_t *r, gpa_stream_t *s, gpa_value_t *first, gpa_error
     return rc;
 }
 
+/* A pipe holding JSON: the rest of it into the copy, which is read from its start instead. 0 or -1 (errno). */
+static int switch_to_copy(reader_t *r)
+{
+    size_t got;
+    while ((got = fread(r->chunk, 1, CHUNK, r->f)) > 0)
+        if (fwrite(r->chunk, 1, got, r->tee) != got)
+            return -1;
+    if (ferror(r->f) || fflush(r->tee) != 0 || fseek(r->tee, 0, SEEK_SET) != 0)
+        return -1;
+    r->f = r->tee;
+    r->tee = NULL;
+    return 0;
+}
+
 /* Reads the open file r->f. Returns 0, 2 (reported), or the callback's non-zero value. */
 static int walk_stream(reader_t *r)
 {
@@ -160,6 +178,17 @@ static int walk_stream(reader_t *r)
     gpa_error_init(&err, r->file);
     gpa_value_t *doc;
     gpa_stream_status_t st = pull(r, s, a, &doc, &err);
+    if (r->tee != NULL && gpa_stream_is_json(s)) { /* a pipe of JSON may be read twice: from the copy */
+        gpa_stream_free(s);
+        gpa_arena_clear(a);
+        if (switch_to_copy(r) != 0)
+            return report_errno(r->file, "cannot read");
+        return walk_stream(r);
+    }
+    if (r->tee != NULL) { /* YAML is read once: no copy needed */
+        fclose(r->tee);
+        r->tee = NULL;
+    }
     int rc = 0;
     if (!gpa_stream_is_json(s)) {
         if (st == GPA_STREAM_PIECE)
@@ -181,36 +210,24 @@ static int walk_stream(reader_t *r)
     return rc;
 }
 
-/* A copy of stdin in a temporary file, when it is not a regular file (a pipe cannot be read twice). */
-static FILE *seekable_stdin(reader_t *r)
-{
-    struct stat st;
-    if (fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode))
-        return stdin;
-    FILE *tmp = tmpfile();
-    if (tmp == NULL)
-        return NULL;
-    size_t got;
-    while ((got = fread(r->chunk, 1, CHUNK, stdin)) > 0)
-        if (fwrite(r->chunk, 1, got, tmp) != got)
-            break;
-    if (ferror(stdin) || ferror(tmp) || fflush(tmp) != 0 || fseek(tmp, 0, SEEK_SET) != 0) {
-        fclose(tmp);
-        return NULL;
-    }
-    return tmp;
-}
-
 static int walk_file(reader_t *r, const char *file)
 {
     int is_stdin = strcmp(file, "-") == 0;
+    struct stat st;
     r->file = file;
-    r->f = is_stdin ? seekable_stdin(r) : fopen(file, "rb");
+    r->f = is_stdin ? stdin : fopen(file, "rb");
     if (r->f == NULL)
-        return report_errno(file, is_stdin ? "cannot read" : "cannot open");
+        return report_errno(file, "cannot open");
+    /* stdin that is not a regular file cannot be read twice: its bytes are copied as they are read, until the
+     * first piece tells JSON (which may need a second reading: from the copy) from YAML (which does not). */
+    if (is_stdin && (fstat(fileno(stdin), &st) != 0 || !S_ISREG(st.st_mode)) && (r->tee = tmpfile()) == NULL)
+        return report_errno(file, "cannot read");
     int rc = walk_stream(r);
     if (r->f != stdin)
         fclose(r->f);
+    if (r->tee != NULL)
+        fclose(r->tee);
+    r->tee = NULL;
     return rc;
 }
 

@@ -3,8 +3,8 @@
  * (files, directories, "-" for stdin; given twice is an error: it can be read once), each read a piece at a
  * time (document/stream.h): the documents of a YAML stream one by one, and the items of a JSON List one by one,
  * so memory is bounded by the largest document or item, not by the file. A file is read in bounded chunks;
- * stdin that is not a regular file is first copied to a temporary file (a JSON List is read twice: once to
- * learn that it is a List, since `kubectl get -o json` writes the kind after the items, once to judge it).
+ * stdin that is not a regular file and holds JSON is copied to a temporary file (a JSON List is read twice: once
+ * to learn that it is a List, since `kubectl get -o json` writes the kind after the items, once to judge it).
  * Other JSON (one object, an array, a file that is not valid JSON) is read whole as before (document/docs.h).
  *
  * An unreadable file or a document that does not parse is reported on stderr as "file:line: reason" and the
