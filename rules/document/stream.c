@@ -7,9 +7,10 @@
  * gpa_json_parse_value, the one JSON parser: items are returned, other members are parsed in a scratch arena
  * and dropped (only the kind is kept, to tell a List). YAML: the stream is cut at the lines that start a
  * document ("---" at column 0 followed by white space or the end of a line: libyaml ends any scalar there too)
- * (directive lines before such a line, where directives may stand, go with it) and each document is parsed
- * with gpa_yaml_parse_at, which needs an explicit "---" before every document but the first, so each cut
- * holds at most one document.
+ * and each cut is parsed with gpa_yaml_parse_at, which needs an explicit "---" before every document but the
+ * first. Where libyaml reads the text otherwise than the cuts suggest ('%' directive lines, line breaks other
+ * than LF), a cut that does not parse is retried trimmed or joined to the next one (parse_cut), and a cut that
+ * holds several documents hands them out one per call.
  */
 #include "document/stream.h"
 
@@ -59,6 +60,9 @@ struct st_gpa_stream_t {
     int items_array;     /* the first "items" was an array (streamed) */
     char *kind;          /* the last "kind" member's string (heap), or NULL */
     gpa_arena_t scratch; /* keys and the other members' values */
+    /* YAML */
+    size_t cut_doc; /* documents of the current cut already handed out */
+    size_t cut_len; /* the current cut's length once known (0: not yet) */
 };
 
 gpa_stream_t *gpa_stream_new(void)
@@ -404,56 +408,108 @@ static int marker_line(const gpa_stream_t *s, size_t i, const char *marker)
 }
 
 /* The start of the line before the one that starts at buf[at] (at > start). */
-static size_t line_before(const gpa_stream_t *s, size_t at)
+static size_t line_before(const gpa_stream_t *s, size_t from, size_t at)
 {
     size_t prev = at - 1; /* the '\n' ending that line */
-    while (prev > s->start && s->buf[prev - 1] != '\n')
+    while (prev > from && s->buf[prev - 1] != '\n')
         prev--;
     return prev;
 }
 
-/* The end of the document that starts at buf[start]: the start of the next document's line (directive lines
- * before it belong to it), or len at the end of the input; 0 when the pending bytes end first. */
-static size_t document_end(const gpa_stream_t *s)
+/* Whether the line at buf[i] holds only white space or a comment. */
+static int blank_or_comment(const gpa_stream_t *s, size_t i)
 {
-    const char *base = s->buf;
-    size_t i = s->start;
+    while (i < s->len && (s->buf[i] == ' ' || s->buf[i] == '\t'))
+        i++;
+    return i == s->len || s->buf[i] == '\n' || s->buf[i] == '\r' || s->buf[i] == '#';
+}
+
+/* The end of the document that starts at buf[from]: the start of the next "---" line, or len at the end of
+ * the input; 0 when the pending bytes end first. */
+static size_t document_end(const gpa_stream_t *s, size_t from)
+{
+    size_t i = from;
     for (;;) {
-        const char *nl = memchr(base + i, '\n', s->len - i);
+        const char *nl = memchr(s->buf + i, '\n', s->len - i);
         if (nl == NULL)
             return s->eof ? s->len : 0;
-        i = (size_t)(nl - base) + 1;
+        i = (size_t)(nl - s->buf) + 1;
         int d = marker_line(s, i, "---");
-        if (d < 0)
-            return 0;
-        if (d == 0)
-            continue;
-        /* "%YAML 1.1" lines just before the "---" are that document's directives, where directives may stand:
-         * at the start of the stream or after a "..." line (elsewhere a '%' line is content, as libyaml reads it). */
-        size_t cut = i;
-        while (cut > s->start) {
-            size_t prev = line_before(s, cut);
-            if (base[prev] != '%')
-                break;
-            cut = prev;
-        }
-        if (cut == s->start)
-            continue; /* only directives so far: they are this "---" document's */
-        if (cut == i || marker_line(s, line_before(s, cut), "...") == 1)
-            return cut;
-        return i;
+        if (d != 0)
+            return d < 0 ? 0 : i;
     }
 }
 
+/* The start of the '%' lines (with blank and comment lines among them) that end buf[start..end), or end when
+ * there are none: "%YAML 1.1" directives of the next document, when libyaml takes them so. */
+static size_t trailing_directives(const gpa_stream_t *s, size_t end)
+{
+    size_t cut = end, at = end;
+    while (at > s->start) {
+        size_t prev = line_before(s, s->start, at);
+        if (s->buf[prev] == '%')
+            cut = prev;
+        else if (!blank_or_comment(s, prev))
+            break;
+        at = prev;
+    }
+    return cut;
+}
+
+/* Line breaks in p[0..n) as libyaml counts them (its marks are what positions are made of): LF, CR LF, a
+ * lone CR, and NEL, LS, PS in UTF-8. */
 static unsigned count_lines(const char *p, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)p;
     unsigned lines = 0;
-    const char *end = p + n;
-    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        lines++;
-        p++;
+    for (size_t i = 0; i < n; i++) {
+        if (u[i] == '\n' || (u[i] == '\r' && (i + 1 == n || u[i + 1] != '\n')))
+            lines++;
+        else if (u[i] == 0xc2 && i + 1 < n && u[i + 1] == 0x85)
+            lines++, i++;
+        else if (u[i] == 0xe2 && i + 2 < n && u[i + 1] == 0x80 && (u[i + 2] == 0xa8 || u[i + 2] == 0xa9))
+            lines++, i += 2;
     }
     return lines;
+}
+
+/* Whether buf[start..end) parses (into `a`, docs); sets s->cut_len when it does. */
+static int try_cut(gpa_stream_t *s, gpa_arena_t *a, size_t end, gpa_docs_t *docs, gpa_error_t *err)
+{
+    if (end <= s->start || gpa_yaml_parse_at(a, s->buf + s->start, end - s->start, s->line, docs, err) != 0)
+        return 0;
+    s->cut_len = end - s->start;
+    return 1;
+}
+
+/*
+ * Parses the document that starts at buf[start] and ends at `end` (a "---" line) into `a`. A '%' line at
+ * column 0 is a directive of the next document or, rarely, content (a plain scalar's next line): libyaml
+ * decides by context, so when the cut does not parse it is tried without its trailing '%' lines, then with the
+ * next cut added (and that without its trailing '%' lines). When none parses, the first error stands.
+ * 0 with s->cut_len set, 1 when more input is needed, -1.
+ */
+static int parse_cut(gpa_stream_t *s, gpa_arena_t *a, size_t end, gpa_docs_t *docs, gpa_error_t *err)
+{
+    gpa_error_t first, other;
+    gpa_error_init(&first, err != NULL ? err->source : NULL);
+    if (try_cut(s, a, end, docs, &first))
+        return 0;
+    gpa_error_init(&other, NULL);
+    if (trailing_directives(s, end) < end && try_cut(s, a, trailing_directives(s, end), docs, &other))
+        return 0;
+    size_t next = end < s->len ? document_end(s, end) : end;
+    if (next == 0)
+        return 1;
+    gpa_error_init(&other, NULL);
+    if (next > end && try_cut(s, a, next, docs, &other))
+        return 0;
+    gpa_error_init(&other, NULL);
+    if (next > end && trailing_directives(s, next) > end && try_cut(s, a, trailing_directives(s, next), docs, &other))
+        return 0;
+    if (err != NULL && !err->set_)
+        *err = first;
+    return -1;
 }
 
 static gpa_stream_status_t yaml_next(gpa_stream_t *s, gpa_arena_t *a, gpa_value_t **out, gpa_error_t *err)
@@ -463,28 +519,34 @@ static gpa_stream_status_t yaml_next(gpa_stream_t *s, gpa_arena_t *a, gpa_value_
             s->st = ST_DONE;
             return GPA_STREAM_END;
         }
-        size_t end = document_end(s);
-        if (end == 0) {
+        size_t end = s->cut_len != 0 ? s->start + s->cut_len : document_end(s, s->start);
+        gpa_docs_t docs = {0};
+        int rc = end == 0 ? 1 : parse_cut(s, a, end, &docs, err);
+        if (rc > 0) {
             if (2 * avail(s) > s->want)
                 s->want = 2 * avail(s);
             return GPA_STREAM_MORE;
         }
-        gpa_docs_t docs = {0};
-        size_t n = end - s->start;
-        if (gpa_yaml_parse_at(a, s->buf + s->start, n, s->line, &docs, err) != 0) {
+        if (rc < 0) {
             s->st = ST_DONE;
             return GPA_STREAM_ERROR;
         }
-        s->line += count_lines(s->buf + s->start, n);
+        end = s->start + s->cut_len;
+        /* A cut holds several documents where a "---" follows a line break other than LF (a lone CR, NEL) or
+         * two cuts were joined: each is handed out from a new parse of the cut, so that every piece lives in
+         * the arena of its own call. */
+        if (s->cut_doc + 1 < docs.len) {
+            *out = docs.docs[s->cut_doc++];
+            return GPA_STREAM_PIECE;
+        }
+        size_t k = s->cut_doc;
+        s->cut_doc = 0;
+        s->cut_len = 0;
+        s->line += count_lines(s->buf + s->start, end - s->start);
         s->start = end;
         s->want = DEFAULT_WANT;
-        if (docs.len > 1) { /* cannot happen: libyaml wants "---" before a second document */
-            s->st = ST_DONE;
-            gpa_error_set(err, s->line, 1, NULL, "several YAML documents without a \"---\" line between them");
-            return GPA_STREAM_ERROR;
-        }
-        if (docs.len == 1) {
-            *out = docs.docs[0];
+        if (k < docs.len) {
+            *out = docs.docs[k];
             return GPA_STREAM_PIECE;
         }
     }
