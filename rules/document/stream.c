@@ -462,6 +462,11 @@ static unsigned count_lines(const char *p, size_t n)
 {
     const unsigned char *u = (const unsigned char *)p;
     unsigned lines = 0;
+    if (memchr(p, '\r', n) == NULL && memchr(p, 0xc2, n) == NULL && memchr(p, 0xe2, n) == NULL) {
+        for (const char *q = p, *end = p + n; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++)
+            lines++;
+        return lines; /* LF only: the common case, at memchr's speed */
+    }
     for (size_t i = 0; i < n; i++) {
         if (u[i] == '\n' || (u[i] == '\r' && (i + 1 == n || u[i + 1] != '\n')))
             lines++;
