@@ -25,7 +25,7 @@ typedef struct st_mutate_t {
     gpa_verb_t vb;
     format_t format;
     size_t objects;
-    gpa_buf_t json_items; /* -o json: the objects, comma-separated, printed once all are known */
+    gpa_buf_t json_items; /* -o json: the first object, held until a second one makes the output a List */
 } mutate_t;
 
 static void usage(FILE *out)
@@ -57,10 +57,17 @@ static void emit(mutate_t *m, const gpa_verdict_t *verdict)
         gpa_buf_putc(&out, '\n');
         break;
     case FORMAT_JSON:
-        /* Held back: whether it is the whole output or one item of a List is known only at the end. */
-        if (m->objects > 1)
-            gpa_buf_puts(&m->json_items, ",\n");
-        gpa_value_emit_json(&m->json_items, verdict->mutated, 2);
+        /* The first object is held back: whether it is the whole output or the first item of a List is known
+         * when a second one comes (or at the end); from then on each is printed as it comes. */
+        if (m->objects == 1) {
+            gpa_value_emit_json(&m->json_items, verdict->mutated, 2);
+            break;
+        }
+        if (m->objects == 2)
+            printf("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n%.*s", (int)m->json_items.len,
+                   m->json_items.base);
+        gpa_buf_puts(&out, ",\n");
+        gpa_value_emit_json(&out, verdict->mutated, 2);
         break;
     }
     if (out.len > 0)
@@ -83,12 +90,10 @@ static void finish_json(mutate_t *m)
 {
     if (m->objects == 0)
         return;
-    if (m->objects == 1) {
+    if (m->objects == 1)
         printf("%.*s\n", (int)m->json_items.len, m->json_items.base);
-        return;
-    }
-    printf("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n%.*s\n  ]\n}\n", (int)m->json_items.len,
-           m->json_items.base);
+    else
+        fputs("\n  ]\n}\n", stdout);
 }
 
 static int parse_format(const char *s, format_t *f)

@@ -7,6 +7,22 @@
 
 #include "admission/envelope.h"
 
+static int report(const gpa_error_t *err)
+{
+    char line[1024];
+    gpa_error_format(err, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+    return -1;
+}
+
+int gpa_cli_item_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *item, long index,
+                         gpa_objects_t *out)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, file);
+    return gpa_decode_item(a, workloads, item, (size_t)index, out, &err) != 0 ? report(&err) : 0;
+}
+
 int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *doc, gpa_objects_t *out)
 {
     gpa_error_t err;
@@ -26,9 +42,6 @@ int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char
     for (size_t i = first; review && i < out->len; i++)
         gpa_object_set_request(out->items[i], env.ns, env.name);
     return 0;
-Error:;
-    char line[1024];
-    gpa_error_format(&err, line, sizeof(line));
-    fprintf(stderr, "%s\n", line);
-    return -1;
+Error:
+    return report(&err);
 }

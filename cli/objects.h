@@ -18,5 +18,9 @@
  * kinds (borrowed; NULL for the built-in table alone).
  */
 int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *doc, gpa_objects_t *out);
+/* The same for item `index` of a List read item by item (input.h): decoded as the List's items are (an
+ * AdmissionReview item is an object like any other), errors naming the item (items[3].spec...). */
+int gpa_cli_item_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *item, long index,
+                         gpa_objects_t *out);
 
 #endif

@@ -86,7 +86,7 @@ static void count_unreadable(gpa_verb_t *vb)
     vb->unreadable_doc_files++;
 }
 
-static int on_document(void *ctx, const char *file, const char *source, gpa_arena_t *a, gpa_value_t *doc)
+static int on_document(void *ctx, const char *file, const char *source, long item, gpa_arena_t *a, gpa_value_t *doc)
 {
     gpa_verb_t *vb = ctx;
     gpa_objects_t objs = {0};
@@ -94,7 +94,9 @@ static int on_document(void *ctx, const char *file, const char *source, gpa_aren
         free(vb->file_);
         vb->file_ = gpa_xstrdup(file);
     }
-    if (gpa_cli_objects(a, &vb->cfg->workloads, file, doc, &objs) != 0) {
+    int rc = item < 0 ? gpa_cli_objects(a, &vb->cfg->workloads, file, doc, &objs)
+                      : gpa_cli_item_objects(a, &vb->cfg->workloads, file, doc, item, &objs);
+    if (rc != 0) {
         count_unreadable(vb);
         return 0; /* reported; the next document is still read */
     }

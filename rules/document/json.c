@@ -12,13 +12,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* x86-64 always has SSE2; elsewhere the eight-bytes-at-a-time path below serves */
+#endif
 
 typedef struct st_jparser_t {
     gpa_arena_t *a;
     const char *p, *end;
     const char *line_start;
     unsigned line;
+    unsigned col_base; /* columns before the text's first byte on its first line (a value read out of a larger input) */
     unsigned depth;
+    int short_input; /* the fault may be the end of the text: more text might make it valid */
+    int check_only;  /* read for faults only: no tree (every node is `scratch`), strings not kept */
+    gpa_value_t scratch;
     gpa_error_t *err;
     /* Decoded strings and number literals of the whole document go to one block sized from the input (a
      * string's decoded text plus its NUL never exceeds its quoted source), and nodes come from small batches:
@@ -37,12 +44,14 @@ typedef struct st_jparser_t {
 
 static unsigned column_of(const jparser_t *j, const char *at)
 {
-    size_t c = (size_t)(at - j->line_start) + 1;
+    size_t c = (size_t)(at - j->line_start) + 1 + j->col_base;
     return c > UINT32_MAX ? UINT32_MAX : (unsigned)c;
 }
 
 static int fail_at(jparser_t *j, const char *at, const char *what)
 {
+    if (at >= j->end)
+        j->short_input = 1;
     if (at >= j->end)
         return gpa_error_set(j->err, j->line, column_of(j, at), NULL, "%s (at end of input)", what);
     unsigned char c = (unsigned char)*at;
@@ -62,6 +71,7 @@ static void skip_ws_slow(jparser_t *j)
             p++;
             j->line++;
             j->line_start = p;
+            j->col_base = 0;
         } else {
             break;
         }
@@ -85,6 +95,8 @@ static inline void skip_ws(jparser_t *j)
 
 static gpa_value_t *new_node(jparser_t *j, gpa_vtype_t type, const char *at)
 {
+    if (j->check_only)
+        return &j->scratch;
     if (j->nodes_left == 0) {
         j->nodes = gpa_arena_alloc(j->a, NODE_BATCH * sizeof(gpa_value_t));
         j->nodes_left = NODE_BATCH;
@@ -214,12 +226,16 @@ static int decode_escape(jparser_t *j, const char **pp, char *dst)
         return fail_at(j, p - 1, "invalid escape in string");
     }
     unsigned cp, lo;
+    if (j->end - p < 4)
+        j->short_input = 1;
     if (j->end - p < 4 || hex4(p, &cp) != 0)
         return fail_at(j, p - 2, "invalid \\u escape (four hex digits expected)");
     p += 4;
     if (cp >= 0xdc00 && cp <= 0xdfff)
         return fail_at(j, p - 6, "lone low surrogate in \\u escape");
     if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (j->end - p < 6)
+            j->short_input = 1;
         if (j->end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, &lo) != 0 || lo < 0xdc00 || lo > 0xdfff)
             return fail_at(j, p - 6, "lone high surrogate in \\u escape (a low surrogate must follow)");
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
@@ -240,16 +256,55 @@ static inline uint64_t special_mask(uint64_t v)
     return t & highs;
 }
 
-/*
- * Parses a string at j->p (on the opening quote) into the string block in one pass: validates UTF-8 and
- * control characters, decodes escapes, copies eight plain bytes at a time where it can (the block has slack
- * for the over-wide stores).
- */
-static int parse_string(jparser_t *j, const char **out, size_t *outlen)
+#if defined(__SSE2__)
+/* Copies sixteen bytes from p to d and says which of them a string scan must stop at: '"', '\\', or a byte
+ * below 0x20 or above 0x7f (both are below 0x20 as signed bytes); bit i for byte i. */
+static inline unsigned copy16(const char *p, char *d)
 {
-    const char *p = j->p + 1, *end = j->end;
-    char *d = j->sbuf, *start = d;
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    _mm_storeu_si128((__m128i *)(void *)d, v);
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)), _mm_cmplt_epi8(v, space));
+    return (unsigned)_mm_movemask_epi8(hit);
+}
+#endif
+
+/* The string decoded into d[..] ends here (p on its closing quote): terminate it and hand it out. */
+static inline int end_string(jparser_t *j, const char *p, char *d, const char **out, size_t *outlen)
+{
+    char *start = j->sbuf;
+    *d = '\0';
+    if (!j->check_only)
+        j->sbuf = d + 1;
+    j->p = p + 1;
+    *out = start;
+    *outlen = (size_t)(d - start);
+    return 0;
+}
+
+/*
+ * Goes on with a string from p (source) and d (its decoded bytes so far, in the string block): validates UTF-8
+ * and control characters, decodes escapes, copies plain bytes sixteen (SSE2) or eight at a time where it can.
+ * No slack is needed for the wide stores: a decoded string is never longer than its source, so d + 16 stays
+ * within the block while 16 source bytes remain (the block has 8 bytes of slack for the SWAR stores).
+ */
+static int string_rest(jparser_t *j, const char *p, char *d, const char **out, size_t *outlen)
+{
+    const char *end = j->end;
     for (;;) {
+#if defined(__SSE2__)
+        while (end - p >= 16) {
+            unsigned m = copy16(p, d);
+            if (m != 0) {
+                unsigned skip = (unsigned)__builtin_ctz(m);
+                p += skip;
+                d += skip;
+                goto Special;
+            }
+            p += 16;
+            d += 16;
+        }
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         while (end - p >= 8) {
             uint64_t v;
@@ -266,6 +321,9 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
             d += 8;
         }
 #endif
+#if defined(__SSE2__)
+    Special:
+#endif
         if (p >= end)
             return fail_at(j, p, "unterminated string");
         unsigned char c = (unsigned char)*p;
@@ -273,7 +331,7 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
             *d++ = (char)c;
             p++;
         } else if (c == '"') {
-            break;
+            return end_string(j, p, d, out, outlen);
         } else if (c == '\\') {
             p++;
             int w = decode_escape(j, &p, d);
@@ -284,6 +342,8 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
             return fail_at(j, p, "control character in string (must be escaped)");
         } else {
             size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            if (n == 0 && end - p < 4)
+                j->short_input = 1; /* perhaps a sequence cut by the end of the text */
             if (n == 0)
                 return fail_at(j, p, "invalid UTF-8 in string");
             memcpy(d, p, n);
@@ -291,12 +351,25 @@ static int parse_string(jparser_t *j, const char **out, size_t *outlen)
             p += n;
         }
     }
-    *d = '\0';
-    j->sbuf = d + 1;
-    j->p = p + 1;
-    *out = start;
-    *outlen = (size_t)(d - start);
-    return 0;
+}
+
+/* Parses a string at j->p (on the opening quote) into the string block. Inline: most strings of a Kubernetes
+ * object are plain ASCII shorter than sixteen bytes, settled by one wide compare. */
+static inline int parse_string(jparser_t *j, const char **out, size_t *outlen)
+{
+    const char *p = j->p + 1;
+#if defined(__SSE2__)
+    if (j->end - p >= 16) {
+        unsigned m = copy16(p, j->sbuf);
+        if (m == 0)
+            return string_rest(j, p + 16, j->sbuf + 16, out, outlen);
+        unsigned n = (unsigned)__builtin_ctz(m);
+        if (p[n] == '"')
+            return end_string(j, p + n, j->sbuf + n, out, outlen);
+        return string_rest(j, p + n, j->sbuf + n, out, outlen);
+    }
+#endif
+    return string_rest(j, p, j->sbuf, out, outlen);
 }
 
 static const char *span_digits(const char *p, const char *end)
@@ -343,7 +416,8 @@ static int parse_number(jparser_t *j, gpa_value_t **out)
     j->sbuf[n] = '\0';
     v->u.str.ptr = j->sbuf;
     v->u.str.len = n;
-    j->sbuf += n + 1;
+    if (!j->check_only)
+        j->sbuf += n + 1;
     j->p = p;
     *out = v;
     return 0;
@@ -351,7 +425,10 @@ static int parse_number(jparser_t *j, gpa_value_t **out)
 
 static int parse_literal(jparser_t *j, const char *word, size_t n, gpa_vtype_t type, int boolean, gpa_value_t **out)
 {
-    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+    size_t have = (size_t)(j->end - j->p);
+    if (have < n && memcmp(j->p, word, have) == 0)
+        j->short_input = 1;
+    if (have < n || memcmp(j->p, word, n) != 0)
         return fail_at(j, j->p, "invalid literal (expected a JSON value)");
     gpa_value_t *v = new_node(j, type, j->p);
     v->u.boolean = boolean;
@@ -412,7 +489,8 @@ static int parse_array(jparser_t *j, gpa_value_t **out)
             gpa_value_t *item;
             if (parse_value(j, &item) != 0)
                 return -1;
-            push_item(j, item);
+            if (!j->check_only)
+                push_item(j, item);
             skip_ws(j);
             if (j->p < j->end && *j->p == ',') {
                 j->p++;
@@ -426,14 +504,16 @@ static int parse_array(jparser_t *j, gpa_value_t **out)
             return fail_at(j, j->p, "expected ',' or ']' in array");
         }
     }
+    j->depth--;
+    *out = v;
+    if (j->check_only)
+        return 0;
     size_t n = j->nitems - base;
     v->u.array.len = n;
     v->u.array.items = n ? gpa_arena_alloc(j->a, n * sizeof(gpa_value_t *)) : NULL;
     if (n)
         memcpy(v->u.array.items, j->items + base, n * sizeof(gpa_value_t *));
     j->nitems = base;
-    j->depth--;
-    *out = v;
     return 0;
 }
 
@@ -453,6 +533,8 @@ static int parse_member(jparser_t *j)
     gpa_value_t *value;
     if (parse_value(j, &value) != 0)
         return -1;
+    if (j->check_only)
+        return 0;
     gpa_member_t *m = push_member(j);
     m->key = key;
     m->key_len = keylen;
@@ -485,14 +567,16 @@ static int parse_object(jparser_t *j, gpa_value_t **out)
             return fail_at(j, j->p, "expected ',' or '}' in object");
         }
     }
+    j->depth--;
+    *out = v;
+    if (j->check_only)
+        return 0;
     size_t n = gpa_members_dedupe(j->members + base, j->nmembers - base);
     v->u.object.len = n;
     v->u.object.members = n ? gpa_arena_alloc(j->a, n * sizeof(gpa_member_t)) : NULL;
     if (n)
         memcpy(v->u.object.members, j->members + base, n * sizeof(gpa_member_t));
     j->nmembers = base;
-    j->depth--;
-    *out = v;
     return 0;
 }
 
@@ -535,37 +619,73 @@ static int parse_value(jparser_t *j, gpa_value_t **out)
     }
 }
 
-int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err)
+/* Sets up j over text[0..len) (from `at` when given), runs `body`, frees the scratch stacks. */
+static int run(gpa_arena_t *a, const char *text, size_t len, const gpa_json_pos_t *at, int check_only, gpa_error_t *err,
+               int (*body)(jparser_t *j, void *arg), void *arg, jparser_t *out)
 {
     gpa_value_t *stack_items[64];
     gpa_member_t stack_members[64];
     if (text == NULL)
         text = "", len = 0;
-    jparser_t j = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1, .err = err};
+    jparser_t j = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1, .err = err, .check_only = check_only};
+    if (at != NULL) {
+        j.line = at->line;
+        j.col_base = at->column > 0 ? at->column - 1 : 0;
+        j.depth = at->depth;
+    }
     j.items = stack_items;
     j.capitems = sizeof(stack_items) / sizeof(stack_items[0]);
     j.members = stack_members;
     j.capmembers = sizeof(stack_members) / sizeof(stack_members[0]);
-    int ret = -1;
     /* +1: a number ending the input has no delimiter to stand in for its NUL; +8: slack for 8-byte stores */
     j.sbuf = gpa_arena_alloc(a, len + 9);
-    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) /* RFC 8259 §8.1: a BOM may be ignored */
-        j.p = j.line_start = text + 3;
-    skip_ws(&j);
-    gpa_value_t *v;
-    if (parse_value(&j, &v) != 0)
-        goto Exit;
-    skip_ws(&j);
-    if (j.p != j.end) {
-        fail_at(&j, j.p, "trailing data after the JSON value");
-        goto Exit;
-    }
-    *out = v;
-    ret = 0;
-Exit:
+    int ret = body(&j, arg);
     if (j.items_heap)
         free(j.items);
     if (j.members_heap)
         free(j.members);
+    j.items = NULL, j.members = NULL;
+    *out = j;
+    return ret;
+}
+
+static int whole_text(jparser_t *j, void *arg)
+{
+    gpa_value_t **out = arg, *v;
+    if (j->end - j->p >= 3 && memcmp(j->p, "\xef\xbb\xbf", 3) == 0) /* RFC 8259 §8.1: a BOM may be ignored */
+        j->p = j->line_start = j->p + 3;
+    skip_ws(j);
+    if (parse_value(j, &v) != 0)
+        return -1;
+    skip_ws(j);
+    if (j->p != j->end)
+        return fail_at(j, j->p, "trailing data after the JSON value");
+    *out = v;
+    return 0;
+}
+
+int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err)
+{
+    jparser_t j;
+    return run(a, text, len, NULL, 0, err, whole_text, out, &j);
+}
+
+static int one_value(jparser_t *j, void *arg)
+{
+    return parse_value(j, arg);
+}
+
+int gpa_json_parse_value(gpa_arena_t *a, const char *text, size_t len, gpa_json_pos_t *at, gpa_value_t **out, size_t *used,
+                         int *short_input, gpa_error_t *err)
+{
+    jparser_t j;
+    gpa_value_t *unused;
+    int ret = run(a, text, len, at, out == NULL, err, one_value, out != NULL ? out : &unused, &j);
+    *short_input = ret != 0 && j.short_input;
+    if (ret == 0) {
+        at->column = column_of(&j, j.p);
+        at->line = j.line;
+        *used = (size_t)(j.p - text);
+    }
     return ret;
 }

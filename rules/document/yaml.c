@@ -61,6 +61,7 @@ typedef struct st_yparser_t {
     gpa_error_t *err;
     const char *text;
     size_t len;
+    unsigned line_base; /* lines before the text (a document read out of a larger stream) */
     yaml_parser_t parser;
     /* scratch: children of open collections (mapping children alternate key, value) with their weights */
     gpa_value_t **items;
@@ -79,16 +80,22 @@ typedef struct st_yparser_t {
     unsigned root_height;
 } yparser_t;
 
+/* The 1-based line of a mark in the whole stream. */
+static unsigned line_of(const yparser_t *y, yaml_mark_t mark)
+{
+    return y->line_base + (unsigned)mark.line + 1;
+}
+
 static int fail_mark(yparser_t *y, yaml_mark_t mark, const char *fmt, const char *arg)
 {
-    return gpa_error_set(y->err, (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL, fmt, arg);
+    return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, fmt, arg);
 }
 
 static gpa_value_t *new_node(yparser_t *y, gpa_vtype_t type, yaml_mark_t mark)
 {
     gpa_value_t *v = gpa_arena_calloc(y->a, 1, sizeof(*v));
     v->type = type;
-    v->line = (unsigned)mark.line + 1;
+    v->line = line_of(y, mark);
     v->column = (unsigned)mark.column + 1;
     return v;
 }
@@ -175,7 +182,7 @@ static int add_node(yparser_t *y, gpa_value_t *v, size_t weight, unsigned height
     if (height + 1 > f->height)
         f->height = height + 1;
     if (f->height > GPA_MAX_DEPTH)
-        return gpa_error_set(y->err, (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL,
+        return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL,
                              "nesting too deep once aliases are expanded (more than %d levels)", GPA_MAX_DEPTH);
     if (y->nitems == y->capitems) {
         y->capitems = y->capitems ? y->capitems * 2 : 64;
@@ -210,8 +217,8 @@ static int open_collection(yparser_t *y, gpa_vtype_t type, const yaml_char_t *an
     if (check_tag(y, tag, type == GPA_VOBJECT ? map_tags : seq_tags, mark) != 0)
         return -1;
     if (y->nframes >= GPA_MAX_DEPTH)
-        return gpa_error_set(y->err, (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL,
-                             "nesting too deep (more than %d levels)", GPA_MAX_DEPTH);
+        return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, "nesting too deep (more than %d levels)",
+                             GPA_MAX_DEPTH);
     if (y->nframes == y->capframes) {
         y->capframes = y->capframes ? y->capframes * 2 : 16;
         y->frames = gpa_xrealloc(y->frames, y->capframes * sizeof(*y->frames));
@@ -656,7 +663,7 @@ static int parser_error(yparser_t *y)
     if (p->error == YAML_READER_ERROR) {
         /* Reader errors (bad encoding) carry a byte offset, not a mark: find its line and column. */
         size_t off = p->problem_offset < y->len ? p->problem_offset : y->len;
-        unsigned line = 1, col = 1;
+        unsigned line = y->line_base + 1, col = 1;
         for (size_t i = 0; i < off; i++) {
             if (y->text[i] == '\n')
                 line++, col = 1;
@@ -666,9 +673,9 @@ static int parser_error(yparser_t *y)
         return gpa_error_set(y->err, line, col, NULL, "%s (byte 0x%02x)", problem, (unsigned)p->problem_value & 0xffu);
     }
     if (p->context != NULL)
-        return gpa_error_set(y->err, (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL, "%s %s (from line %u)", problem,
-                             p->context, (unsigned)p->context_mark.line + 1);
-    return gpa_error_set(y->err, (unsigned)mark.line + 1, (unsigned)mark.column + 1, NULL, "%s", problem);
+        return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, "%s %s (from line %u)", problem, p->context,
+                             line_of(y, p->context_mark));
+    return gpa_error_set(y->err, line_of(y, mark), (unsigned)mark.column + 1, NULL, "%s", problem);
 }
 
 static void reset_document(yparser_t *y)
@@ -713,9 +720,14 @@ static int on_event(yparser_t *y, const yaml_event_t *ev, docs_vec_t *docs, int 
 
 int gpa_yaml_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err)
 {
+    return gpa_yaml_parse_at(a, text, len, 1, out, err);
+}
+
+int gpa_yaml_parse_at(gpa_arena_t *a, const char *text, size_t len, unsigned first_line, gpa_docs_t *out, gpa_error_t *err)
+{
     if (text == NULL)
         text = "", len = 0;
-    yparser_t y = {.a = a, .err = err, .text = text, .len = len};
+    yparser_t y = {.a = a, .err = err, .text = text, .len = len, .line_base = first_line > 0 ? first_line - 1 : 0};
     docs_vec_t docs = {0};
     int ret = -1, done = 0;
     if (!yaml_parser_initialize(&y.parser))

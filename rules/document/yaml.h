@@ -23,6 +23,9 @@
  * it is overwritten); tags other than the core schema's are errors. Line and column come from libyaml's marks.
  */
 int gpa_yaml_parse(gpa_arena_t *a, const char *text, size_t len, gpa_docs_t *out, gpa_error_t *err);
+/* The same for a text that starts on line `first_line` of a larger stream: lines of nodes and errors count
+ * from there (a stream read document by document, stream.h). */
+int gpa_yaml_parse_at(gpa_arena_t *a, const char *text, size_t len, unsigned first_line, gpa_docs_t *out, gpa_error_t *err);
 
 /*
  * What gpa_yaml_parse would make of s[0..n) written as an untagged plain scalar: GPA_VNULL, GPA_VBOOL,

@@ -589,12 +589,8 @@ int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_v
         if (items->type != GPA_VARRAY)
             return gpa_schema_want(err, items, GPA_VARRAY, "items");
         for (size_t i = 0; i < items->u.array.len; i++)
-            if (gpa_decode_document_with(a, extra, items->u.array.items[i], out, err) != 0) {
-                char item[32]; /* an error inside a List item names the item: items[3].spec.containers[0] */
-                snprintf(item, sizeof(item), "items[%zu]", i);
-                gpa_decode_error_within(err, item);
+            if (gpa_decode_item(a, extra, items->u.array.items[i], i, out, err) != 0)
                 return -1;
-            }
         return 0;
     }
     gpa_object_t *obj;
@@ -607,4 +603,15 @@ int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_v
 int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
 {
     return gpa_decode_document_with(a, NULL, doc, out, err);
+}
+
+int gpa_decode_item(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *item, size_t index, gpa_objects_t *out,
+                    gpa_error_t *err)
+{
+    if (gpa_decode_document_with(a, extra, item, out, err) == 0)
+        return 0;
+    char where[32]; /* an error inside a List item names the item: items[3].spec.containers[0] */
+    snprintf(where, sizeof(where), "items[%zu]", index);
+    gpa_decode_error_within(err, where);
+    return -1;
 }

@@ -41,5 +41,9 @@ void gpa_decode_error_within(gpa_error_t *err, const char *where);
 /* The same with the built-in table alone (inventories, tests). */
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
 int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
+/* Item `index` of a List read one item at a time, decoded as gpa_decode_document_with decodes that List's items
+ * (`extra` as above), errors' paths prefixed "items[index]". */
+int gpa_decode_item(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *item, size_t index, gpa_objects_t *out,
+                    gpa_error_t *err);
 
 #endif
