@@ -95,7 +95,7 @@ class Server:
         env = dict(os.environ, LSAN_OPTIONS="suppressions=%s" % os.path.join(HERE, "lsan.supp"))
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(self.args, stderr=self.log, stdout=subprocess.DEVNULL, env=env)
-        start = self.wait_log(lambda l: l.get("msg") == "serving", 10)
+        start = self.wait_log(lambda l: l.get("msg") == "serving", 60)
         self.port = int(start["listen"].rsplit(":", 1)[1])
         self.metrics_port = int(start["metricsListen"].rsplit(":", 1)[1])
         self.url = "https://127.0.0.1:%d" % self.port
@@ -122,7 +122,7 @@ class Server:
         raise AssertionError("no such log line in %ss: %s" % (timeout, open(self.log_path).read()[-3000:]))
 
     def metrics(self):
-        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % self.metrics_port, timeout=5) as r:
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % self.metrics_port, timeout=30) as r:
             text = r.read().decode()
         values = {}
         for line in text.splitlines():
@@ -131,7 +131,7 @@ class Server:
                 values[k] = int(v) if re.fullmatch(r"-?\d+", v) else float(v)
         return values
 
-    def stop(self, sig=signal.SIGTERM, timeout=15):
+    def stop(self, sig=signal.SIGTERM, timeout=60):
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:

@@ -112,6 +112,55 @@ START_TEST(content_types)
 }
 END_TEST
 
+/* The answer as h2o's connection layer would receive it (the last output stream of the chain). */
+typedef struct st_captured_t {
+    h2o_ostream_t super;
+    int final;
+    gpa_buf_t body;
+} captured_t;
+
+static void capture_send(h2o_ostream_t *self, h2o_req_t *req, h2o_iovec_t *bufs, size_t n, h2o_send_state_t state)
+{
+    (void)req;
+    captured_t *c = (captured_t *)self;
+    for (size_t i = 0; i < n; i++)
+        gpa_buf_append(&c->body, bufs[i].base, bufs[i].len);
+    c->final = state == H2O_SEND_STATE_FINAL;
+}
+
+/*
+ * The 503 of --max-inflight-bytes (docs/webhook.md#limits): a review that completes while more than the budget is
+ * buffered is answered 503 with Retry-After and its connection closed, before the engine runs. The end-to-end
+ * tests cannot reach this state deterministically (docs/webhook.md says why), so it is driven here with the gauge
+ * set above the budget.
+ */
+START_TEST(over_budget_is_503_with_retry_after)
+{
+    static h2o_pathconf_t no_filters;
+    webhook_handler_t h = {.max_body = 4u << 20, .max_inflight = 1u << 20};
+    captured_t out = {.super.do_send = capture_send};
+    fake_t f;
+    fake_init(&f, "POST", "/validate?timeout=10s", "application/json");
+    f.req.entity = h2o_iovec_init(H2O_STRLIT("{}"));
+    f.req.http1_is_persistent = 1;
+    f.req.pathconf = &no_filters;
+    f.req._ostr_top = &out.super;
+    gpa_metrics_inflight_bytes_add((int64_t)h.max_inflight + 1);
+    ck_assert_int_eq(review(&f.req, GPA_WEBHOOK_VALIDATE, &h), 0);
+    gpa_metrics_inflight_bytes_add(-((int64_t)h.max_inflight + 1));
+    ck_assert_int_eq(f.req.res.status, 503);
+    ck_assert_int_eq(f.req.http1_is_persistent, 0); /* closing frees this connection's buffer too */
+    ssize_t at = h2o_find_header(&f.req.res.headers, H2O_TOKEN_RETRY_AFTER, -1);
+    ck_assert_int_ge(at, 0);
+    ck_assert(h2o_memis(f.req.res.headers.entries[at].value.base, f.req.res.headers.entries[at].value.len, H2O_STRLIT("1")));
+    ck_assert(out.final);
+    ck_assert(h2o_memis(out.body.base, out.body.len, H2O_STRLIT("too many request bytes in flight; retry\n")));
+    ck_assert_int_eq(gpa_metrics_inflight(), 0); /* refused before it was counted in flight */
+    gpa_buf_dispose(&out.body);
+    fake_dispose(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("webhook_routes");
@@ -120,5 +169,8 @@ int main(void)
     tcase_add_test(tc, methods);
     tcase_add_test(tc, content_types);
     suite_add_tcase(s, tc);
+    TCase *budget = tcase_create("budget");
+    tcase_add_test(budget, over_budget_is_503_with_retry_after);
+    suite_add_tcase(s, budget);
     return gpa_test_run(s);
 }
