@@ -301,8 +301,8 @@ START_TEST(unreadable_object_is_denied_with_code_400)
             json_decref(root);
         }
     static const char *const fine[] = {
-        "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\",\"metadata\":{\"labels\":{\"a\":true}},\"spec\":{\"headGroupSpec\":"
-        "{\"template\":{\"spec\":{\"nodeSelector\":{\"gpu\":1},\"containers\":[{\"name\":\"head\"}]}}}}}",
+        ("{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\",\"metadata\":{\"labels\":{\"a\":true}},\"spec\":{\"headGroupSpec\":"
+         "{\"template\":{\"spec\":{\"nodeSelector\":{\"gpu\":1},\"containers\":[{\"name\":\"head\"}]}}}}}"), /* one string */
         "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\",\"metadata\":{\"annotations\":{\"a\":[1]}}}",
         "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Deployment\",\"spec\":{\"template\":7}}",
     };
