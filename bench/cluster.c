@@ -74,9 +74,10 @@ static void on_end(void *ctx)
     atomic_fetch_add(&c->lists, 1);
 }
 
-static void on_broken(void *ctx, const char *why)
+static void on_broken(void *ctx, int not_served, const char *why)
 {
     (void)ctx;
+    (void)not_served;
     fprintf(stderr, "bench-cluster: broken: %s\n", why);
 }
 

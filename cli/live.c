@@ -162,12 +162,11 @@ static void on_end_list(void *ctx)
     pthread_mutex_unlock(&live->lock);
 }
 
-static void on_broken(void *ctx, const char *why)
+static void on_broken(void *ctx, int unserved, const char *why)
 {
     kind_state_t *k = ctx;
     gpa_live_t *live = k->live;
-    /* The reflector's words for a 404 (cluster/reflector.c): the resource is absent and its empty view is true. */
-    int unserved = strstr(why, "not served by this cluster") != NULL;
+    /* unserved: the resource is absent (404) and its empty view is true, not stale. */
     pthread_mutex_lock(&live->lock);
     uint64_t now = mono_ms();
     k->restarts++;

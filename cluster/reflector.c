@@ -280,12 +280,17 @@ static void honour_retry_after(gpa_reflector_t *r, long seconds)
         r->retry_after_ms = ms;
 }
 
-static void report(gpa_reflector_t *r, const char *fmt, const char *detail)
+static void report_as(gpa_reflector_t *r, int not_served, const char *fmt, const char *detail)
 {
     char why[1024];
     snprintf(why, sizeof(why), fmt, r->path, detail);
     if (r->sink.broken != NULL)
-        r->sink.broken(r->sink.ctx, why);
+        r->sink.broken(r->sink.ctx, not_served, why);
+}
+
+static void report(gpa_reflector_t *r, const char *fmt, const char *detail)
+{
+    report_as(r, 0, fmt, detail);
 }
 
 /* One event line of the watch stream. Returns 0 to read on, -1 to end this watch (r->relist or r->why set). */
@@ -380,7 +385,7 @@ static int relist(gpa_reflector_t *r)
         return -1;
     if (status == 404) {
         r->sink.end_list(r->sink.ctx);
-        report(r, "%s: %s (not served by this cluster; asked again later)", err.message);
+        report_as(r, 1, "%s: %s (not served by this cluster; asked again later)", err.message);
         r->backoff_ms = r->opts.backoff_max_ms;
         return -1;
     }

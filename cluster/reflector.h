@@ -29,8 +29,10 @@ typedef enum en_gpa_watch_event_t {
 typedef struct st_gpa_reflector_sink_t {
     void (*begin_list)(void *ctx);
     void (*apply)(void *ctx, gpa_watch_event_t event, const gpa_value_t *object);
-    void (*end_list)(void *ctx);                /* the view is complete (first sync, or a relist) */
-    void (*broken)(void *ctx, const char *why); /* the watch failed and will be retried (for logs and metrics) */
+    void (*end_list)(void *ctx); /* the view is complete (first sync, or a relist) */
+    /* The watch failed and will be retried (for logs and metrics); `not_served` when the server answered 404 (no
+     * such resource: the CRD is not installed), whose empty view is true rather than stale. */
+    void (*broken)(void *ctx, int not_served, const char *why);
     void *ctx;
 } gpa_reflector_sink_t;
 

@@ -31,6 +31,7 @@ typedef struct st_view_t {
     int listing;
     int lists, begun, broken, events;
     char last_broken[1024];
+    int last_not_served; /* the last break was a 404 */
 } view_t;
 
 static fakeapi_t fake;
@@ -120,11 +121,12 @@ static void on_end(void *ctx)
     pthread_mutex_unlock(&v->lock);
 }
 
-static void on_broken(void *ctx, const char *why)
+static void on_broken(void *ctx, int not_served, const char *why)
 {
     view_t *v = ctx;
     pthread_mutex_lock(&v->lock);
     v->broken++;
+    v->last_not_served = not_served;
     snprintf(v->last_broken, sizeof(v->last_broken), "%s", why);
     pthread_mutex_unlock(&v->lock);
 }
@@ -340,6 +342,7 @@ START_TEST(server_errors_back_off_and_recover)
     wait_for(&v, &v.lists, 1);
     ck_assert_int_ge(count_of(&v, &v.broken), 3);
     ck_assert_ptr_nonnull(strstr(v.last_broken, "HTTP 503: injected failure (retry after 1 s)"));
+    ck_assert_int_eq(v.last_not_served, 0);
     fakeapi_control(&fake, "fault", "{\"fail\": 2, \"cut\": true}");
     add_node("node-09", "a");
     assert_converges(&v, "/api/v1/nodes");
@@ -385,6 +388,7 @@ START_TEST(absent_crd_is_an_empty_view_until_installed)
     pthread_mutex_lock(&v.lock);
     ck_assert_uint_eq(v.nlive, 0);
     ck_assert_msg(strstr(v.last_broken, "not served") != NULL, "%s", v.last_broken);
+    ck_assert_int_eq(v.last_not_served, 1);
     pthread_mutex_unlock(&v.lock);
     view_t once;
     fresh_list(&once, devices); /* gpa_kube_list: 404 is an empty list */
