@@ -163,9 +163,11 @@ static size_t make_slots(gpa_arena_t *a, const gpa_request_t *req, size_t from, 
 void gpa_search_node(gpa_search_t *s, const gpa_node_t *node)
 {
     s->node = node;
-    gpa_search_start(s, node);
     s->stop = 0;
     s->node_found = 0;
+    if (s->impossible)
+        return;
+    gpa_search_start(s, node);
     dfs(s, 0, 0);
     if (s->bounded)
         s->stop = 1;
@@ -182,7 +184,11 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     s->max_pods = pol->max_pods_per_device > 0 ? pol->max_pods_per_device : 16;
     s->core_weight = pol->core_weight < 0 ? 0 : pol->core_weight > 100 ? 100 : pol->core_weight;
     s->spread = pol->strategy == GPA_STRATEGY_SPREAD;
-    s->nshares = make_slots(a, req, from, to, &s->slots);
+    /* A group's count comes from the request (gpu-core 40G asks for 400 million devices): never size anything by it
+     * beyond what a node could hold. */
+    for (size_t k = from; k < to; k++)
+        s->impossible |= req->groups[k].count > max_gpus;
+    s->nshares = s->impossible ? 0 : make_slots(a, req, from, to, &s->slots);
     s->cur = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->cur));
     s->best = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->best));
     s->dev = gpa_arena_calloc(a, max_gpus + 1, sizeof(*s->dev));
