@@ -2,7 +2,7 @@
 # decode path (document -> model -> gpa_check). Built only on request, with clang:
 #
 #   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON
-#   cmake --build build-fuzz --target fuzz_json fuzz_yaml fuzz_quantity fuzz_decode
+#   cmake --build build-fuzz --target fuzz        (every driver; or one: --target fuzz_review)
 #   mkdir -p build-fuzz/corpus-json && build-fuzz/fuzz_json build-fuzz/corpus-json tests/fuzz/seeds/json -max_total_time=60
 #   mkdir -p build-fuzz/corpus-decode && build-fuzz/fuzz_decode build-fuzz/corpus-decode tests/fuzz/seeds/decode examples \
 #       tests/cases -max_total_time=60
@@ -42,4 +42,7 @@ if(GPA_FUZZ)
       set_tests_properties(fuzz_${name}_seeds PROPERTIES LABELS fuzz)
     endif()
   endforeach()
+  # `cmake --build DIR --target fuzz` builds every driver (scripts/test.sh).
+  list(TRANSFORM GPA_FUZZ_DRIVERS PREPEND fuzz_ OUTPUT_VARIABLE GPA_FUZZ_TARGETS)
+  add_custom_target(fuzz DEPENDS ${GPA_FUZZ_TARGETS})
 endif()
