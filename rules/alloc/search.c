@@ -66,7 +66,9 @@ int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_
 static int64_t device_score(const gpa_search_t *s, const gpa_search_dev_t *d)
 {
     const gpa_gpu_t *gpu = d->gpu;
-    int64_t u_core = gpu->core > 0 ? (gpu->core - d->core_free) * 10000 / gpu->core : 10000;
+    int64_t u_core = 10000, core_used;
+    if (gpu->core > 0 && !__builtin_mul_overflow(gpu->core - d->core_free, 10000, &core_used))
+        u_core = core_used / gpu->core; /* else no core, or ~1e15 percent declared (overflow): counted as full */
     int64_t u_mem = gpu->memory > 0 ? gpa_mul_ceil_div_i64(gpu->memory - d->mem_free, 10000, gpu->memory) : u_core;
     if (u_mem < 0 || u_mem > 10000)
         u_mem = 10000; /* over-committed usage reports, or an overflow: treat as full */
