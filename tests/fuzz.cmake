@@ -1,5 +1,7 @@
-# Fuzz drivers (libFuzzer), one per parser: tests/fuzz/fuzz_{json,yaml,quantity}.c, and fuzz_decode.c for the
-# decode path (document -> model -> gpa_check). Built only on request, with clang:
+# Fuzz drivers (libFuzzer), one per entry that reads untrusted bytes: tests/fuzz/fuzz_{json,yaml,quantity}.c (the
+# parsers), fuzz_decode.c (document -> model -> gpa_check), fuzz_review.c (the webhook's gpa_review), fuzz_config.c,
+# fuzz_inventory.c and fuzz_suite.c (cli/suite.c); docs/testing.md#fuzzing has each one's invariants and the long
+# run. Built only on request, with clang:
 #
 #   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON
 #   cmake --build build-fuzz --target fuzz        (every driver; or one: --target fuzz_review)
@@ -7,7 +9,8 @@
 #   mkdir -p build-fuzz/corpus-decode && build-fuzz/fuzz_decode build-fuzz/corpus-decode tests/fuzz/seeds/decode examples \
 #       tests/cases -max_total_time=60
 #
-# The engine libraries are instrumented for coverage (fuzzer-no-link) so the fuzzer sees inside the parsers.
+# The engine libraries (and gpa_load, gpa_cli for the suite reader) are instrumented for coverage
+# (fuzzer-no-link) so the fuzzer sees inside them.
 # Seeds: tests/fuzz/seeds/<parser>/ plus any case directory (examples/, tests/cases/) given on the command line.
 # Registered as ctests (label "fuzz") that replay the seeds once, so a crash found and added as a seed stays fixed.
 option(GPA_FUZZ "Build the libFuzzer drivers (requires clang)" OFF)
