@@ -22,6 +22,7 @@ GPA_TEST_PACKAGES=(
     python3 python3-jsonpatch python3-yaml  # CLI tests: JSON schema checks, patch cross-check, YAML to JSON
     nghttp2-client wrk ca-certificates openssl  # webhook end-to-end tests and benchmarks (h2load, wrk)
     clang clang-format libclang-rt-14-dev  # format check; the clang build; fuzz drivers (libFuzzer runtime)
+    valgrind                             # memcheck of the unit and CLI tests (tests/valgrind/memcheck.py)
 )
 
 # Installs the packages given, skipping apt entirely when they are all there (a second run, a prepared machine).

@@ -6,7 +6,8 @@
 # Environment: GPA_BUILD_DIR (default build-test), GPA_ASAN_BUILD_DIR (default build-test-asan),
 # GPA_RELEASE_BUILD_DIR (default build-test-release), GPA_CLANG_BUILD_DIR (default build-test-clang),
 # GPA_SKIP_ASAN=1 to run only the plain build, GPA_SKIP_FUZZ=1 to skip the fuzz drivers' seed replay,
-# GPA_SKIP_OTHER_BUILDS=1 to skip the Release and clang builds.
+# GPA_SKIP_OTHER_BUILDS=1 to skip the Release and clang builds, GPA_SKIP_VALGRIND=1 to skip the memcheck run
+# (GPA_VALGRIND_BUILD_DIR, default build-test-valgrind).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/scripts/deps.sh"
@@ -49,7 +50,18 @@ if [ "${GPA_SKIP_FUZZ:-0}" != 1 ]; then
     echo "== fuzz drivers: replay the seeds"
     fuzz="${GPA_FUZZ_BUILD_DIR:-$root/build-test-fuzz}"
     CC=clang cmake -S "$root" -B "$fuzz" -DCMAKE_BUILD_TYPE=Debug -DGPA_FUZZ=ON -DGPA_SANITIZE=ON -DGPA_WERROR=ON
-    cmake --build "$fuzz" -j"$jobs" --target fuzz_json fuzz_yaml fuzz_quantity fuzz_decode
+    cmake --build "$fuzz" -j"$jobs" --target fuzz
     ctest --test-dir "$fuzz" --output-on-failure -L fuzz
+fi
+if [ "${GPA_SKIP_VALGRIND:-0}" != 1 ]; then
+    # The unit tests, the CLI tests, the example suites and the case directories under Valgrind memcheck, in a build
+    # of their own without sanitizers: zero errors, zero definite or indirect leaks (tests/valgrind/memcheck.py;
+    # docs/testing.md#valgrind says what is left out and why).
+    echo "== unit and CLI tests under valgrind memcheck"
+    valgrind_dir="${GPA_VALGRIND_BUILD_DIR:-$root/build-test-valgrind}"
+    build "$valgrind_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    started=$SECONDS
+    python3 "$root/tests/valgrind/memcheck.py" "$valgrind_dir" -j"$jobs"
+    echo "== valgrind memcheck took $((SECONDS - started)) s"
 fi
 echo "== all tests passed"

@@ -66,7 +66,9 @@ int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_
 static int64_t device_score(const gpa_search_t *s, const gpa_search_dev_t *d)
 {
     const gpa_gpu_t *gpu = d->gpu;
-    int64_t u_core = gpu->core > 0 ? (gpu->core - d->core_free) * 10000 / gpu->core : 10000;
+    int64_t u_core = 10000, core_used;
+    if (gpu->core > 0 && !__builtin_mul_overflow(gpu->core - d->core_free, 10000, &core_used))
+        u_core = core_used / gpu->core; /* else no core, or ~1e15 percent declared (overflow): counted as full */
     int64_t u_mem = gpu->memory > 0 ? gpa_mul_ceil_div_i64(gpu->memory - d->mem_free, 10000, gpu->memory) : u_core;
     if (u_mem < 0 || u_mem > 10000)
         u_mem = 10000; /* over-committed usage reports, or an overflow: treat as full */
@@ -163,9 +165,11 @@ static size_t make_slots(gpa_arena_t *a, const gpa_request_t *req, size_t from, 
 void gpa_search_node(gpa_search_t *s, const gpa_node_t *node)
 {
     s->node = node;
-    gpa_search_start(s, node);
     s->stop = 0;
     s->node_found = 0;
+    if (s->impossible)
+        return;
+    gpa_search_start(s, node);
     dfs(s, 0, 0);
     if (s->bounded)
         s->stop = 1;
@@ -182,7 +186,11 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     s->max_pods = pol->max_pods_per_device > 0 ? pol->max_pods_per_device : 16;
     s->core_weight = pol->core_weight < 0 ? 0 : pol->core_weight > 100 ? 100 : pol->core_weight;
     s->spread = pol->strategy == GPA_STRATEGY_SPREAD;
-    s->nshares = make_slots(a, req, from, to, &s->slots);
+    /* A group's count comes from the request (gpu-core 40G asks for 400 million devices): never size anything by it
+     * beyond what a node could hold. */
+    for (size_t k = from; k < to; k++)
+        s->impossible |= req->groups[k].count > max_gpus;
+    s->nshares = s->impossible ? 0 : make_slots(a, req, from, to, &s->slots);
     s->cur = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->cur));
     s->best = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->best));
     s->dev = gpa_arena_calloc(a, max_gpus + 1, sizeof(*s->dev));

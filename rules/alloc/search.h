@@ -49,6 +49,7 @@ typedef struct st_gpa_search_t {
     size_t ndev;
     const gpa_node_t *node, *best_node;
     int found, node_found, stop, bounded;
+    int impossible;     /* a group needs more devices than the largest node has: nothing to search, nothing set up */
     int64_t best_score; /* sum of per-share scores */
 } gpa_search_t;
 
