@@ -25,20 +25,6 @@ foreach(t ${GPA_CLUSTER_TESTS})
   endif()
 endforeach()
 
-# The kubeconfig reader's fuzz driver (tests/fuzz/fuzz_kubeconfig.c), built with the others (tests/fuzz.cmake):
-#   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON && cmake --build build-fuzz --target fuzz_kubeconfig
-#   mkdir -p build-fuzz/corpus-kubeconfig && build-fuzz/fuzz_kubeconfig build-fuzz/corpus-kubeconfig \
-#       tests/fuzz/seeds/kubeconfig -max_total_time=60
-if(GPA_FUZZ AND TARGET gpa_cluster)
-  target_compile_options(gpa_cluster PRIVATE -fsanitize=fuzzer-no-link)
-  add_executable(fuzz_kubeconfig ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_kubeconfig.c)
-  target_compile_options(fuzz_kubeconfig PRIVATE -fsanitize=fuzzer)
-  target_link_options(fuzz_kubeconfig PRIVATE -fsanitize=fuzzer)
-  target_link_libraries(fuzz_kubeconfig PRIVATE gpa_cluster)
-  add_test(NAME fuzz_kubeconfig_seeds COMMAND fuzz_kubeconfig -runs=0 ${CMAKE_CURRENT_LIST_DIR}/fuzz/seeds/kubeconfig)
-  set_tests_properties(fuzz_kubeconfig_seeds PROPERTIES LABELS "fuzz;cluster")
-endif()
-
 # bench-cluster (bench/cluster.c): the API client against the fake holding 5,000 GPU nodes and 100,000 Pods: paged
 # lists, a reflector's first sync, watch events per second and the reflector's CPU per event. Registered here, not
 # in bench/, because it needs the fake. `cmake --build BUILD --target bench-cluster`. Figures only: not a ctest.

@@ -1,6 +1,7 @@
 # Fuzz drivers (libFuzzer), one per entry that reads untrusted bytes: tests/fuzz/fuzz_{json,yaml,quantity}.c (the
 # parsers), fuzz_decode.c (document -> model -> gpa_check), fuzz_review.c (the webhook's gpa_review), fuzz_config.c,
-# fuzz_inventory.c and fuzz_suite.c (cli/suite.c); docs/testing.md#fuzzing has each one's invariants and the long
+# fuzz_inventory.c, fuzz_suite.c (cli/suite.c), fuzz_stream.c (the CLI's piecewise reader against a whole parse) and
+# fuzz_kubeconfig.c (cluster/kubeconfig.c); docs/testing.md#fuzzing has each one's invariants and the long
 # run. Built only on request, with clang:
 #
 #   CC=clang cmake -S . -B build-fuzz -DGPA_FUZZ=ON -DGPA_SANITIZE=ON
@@ -18,11 +19,11 @@ if(GPA_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "GPA_FUZZ=ON needs clang: CC=clang cmake -DGPA_FUZZ=ON ...")
   endif()
-  foreach(layer ${GPA_LAYERS} load cli)
+  foreach(layer ${GPA_LAYERS} load cli cluster)
     target_compile_options(gpa_${layer} PRIVATE -fsanitize=fuzzer-no-link)
   endforeach()
   # Every driver: tests/fuzz/fuzz_<name>.c, seeds in tests/fuzz/seeds/<name>/, target fuzz_<name>.
-  set(GPA_FUZZ_DRIVERS json yaml quantity decode review config inventory suite)
+  set(GPA_FUZZ_DRIVERS json yaml quantity decode review config inventory suite stream kubeconfig)
   foreach(name ${GPA_FUZZ_DRIVERS})
     add_executable(fuzz_${name} ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_${name}.c)
     target_include_directories(fuzz_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
@@ -31,6 +32,8 @@ if(GPA_FUZZ)
     target_link_libraries(fuzz_${name} PRIVATE gpa_rules)
     if(name STREQUAL "review")
       target_link_libraries(fuzz_review PRIVATE PkgConfig::JANSSON) # reads the answers with another JSON reader
+    elseif(name STREQUAL "kubeconfig")
+      target_link_libraries(fuzz_kubeconfig PRIVATE gpa_cluster)
     elseif(name STREQUAL "suite")
       target_link_libraries(fuzz_suite PRIVATE gpa_cli)
       target_compile_definitions(fuzz_suite PRIVATE GPA_FUZZ_SUITE_FILES="${CMAKE_CURRENT_LIST_DIR}/fuzz/suite-files")
