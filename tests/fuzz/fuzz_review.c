@@ -4,9 +4,10 @@
  * inventory of fuzz_workload.h so the infeasible rule runs too.
  * Invariants: nothing crashes, hangs or leaks; a 400 answer is one line saying why; a 200 answer is valid JSON
  * (read by jansson, not our reader), an AdmissionReview in the version asked whose response.uid is the request's;
- * allowed is a boolean and a denial carries status.code 403; the validating answer carries no patch and the
- * mutating one never denies; a mutating answer's patch (base64 of a JSON Patch) applies to request.object, and
- * the review of the patched object mutates nothing more (reinvocation-safe, docs/rules.md#mutations).
+ * allowed is a boolean and a denial carries status.code 403, or 400 naming the path of an object it cannot read;
+ * the validating answer carries no patch and the mutating one denies only what it cannot read; a mutating
+ * answer's patch (base64 of a JSON Patch) applies to request.object, and the review of the patched object
+ * mutates nothing more (reinvocation-safe, docs/rules.md#mutations).
  * Seeds: tests/fuzz/seeds/review/ (AdmissionReviews from examples/ and tests/cases/, and the regressions found).
  */
 #include <jansson.h>
@@ -155,15 +156,20 @@ static void check_answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_review_t 
         fail_answer("the answer does not echo the request's uid", r);
     if (!json_is_boolean(allowed) || json_is_true(allowed) != (r->allowed != 0))
         fail_answer("response.allowed is not the verdict", r);
-    if (!r->allowed && json_integer_value(json_object_get(json_object_get(resp, "status"), "code")) != 403)
-        fail_answer("a denial without status.code 403", r);
+    /* A denial is 403 (findings) or 400 (an object it cannot read on a path it needs, said with that path). */
+    json_t *status = json_object_get(resp, "status");
+    json_int_t code = json_integer_value(json_object_get(status, "code"));
+    const char *message = json_string_value(json_object_get(status, "message"));
+    int unreadable = code == 400 && message != NULL && strncmp(message, "cannot read request.", 20) == 0;
+    if (!r->allowed && code != 403 && !unreadable)
+        fail_answer("a denial neither 403 nor 400 naming what it cannot read", r);
     const char *patch = json_string_value(json_object_get(resp, "patch"));
     if ((patch != NULL) != (json_object_get(resp, "patchType") != NULL))
         fail_answer("patch without patchType or the reverse", r);
     if (hook == GPA_WEBHOOK_VALIDATE && patch != NULL)
         fail_answer("the validating answer carries a patch", r);
-    if (hook == GPA_WEBHOOK_MUTATE && !r->allowed)
-        fail_answer("the mutating webhook denied", r);
+    if (hook == GPA_WEBHOOK_MUTATE && !r->allowed && !unreadable)
+        fail_answer("the mutating webhook denied for another reason than unreadable input", r);
     if (patch != NULL)
         check_patch(a, r, patch, data, size);
     json_decref(root);
