@@ -20,12 +20,20 @@ typedef struct st_hold_t {
     gpa_conn_t *conn;
 } hold_t;
 
-void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms, int64_t max_conns)
+void gpa_conn_list_init(gpa_conn_list_t *list, h2o_loop_t *loop, uint64_t stall_ms, int64_t max_conns, int counted)
 {
+    list->counted = counted;
+    list->open = 0;
     h2o_linklist_init_anchor(&list->conns);
     list->loop = loop;
     list->max_conns = max_conns;
     h2o_timeout_init(loop, &list->stall, stall_ms);
+}
+
+/* An answer not yet taken by the peer: a request counted busy, or a write h2o still has pending. */
+static int pending(gpa_conn_t *c)
+{
+    return c->sock != NULL && (c->busy != 0 || h2o_socket_is_writing(c->sock));
 }
 
 /* Restarts the stall deadline while the connection is busy; stops it when it is not. */
@@ -33,7 +41,7 @@ static void rearm(gpa_conn_t *c)
 {
     if (h2o_timeout_is_linked(&c->stall))
         h2o_timeout_unlink(&c->stall);
-    if (c->busy != 0 && c->sock != NULL)
+    if (pending(c))
         h2o_timeout_link(c->list->loop, &c->list->stall, &c->stall);
 }
 
@@ -59,14 +67,19 @@ static void on_close(void *data)
     h2o_linklist_unlink(&c->link);
     c->sock = NULL;
     rearm(c); /* stops the deadline: nothing left to shut down */
-    gpa_metrics_connections_add(-1);
+    if (c->list->counted)
+        gpa_metrics_connections_add(-1);
+    else
+        c->list->open--;
     conn_free_if_done(c); /* a request disposed after its socket keeps the record alive until then */
 }
 
 int gpa_conn_track(gpa_conn_list_t *list, h2o_socket_t *sock)
 {
-    if (gpa_metrics_connections_try_add(list->max_conns) != 0)
+    if (list->counted ? gpa_metrics_connections_try_add(list->max_conns) != 0 : list->open >= list->max_conns)
         return -1;
+    if (!list->counted)
+        list->open++;
     gpa_conn_t *c = gpa_xcalloc(1, sizeof(*c));
     c->list = list;
     c->stall.cb = on_stall;
@@ -98,6 +111,16 @@ void gpa_conn_hold(h2o_req_t *req)
     rearm(c);
 }
 
+void gpa_conn_watch_writes(gpa_conn_list_t *list)
+{
+    for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next) {
+        gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
+        /* A busy connection's deadline runs from its last progress (rearm); only the others are looked at. */
+        if (c->busy == 0 && pending(c) != h2o_timeout_is_linked(&c->stall))
+            rearm(c);
+    }
+}
+
 size_t gpa_conn_close_idle(gpa_conn_list_t *list)
 {
     size_t n = 0;
@@ -107,7 +130,7 @@ size_t gpa_conn_close_idle(gpa_conn_list_t *list)
          * h2o keeps a request's bytes in sock->input until its answer is written (HTTP/1.1), so an empty input means
          * no request is being read or answered. (sock->bytes_read is only the size of the last read, not a count.)
          */
-        if (c->shut || c->busy != 0 || c->sock->input->size != 0)
+        if (c->shut || pending(c) || c->sock->input->size != 0)
             continue;
         /* Not close(): h2o owns the descriptor; after shutdown its next read fails and it closes cleanly. */
         shutdown(c->fd, SHUT_RDWR);

@@ -165,12 +165,12 @@ static void on_inflight_done(void *p)
     gpa_metrics_inflight_add(-1);
 }
 
-/* Counts the request in flight until its pool is disposed, i.e. until its answer has been written. */
+/* Counts the review in flight until its pool is disposed, i.e. until its answer has been written. (Its
+ * connection is held busy by the handler, as for every request.) */
 static void hold(h2o_req_t *req)
 {
     gpa_metrics_inflight_add(1);
     h2o_mem_alloc_shared(&req->pool, sizeof(inflight_t), on_inflight_done);
-    gpa_conn_hold(req);
 }
 
 static void log_denial(gpa_webhook_t hook, const gpa_review_t *r)
@@ -240,6 +240,7 @@ static int review(h2o_req_t *req, gpa_webhook_t hook, const webhook_handler_t *h
 static int on_webhook(h2o_handler_t *self, h2o_req_t *req)
 {
     const webhook_handler_t *h = (const webhook_handler_t *)self;
+    gpa_conn_hold(req); /* every answer, not only a review's: a client that never reads them meets the deadline */
     const char *fault = framing_fault(req);
     if (fault != NULL)
         return refuse_and_close(req, 400, "Bad Request", fault);
@@ -255,6 +256,7 @@ static int on_webhook(h2o_handler_t *self, h2o_req_t *req)
 static int on_metrics(h2o_handler_t *self, h2o_req_t *req)
 {
     (void)self;
+    gpa_conn_hold(req);
     const char *fault = framing_fault(req);
     if (fault != NULL)
         return refuse_and_close(req, 400, "Bad Request", fault);

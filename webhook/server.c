@@ -32,7 +32,7 @@ enum { PHASE_SERVE, PHASE_DRAIN, PHASE_STOP };
 typedef struct st_worker_t {
     pthread_t tid;
     int fd;         /* listening socket, handed to the loop */
-    int is_metrics; /* plain HTTP, not tracked, keeps answering while draining */
+    int is_metrics; /* plain HTTP, own connection cap, keeps answering while draining */
     h2o_globalconf_t *conf;
     SSL_CTX *ssl_ctx;
     h2o_context_t ctx;
@@ -44,7 +44,6 @@ typedef struct st_worker_t {
     h2o_timeout_entry_t resume; /* linked while paused */
     size_t buffered;            /* this worker's share of gpuadmit_inflight_bytes */
     int trim_pending;           /* past TRIM_AFTER(_CONNECTIONS): return memory once back down */
-    unsigned metrics_conns;     /* open connections on the metrics port (its worker only) */
 } worker_t;
 
 /* Memory held for requests, or open connections (each with its TLS state), above which freed memory is handed
@@ -238,11 +237,6 @@ static void refuse(h2o_socket_t *sock, gpa_limit_t limit)
     gpa_log_end(l);
 }
 
-static void on_metrics_close(void *data)
-{
-    ((worker_t *)data)->metrics_conns--;
-}
-
 static void on_accept(h2o_socket_t *listener, const char *err)
 {
     worker_t *w = listener->data;
@@ -256,15 +250,7 @@ static void on_accept(h2o_socket_t *listener, const char *err)
     }
     int on = 1;
     setsockopt(h2o_socket_get_fd(sock), IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-    if (w->is_metrics) {
-        if (w->metrics_conns >= METRICS_MAX_CONNECTIONS) {
-            refuse(sock, GPA_LIMIT_CONNECTIONS);
-            return;
-        }
-        w->metrics_conns++;
-        sock->on_close.cb = on_metrics_close;
-        sock->on_close.data = w;
-    } else if (gpa_metrics_inflight_bytes() > inflight_budget) {
+    if (!w->is_metrics && gpa_metrics_inflight_bytes() > inflight_budget) {
         refuse(sock, GPA_LIMIT_INFLIGHT_BYTES);
         return;
     } else if (gpa_conn_track(&w->conns, sock) != 0) {
@@ -324,7 +310,9 @@ static void *worker_main(void *arg)
     w->actx.ctx = &w->ctx;
     w->actx.hosts = w->conf->hosts;
     w->actx.ssl_ctx = w->ssl_ctx;
-    gpa_conn_list_init(&w->conns, w->ctx.loop, w->conf->http1.req_timeout, max_connections);
+    /* The metrics port has its own cap (not counted in gpuadmit_connections) and the same stall deadline. */
+    gpa_conn_list_init(&w->conns, w->ctx.loop, w->conf->http1.req_timeout,
+                       w->is_metrics ? METRICS_MAX_CONNECTIONS : max_connections, !w->is_metrics);
     h2o_timeout_init(w->ctx.loop, &w->accept_pause, ACCEPT_PAUSE_MS);
     w->resume.cb = on_resume;
     w->listener = h2o_evloop_socket_create(w->ctx.loop, w->fd, H2O_SOCKET_FLAG_DONT_READ);
@@ -334,6 +322,7 @@ static void *worker_main(void *arg)
     int p;
     while ((p = atomic_load(&phase)) != PHASE_STOP) {
         h2o_evloop_run(w->ctx.loop, 100);
+        gpa_conn_watch_writes(&w->conns);
         if (!w->is_metrics)
             account(w);
         if (p == PHASE_DRAIN && !w->is_metrics) {

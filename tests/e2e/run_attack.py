@@ -12,12 +12,14 @@ Environment: GPUADMIT (the binary), E2E_WORK (a scratch directory). Usage: run_a
 import json
 import os
 import resource
+import select
 import shutil
 import socket
 import ssl
 import struct
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -290,6 +292,64 @@ class Attack(unittest.TestCase):
         keep.sendall(http_request(None, "/validate", json.dumps(review(KOORD_RATIO)).encode()))
         self.assertEqual(read_response(keep)[0], 200)
         self.assertEqual(self.good(s), 200)
+        self.assertEqual(s.stop(), 0)
+
+    # ---- answers never read ------------------------------------------------------------------------------------
+
+    def flood_healthz(self, sock):
+        """Pipelines GET /healthz on sock, never reading, until the server stops taking requests (its answers fill
+        every buffer between the two ends, so h2o stops reading)."""
+        sock.settimeout(2)
+        chunk = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 512
+        sent = 0
+        try:
+            for _ in range(4096):  # bounded: ~70 MB of requests at most
+                sock.sendall(chunk)
+                sent += len(chunk)
+        except (socket.timeout, ConnectionError, ssl.SSLError, OSError) as e:
+            print("pipelined %d KiB of /healthz before %s" % (sent >> 10, type(e).__name__), file=sys.stderr)
+
+    def hung_up(self, sock):
+        """Whether the peer closed or reset the connection, looked at without reading (data is still queued)."""
+        p = select.poll()
+        p.register(sock.fileno(), select.POLLRDHUP | select.POLLHUP | select.POLLERR)
+        return any(ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR) for _, ev in p.poll(0))
+
+    def small_rcvbuf_socket(self):
+        c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # answers back up sooner
+        return c
+
+    def test_pipelined_answers_never_read_meet_the_stall_deadline(self):
+        """Clients that pipeline /healthz on keep-alive connections and never read the answers are closed by the
+        stall deadline like a review client, on both ports (they would otherwise keep their slots)."""
+        s = self.start("noreadhealth", "--max-connections", "8", "--request-timeout", "1s")
+        ctx = tls_context(os.path.join(self.certs, "ca.crt"))
+        hooks, probes = [], []
+
+        def attack(port, conns, wrap):
+            c = self.small_rcvbuf_socket()
+            c.connect(("127.0.0.1", port))
+            c = wrap(c)
+            conns.append(c)
+            self.flood_healthz(c)  # at once: a connection left without a request would be closed as idle
+
+        threads = [threading.Thread(target=attack, args=(s.port, hooks, lambda c: ctx.wrap_socket(c, server_hostname=SERVER_NAME)))
+                   for _ in range(4)]
+        threads += [threading.Thread(target=attack, args=(s.metrics_port, probes, lambda c: c)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # Closed by the server while the clients keep them open and unread: the slots are free again.
+        wait_for(lambda: s.metrics()["gpuadmit_connections"] == 0, "webhook connections closed by the stall deadline")
+        for c in hooks + probes:
+            wait_for(lambda: self.hung_up(c), "connection closed by the server")
+        m = s.metrics()
+        self.assertEqual(m["gpuadmit_connections_shed_total"], 0, "closed by the deadline, not the byte budget")
+        self.assertEqual(self.good(s), 200)
+        for c in hooks + probes:
+            c.close()
         self.assertEqual(s.stop(), 0)
 
     # ---- descriptors ----------------------------------------------------------------------------------------------
