@@ -224,6 +224,13 @@ static void leaf_cn(const gpa_certs_options_t *opts, char *cn, size_t size)
         snprintf(cn, size, "%s", opts->service);
 }
 
+char *gpa_certs_base64(const void *data, size_t len)
+{
+    char *out = gpa_xmalloc(4 * ((len + 2) / 3) + 1);
+    EVP_EncodeBlock((unsigned char *)out, data, (int)len);
+    return out;
+}
+
 /* base64 of the whole ca.crt file (every certificate in it), one line: the webhook configurations' caBundle. */
 static char *read_bundle(const char *dir, gpa_error_t *err)
 {
@@ -233,10 +240,8 @@ static char *read_bundle(const char *dir, gpa_error_t *err)
     size_t n = f != NULL ? fread(buf, 1, sizeof(buf), f) : 0;
     if (f == NULL || ferror(f) || !feof(f) || n == 0)
         gpa_error_set(err, 0, 0, "", "%s: cannot read back (or larger than %zu bytes)", path, sizeof(buf) - 1);
-    else {
-        out = gpa_xmalloc(4 * ((n + 2) / 3) + 1);
-        EVP_EncodeBlock((unsigned char *)out, buf, (int)n);
-    }
+    else
+        out = gpa_certs_base64(buf, n);
     if (f != NULL)
         fclose(f);
     free(path);

@@ -23,6 +23,7 @@
 #ifndef GPA_CERTS_H
 #define GPA_CERTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -44,5 +45,8 @@ int gpa_certs_generate(const gpa_certs_options_t *opts, gpa_certs_result_t *res,
 
 /* Frees what *res owns; res may be NULL or already disposed. */
 void gpa_certs_result_dispose(gpa_certs_result_t *res);
+
+/* base64 of data[0..len) on one line, as a caBundle and a Secret's data hold it; new (caller frees). */
+char *gpa_certs_base64(const void *data, size_t len);
 
 #endif

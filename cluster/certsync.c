@@ -72,14 +72,6 @@ static char *strf(const char *fmt, ...)
 
 /* ---- PEM and base64 ------------------------------------------------------------------------------------- */
 
-static char *b64_encode(const char *s)
-{
-    size_t n = strlen(s);
-    char *out = gpa_xmalloc(4 * ((n + 2) / 3) + 1);
-    EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)s, (int)n);
-    return out;
-}
-
 /* base64 into a new NUL-terminated string, or NULL when it is not base64. */
 static char *b64_decode(const char *s, size_t n)
 {
@@ -433,7 +425,7 @@ static char *secret_json(const gpa_certsync_opts_t *o, const material_t *m, cons
     for (int i = 0; i < K_COUNT; i++) {
         if (m->v[i] == NULL)
             continue;
-        char *enc = b64_encode(m->v[i]);
+        char *enc = gpa_certs_base64(m->v[i], strlen(m->v[i]));
         gpa_buf_printf(&b, "%s\"%s\":\"%s\"", first ? "" : ",", KEYS[i], enc);
         free(enc);
         first = 0;
@@ -657,7 +649,7 @@ int gpa_certsync_once(gpa_kube_client_t *c, const gpa_certsync_opts_t *opts, gpa
     memset(res, 0, sizeof(*res));
     /* The directory may be new (a subdirectory of the Pod's emptyDir): made here, its parent must exist. */
     int rc = gpa_certs_ensure_dir(opts->dir, err) == 0 ? sync_secret(c, opts, &m, res, err) : -1;
-    char *bundle = rc == 0 ? b64_encode(m.v[K_BUNDLE]) : NULL;
+    char *bundle = rc == 0 ? gpa_certs_base64(m.v[K_BUNDLE], strlen(m.v[K_BUNDLE])) : NULL;
     if (rc == 0)
         rc = sync_config(c, "validatingwebhookconfigurations", opts->webhook_config, bundle, res, err);
     if (rc == 0)
