@@ -298,6 +298,100 @@ void gpa_bytes_format(int64_t bytes, int up, char dst[32])
     dst[n < 31 ? n : 31] = '\0';
 }
 
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/*
+ * A unit word as people write sizes: "" or "B" (none; *letter = 0), "G"/"GB" (decimal or binary: *binary_only
+ * = 0), "Gi"/"GiB" (binary only), any case. Returns 0, or -1 for a word that is no size unit.
+ */
+static int unit_word(const char *w, size_t n, char *letter, int *binary_only)
+{
+    static const char letters[] = "kmgtpe", canonical[] = "kMGTPE";
+    *letter = '\0';
+    *binary_only = 0;
+    if (n == 0 || (n == 1 && lower(w[0]) == 'b'))
+        return 0;
+    const char *at = strchr(letters, lower(w[0]));
+    if (at == NULL)
+        return -1;
+    if (n == 1 || (n == 2 && lower(w[1]) == 'b'))
+        *binary_only = 0;
+    else if (lower(w[1]) == 'i' && (n == 2 || (n == 3 && lower(w[2]) == 'b')))
+        *binary_only = 1;
+    else
+        return -1;
+    *letter = canonical[at - letters];
+    return 0;
+}
+
+static int is_alpha(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* One guess: the mantissa with `suffix`, as a whole positive value in the resource's unit. Returns 0 or -1. */
+static int guess_one(const char *mantissa, size_t mlen, const char *suffix, int plain, int64_t unit, gpa_quantity_guess_t *g)
+{
+    char buf[64];
+    int n = snprintf(buf, sizeof(buf), "%.*s%s", (int)mlen, mantissa, suffix);
+    gpa_quantity_t q = gpa_quantity_parse(buf, (size_t)n);
+    if (q.status != GPA_Q_OK || q.value <= 0)
+        return -1;
+    if (plain) { /* a number without a unit word is in the resource's own unit */
+        g->value = q.value;
+        snprintf(g->text, sizeof(g->text), "%" PRId64, q.value);
+        return 0;
+    }
+    if (unit <= 0 || q.value % unit != 0)
+        return -1;
+    g->value = q.value / unit;
+    if (unit == 1)
+        gpa_quantity_format(g->value, suffix[0] != '\0' && suffix[1] == 'i', g->text);
+    else
+        snprintf(g->text, sizeof(g->text), "%" PRId64, g->value);
+    return 0;
+}
+
+size_t gpa_quantity_guess(const char *text, int64_t unit, gpa_quantity_guess_t out[2])
+{
+    size_t i = 0;
+    while (text[i] == ' ' || text[i] == '\t')
+        i++;
+    const char *mantissa = text + i;
+    size_t m = strspn(mantissa, "0123456789");
+    if (m == 0)
+        return 0;
+    if (mantissa[m] == '.' && is_digit(mantissa[m + 1]))
+        m += 1 + strspn(mantissa + m + 1, "0123456789");
+    if (m > 40)
+        return 0;
+    const char *w = mantissa + m;
+    while (*w == ' ' || *w == '\t')
+        w++;
+    size_t wn = 0;
+    while (is_alpha(w[wn]))
+        wn++;
+    const char *rest = w + wn;
+    while (*rest == ' ' || *rest == '\t')
+        rest++;
+    char letter;
+    int binary_only;
+    if (is_digit(*rest) || *rest == '.' || unit_word(w, wn, &letter, &binary_only) != 0)
+        return 0; /* "1 2", "1.5.2", "100 GPUs": no one reading */
+    size_t n = 0;
+    if (letter == '\0')
+        return guess_one(mantissa, m, "", wn == 0, unit, &out[0]) == 0 ? 1 : 0;
+    const char dec[2] = {letter, '\0'}, bin[3] = {letter == 'k' ? 'K' : letter, 'i', '\0'};
+    if (!binary_only && guess_one(mantissa, m, dec, 0, unit, &out[n]) == 0)
+        n++;
+    if (guess_one(mantissa, m, bin, 0, unit, &out[n]) == 0)
+        n++;
+    return n;
+}
+
 int gpa_mul_i64(int64_t x, int64_t y, int64_t *r)
 {
     int64_t t;

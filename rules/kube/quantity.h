@@ -50,6 +50,24 @@ void gpa_quantity_format(int64_t value, int binary, char dst[32]);
  */
 void gpa_bytes_format(int64_t bytes, int up, char dst[32]);
 
+/* A whole value a malformed text most likely meant (gpa_quantity_guess) and its text to write instead. */
+typedef struct st_gpa_quantity_guess_t {
+    int64_t value; /* in the resource's own unit */
+    char text[32]; /* canonical, as gpa_quantity_format writes it (a plain number when the unit is not bytes) */
+} gpa_quantity_guess_t;
+
+/*
+ * What a text that is no quantity most likely meant, read the way people write sizes elsewhere: "20GB",
+ * "1.5 GiB", "512mb", "50%", "100 // note". Reads the number the text starts with and the unit word after it
+ * (any case, with or without B/iB: "GB" and "G" stand for G or Gi, "GiB" for Gi only, "B" for bytes); whatever
+ * follows is ignored. `unit` is how many bytes one unit of the resource is: 1 for a byte count (the guesses
+ * are written with suffixes: "20G", "20Gi", "1500M", "1536Mi"), 1048576 for a count of MiB (plain numbers: a
+ * size that is not whole MiB gives none), 0 for a count that takes no unit (only a unitless whole number).
+ * Fills out[0..2) and returns how many (0 when nothing sensible is found: no number, an unknown unit, a value
+ * that is not whole or beyond 64 bits, or not positive). Never fails otherwise.
+ */
+size_t gpa_quantity_guess(const char *text, int64_t unit, gpa_quantity_guess_t out[2]);
+
 /* Overflow-checked arithmetic: 0 on success, -1 on overflow (r untouched). */
 int gpa_mul_i64(int64_t x, int64_t y, int64_t *r);
 int gpa_add_i64(int64_t x, int64_t y, int64_t *r);

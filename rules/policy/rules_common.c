@@ -6,6 +6,7 @@
 #include "alloc/inventory.h"
 #include "alloc/normalize.h"
 #include "policy/rule_ctx.h"
+#include "policy/validate.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -33,11 +34,60 @@ static const char *example_value(gpa_resource_t r)
     }
 }
 
-/* The number a malformed text starts with ("100" of "100//apply a GPU"), or NULL when it starts with none. */
-static const char *leading_number(gpa_arena_t *a, const char *text)
+/* How many bytes one unit of r is, for gpa_quantity_guess: 1 for bytes, 1Mi for MiB, 0 for a count. */
+static int64_t byte_unit(gpa_resource_t r)
 {
-    size_t n = strspn(text, "0123456789");
-    return n == 0 ? NULL : gpa_arena_printf(a, "%.*s", (int)n, text);
+    return r == GPA_R_GPU_MEMORY ? 1 : r == GPA_R_MGPU_MEMORY ? GPA_MIB : 0;
+}
+
+/* Writes guess g into an amount that read `text`. */
+static void amount_set(gpa_amount_t *am, const char *text, const gpa_quantity_guess_t *g)
+{
+    if (!am->present || strcmp(am->text, text) != 0)
+        return;
+    am->status = GPA_Q_OK;
+    am->value = g->value;
+    am->text = g->text;
+    am->suffix = gpa_quantity_parse(g->text, strlen(g->text)).suffix;
+}
+
+/*
+ * Whether the rules accept guess g for resource r of the container: the container with g written for every
+ * amount of r that reads `text` gets no denying finding about r. Other malformed amounts are left out of the
+ * copy (each gets its own message), so the check never recurses.
+ */
+static int accepted(gpa_rule_ctx_t *ctx, gpa_resource_t r, const char *text, const gpa_quantity_guess_t *g)
+{
+    gpa_container_t fixed = *ctx->c;
+    for (int q = 0; q < GPA_R__COUNT; q++) {
+        if (fixed.requests[q].present && fixed.requests[q].status != GPA_Q_OK && q != (int)r)
+            fixed.requests[q].present = 0;
+        if (fixed.limits[q].present && fixed.limits[q].status != GPA_Q_OK && q != (int)r)
+            fixed.limits[q].present = 0;
+    }
+    amount_set(&fixed.requests[r], text, g);
+    amount_set(&fixed.limits[r], text, g);
+    gpa_violations_t found = {0};
+    gpa_validate_container_facts(ctx->a, ctx->cfg, ctx->pod, ctx->facts, &fixed, &found);
+    const char *name = gpa_resource_name(r);
+    for (size_t i = 0; i < found.len; i++)
+        for (size_t k = 0; k < found.items[i].nresources; k++)
+            if (found.items[i].action == GPA_ACTION_DENY && strcmp(found.items[i].resources[k], name) == 0)
+                return 0;
+    return 1;
+}
+
+/* "; write \"20G\" or \"20Gi\"": what a malformed text most likely meant, among the values the rules then
+ * accept for that resource in this container; "" when none. */
+static const char *guess_fix(gpa_rule_ctx_t *ctx, gpa_resource_t r, const char *text)
+{
+    gpa_quantity_guess_t *g = gpa_arena_alloc(ctx->a, 2 * sizeof(*g)); /* the copy's amounts point into it */
+    size_t n = gpa_quantity_guess(text, byte_unit(r), g);
+    const char *fix = "";
+    for (size_t i = 0; i < n; i++)
+        if (accepted(ctx, r, text, &g[i]))
+            fix = gpa_arena_printf(ctx->a, "%s%s\"%s\"", fix, fix[0] == '\0' ? "; write " : " or ", g[i].text);
+    return fix;
 }
 
 /* The likely cause of a value that is no quantity, as real manifests write them; NULL when none is recognized. */
@@ -70,15 +120,15 @@ static void malformed_one(gpa_rule_ctx_t *ctx, gpa_resource_t r, const gpa_amoun
         return;
     }
     const char *cause = am->status == GPA_Q_SYNTAX ? malformed_cause(am->text) : NULL;
-    if (cause == NULL) {
+    const char *fix = am->status == GPA_Q_SYNTAX && ctx->out != NULL ? guess_fix(ctx, r, am->text) : "";
+    if (cause == NULL && fix[0] == '\0') {
         gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\" is %s; use a whole number such as \"%s\"", name,
                             am->text, gpa_quantity_status_text(am->status), example_value(r));
         return;
     }
-    /* The cause first (a warning is cut at the API server's length), then the number the text starts with. */
-    const char *number = leading_number(ctx->a, am->text);
-    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\": %s%s%s%s", name, am->text, cause,
-                        number != NULL ? "; write \"" : "", number != NULL ? number : "", number != NULL ? "\"" : "");
+    /* The cause first (a warning is cut at the API server's length), then what the text most likely meant. */
+    gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL, "%s: \"%s\": %s%s", name, am->text,
+                        cause != NULL ? cause : gpa_quantity_status_text(am->status), fix);
 }
 
 void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)

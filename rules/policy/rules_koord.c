@@ -187,16 +187,42 @@ static void divisible_by_shared(gpa_rule_ctx_t *ctx, const gpa_koord_view_t *kv,
     }
 }
 
+/* The most devices a suggested gpu.shared spreads over: a node holds no more (8 is the common maximum). */
+#define SHARED_SUGGEST_MAX 16
+
+/*
+ * The smallest gpu.shared, from `from` on, that a container's view passes with: gpu-core and gpu-memory-ratio
+ * multiples of it and at most 100 on each device, gpu-memory at least minDeviceMemory on each; 0 when none
+ * (also for a Pod's totals, which no one gpu.shared sets, and beside the deprecated gpu).
+ */
+static int64_t shared_that_fits(const gpa_config_t *cfg, const gpa_koord_view_t *kv, int64_t from)
+{
+    if (kv->c == NULL || kv->v[GPU] != 0 || !gpa_koord_view_has_memory(kv))
+        return 0;
+    int64_t core = kv->v[CORE], ratio = kv->v[RATIO], top = core > ratio ? core : ratio;
+    int64_t n = gpa_ceil_div(top, 100);
+    for (n = n > from ? n : from; n <= SHARED_SUGGEST_MAX && n <= top; n++) {
+        if (core % n != 0 || ratio % n != 0)
+            continue;
+        if (kv->v[MEM] > 0 && gpa_ceil_div(kv->v[MEM], n) < cfg->min_device_memory)
+            return 0; /* more devices only get less memory each */
+        return n;
+    }
+    return 0;
+}
+
 /* Without gpu.shared: above 100 only whole devices, and core must split over the devices the ratio implies. */
 static void divisible_by_100(gpa_rule_ctx_t *ctx, const gpa_koord_view_t *kv)
 {
     static const gpa_resource_t rs[] = {GPU, CORE, RATIO};
-    int64_t n = gpa_koord_view_devices(kv);
+    int64_t n = gpa_koord_view_devices(kv), fits = shared_that_fits(ctx->cfg, kv, 1);
+    const char *or_shared =
+        fits > 0 && ctx->out != NULL ? gpa_arena_printf(ctx->a, " or set gpu.shared: %lld", (long long)fits) : "";
     for (size_t i = 0; i < 3; i++) {
         int64_t x = kv->v[rs[i]];
         if (x > 100 && x % 100 != 0)
-            kreport(ctx, kv, rs[i], GPA_R_UNKNOWN, "%s: %lld is over one device but not whole devices; use 100, 200, ...",
-                    gpa_resource_name(rs[i]), (long long)x);
+            kreport(ctx, kv, rs[i], GPA_R_UNKNOWN, "%s: %lld is over one device but not whole devices; use 100, 200, ...%s",
+                    gpa_resource_name(rs[i]), (long long)x, or_shared);
         else if (rs[i] == CORE && x != 0 && n > 1 && x % n != 0)
             kreport(ctx, kv, CORE, RATIO,
                     "%s: %lld does not split over the %lld devices gpu-memory-ratio asks; use a multiple of %lld",
@@ -232,7 +258,11 @@ void gpa_rule_per_device_over_100_koord(gpa_rule_ctx_t *ctx)
         if (x == 0 || !gpa_over_100(x, n) || (!explicit_n && x > 100 && x % 100 != 0))
             continue;
         gpa_resource_t r = kv.v[rs[i]] != 0 ? rs[i] : GPU;
-        if (explicit_n)
+        int64_t fits = explicit_n ? shared_that_fits(ctx->cfg, &kv, n + 1) : 0;
+        if (fits > 0)
+            kreport(ctx, &kv, r, SHARED, "%s: %lld over gpu.shared %lld is over 100 per device; use gpu.shared: %lld",
+                    gpa_resource_name(r), (long long)x, (long long)n, (long long)fits);
+        else if (explicit_n)
             kreport(ctx, &kv, r, SHARED, "%s: %lld over gpu.shared %lld is over 100 per device; use gpu.shared %lld or more",
                     gpa_resource_name(r), (long long)x, (long long)n, (long long)gpa_ceil_div(x, 100));
         else

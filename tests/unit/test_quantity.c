@@ -2,6 +2,7 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kube/quantity.h"
@@ -281,6 +282,48 @@ START_TEST(test_saturating_and_ceil_mul)
 }
 END_TEST
 
+/* What a malformed text most likely meant, per unit of the resource (bytes, MiB, a count). */
+START_TEST(test_guess_table)
+{
+    static const struct {
+        const char *text;
+        int64_t unit;
+        const char *want; /* the guesses' texts joined by "|", "" for none */
+    } rows[] = {
+        {"20GB", 1, "20G|20Gi"},
+        {"1.5GB", 1, "1500M|1536Mi"},
+        {"1.5 GiB", 1, "1536Mi"},
+        {"512mb", 1, "512M|512Mi"},
+        {"8 Gi", 1, "8Gi"},
+        {"20B", 1, "20"},
+        {"20", 1, "20"},
+        {"2kb", 1, "2k|2Ki"},
+        {"8GB", 1 << 20, "8192"},
+        {"8192 MiB", 1 << 20, "8192"},
+        {"100", 1 << 20, "100"},
+        {"50%", 0, "50"},
+        {"50GB", 0, ""},
+        {"1.5", 0, ""},
+        {"1 2", 0, ""},
+        {"100 GPUs", 0, ""},
+        {"${X}", 1, ""},
+        {"0GB", 1, ""},
+        {"", 1, ""},
+        {"1.2.3GB", 1, ""},
+        {"99999999999999999999GB", 1, ""},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        gpa_quantity_guess_t g[2];
+        size_t n = gpa_quantity_guess(rows[i].text, rows[i].unit, g);
+        char got[80] = "";
+        for (size_t k = 0; k < n; k++)
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", k > 0 ? "|" : "", g[k].text);
+        ck_assert_msg(strcmp(got, rows[i].want) == 0, "%s (unit %lld): got \"%s\", want \"%s\"", rows[i].text,
+                      (long long)rows[i].unit, got, rows[i].want);
+    }
+}
+END_TEST
+
 START_TEST(test_status_text)
 {
     ck_assert_str_eq(gpa_quantity_status_text(GPA_Q_FRACTION), "not a whole number");
@@ -301,6 +344,7 @@ int main(void)
     tcase_add_test(tc, test_bytes_format);
     tcase_add_test(tc, test_saturating_and_ceil_mul);
     tcase_add_test(tc, test_status_text);
+    tcase_add_test(tc, test_guess_table);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

@@ -882,6 +882,123 @@ START_TEST(messages_say_what_to_write)
 }
 END_TEST
 
+/* Findings that deny (a warning admits). */
+static size_t denials(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < V.len; i++)
+        n += V.items[i].action == GPA_ACTION_DENY;
+    return n;
+}
+
+/* The suggestions of malformed-quantity ("write \"20G\" or \"20Gi\"") as a NULL-terminated list. */
+static const char **suggestions(const char *message)
+{
+    const char **out = gpa_arena_alloc(&A, 4 * sizeof(*out));
+    size_t n = 0;
+    const char *p = strstr(message, "; write \"");
+    for (p = p != NULL ? p + 8 : NULL; p != NULL && *p == '"' && n < 3;) {
+        const char *end = strchr(p + 1, '"');
+        out[n++] = gpa_arena_printf(&A, "%.*s", (int)(end - p - 1), p + 1);
+        p = strncmp(end + 1, " or \"", 5) == 0 ? end + 5 : NULL;
+    }
+    out[n] = NULL;
+    return out;
+}
+
+/* Every value malformed-quantity suggests is one the rules then accept for that resource (issue 22: "20GB"
+ * suggested "20", which min-memory denies as 20 bytes). Each row: a container's resources with %s for the bad
+ * text, the bad text, how many suggestions it gets. */
+START_TEST(malformed_suggestions_are_accepted)
+{
+    static const char mem[] = "{'koordinator.sh/gpu-memory':'%s','koordinator.sh/gpu.shared':'1'}";
+    static const char mem2[] = "{'koordinator.sh/gpu-memory':'%s','koordinator.sh/gpu.shared':'2'}";
+    static const char core[] =
+        "{'koordinator.sh/gpu-core':'%s','koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu.shared':'1'}";
+    static const char ratio[] = "{'koordinator.sh/gpu-memory-ratio':'%s','koordinator.sh/gpu.shared':'1'}";
+    static const char mgpu[] = "{'vke.volcengine.com/mgpu-core':'30','vke.volcengine.com/mgpu-memory':'%s'}";
+    static const char nvidia[] = "{'nvidia.com/gpu':'%s'}";
+    static const struct {
+        const char *res, *bad;
+        size_t n;
+    } rows[] = {
+        {mem, "20GB", 2},      {mem, "1.5GB", 2},    {mem, "20gb", 2},     {mem, "8 Gi", 1},   {mem, "512MB", 2},
+        {mem, "100MB", 0},     {mem, "20g", 2},      {mem, "1.5GiB", 1},   {mem, "4Gi#x", 1},  {mem, "16G // big", 2},
+        {mem, "20B", 0},       {mem, "${MEM}", 0},   {mem, "260MB", 1},    {mem2, "520MB", 1}, {mem, "1e3MB", 0},
+        {core, "50%", 1},      {core, "150%", 0},    {core, "50#half", 1}, {core, "50 %", 1},  {core, "20GB", 0},
+        {ratio, "50%", 1},     {ratio, "200%", 0},   {mgpu, "8GB", 1},     {mgpu, "8GiB", 1},  {mgpu, "100MB", 0},
+        {mgpu, "8192 MiB", 1}, {nvidia, "1 GPU", 0}, {nvidia, "2#x", 1},   {nvidia, "1.5", 0}, {nvidia, "1 2", 0},
+        {nvidia, "100//x", 1},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        one(gpa_arena_printf(&A, rows[i].res, rows[i].bad));
+        const char **sug = suggestions(first("malformed-quantity")->message);
+        size_t n = 0;
+        for (; sug[n] != NULL; n++) {
+            one(gpa_arena_printf(&A, rows[i].res, sug[n]));
+            if (denials() != 0) {
+                dump();
+                ck_abort_msg("\"%s\": the suggestion \"%s\" is denied", rows[i].bad, sug[n]);
+            }
+        }
+        ck_assert_msg(n == rows[i].n, "\"%s\": %zu suggestions, want %zu", rows[i].bad, n, rows[i].n);
+    }
+    one("{'koordinator.sh/gpu-memory':'20GB','koordinator.sh/gpu.shared':'1'}");
+    ck_assert_str_eq(first("malformed-quantity")->message, "koordinator.sh/gpu-memory: \"20GB\": Kubernetes suffixes have no B "
+                                                           "(8G or 8Gi); write \"20G\" or \"20Gi\"");
+    one("{'koordinator.sh/gpu-memory':'1.5GB','koordinator.sh/gpu.shared':'1'}");
+    ck_assert_ptr_nonnull(strstr(first("malformed-quantity")->message, "write \"1500M\" or \"1536Mi\""));
+    /* a valid request beside a malformed limit: the suggestion that matches the request */
+    validate(pod_with(NULL,
+                      "[{'name':'c0','resources':{'requests':{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'},"
+                      "'limits':{'koordinator.sh/gpu-memory':'8GB','koordinator.sh/gpu.shared':'1'}}}]",
+                      NULL));
+    ck_assert_ptr_nonnull(strstr(first("malformed-quantity")->message, "; write \"8Gi\""));
+}
+END_TEST
+
+/* Over one device but not whole devices: the gpu.shared that splits it is suggested beside whole devices, and
+ * only when the rules then accept it (issue 22: 150 on one device was told "use 100, 200" only). */
+START_TEST(over_100_suggests_shared)
+{
+    static const struct {
+        const char *res, *rule, *fix; /* fix NULL: no gpu.shared suggested */
+    } rows[] = {
+        {"{'koordinator.sh/gpu-core':'150','koordinator.sh/gpu-memory-ratio':'150'}", "multi-card-divisibility",
+         "use 100, 200, ... or set gpu.shared: 2"},
+        {"{'koordinator.sh/gpu-core':'150','koordinator.sh/gpu-memory':'8Gi'}", "multi-card-divisibility", "or set gpu.shared: 2"},
+        {"{'koordinator.sh/gpu-core':'150','koordinator.sh/gpu-memory-ratio':'120'}", "multi-card-divisibility",
+         "or set gpu.shared: 2"},
+        {"{'koordinator.sh/gpu-core':'150','koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'1'}",
+         "per-device-over-100", "use gpu.shared: 2"},
+        {"{'koordinator.sh/gpu-core':'210','koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu.shared':'2'}",
+         "per-device-over-100", "use gpu.shared: 3"},
+        {"{'koordinator.sh/gpu-core':'101','koordinator.sh/gpu-memory':'8Gi'}", "multi-card-divisibility", NULL},
+        {"{'koordinator.sh/gpu-core':'150','koordinator.sh/gpu-memory':'300Mi'}", "multi-card-divisibility", NULL},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        one(rows[i].res);
+        const char *msg = first(rows[i].rule)->message, *at = strstr(msg, "gpu.shared: ");
+        if (rows[i].fix == NULL) {
+            ck_assert_msg(at == NULL, "%s: %s", rows[i].res, msg);
+            continue;
+        }
+        ck_assert_msg(strstr(msg, rows[i].fix) != NULL, "%s: %s", rows[i].res, msg);
+        /* the suggestion holds: with that gpu.shared the container passes */
+        char *fixed = gpa_arena_strdup(&A, rows[i].res);
+        char *sh = strstr(fixed, ",'koordinator.sh/gpu.shared'");
+        if (sh != NULL)
+            strcpy(sh, "}");
+        fixed[strlen(fixed) - 1] = '\0';
+        one(gpa_arena_printf(&A, "%s,'koordinator.sh/gpu.shared':'%c'}", fixed, at[12]));
+        if (denials() != 0) {
+            dump();
+            ck_abort_msg("%s: gpu.shared %c is denied", rows[i].res, at[12]);
+        }
+    }
+}
+END_TEST
+
 START_TEST(knock_on_says_why)
 {
     /* the annotation is unusable: the container is checked as one card, and the finding says so */
@@ -912,6 +1029,8 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, table_ids_unique_and_documented);
     tcase_add_test(tc, valid_requests_pass);
     tcase_add_test(tc, malformed_quantity);
+    tcase_add_test(tc, malformed_suggestions_are_accepted);
+    tcase_add_test(tc, over_100_suggests_shared);
     tcase_add_test(tc, request_limit_mismatch);
     tcase_add_test(tc, vendor_vs_share);
     tcase_add_test(tc, mixed_share_apis);
