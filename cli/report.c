@@ -38,7 +38,7 @@ void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_ob
     /* Warnings of findings were printed as findings above; the others (mutations) are printed here. */
     for (size_t i = 0; i < v->warnings.len; i++)
         if (!gpa_warning_is_finding(&v->warnings.items[i]))
-            fprintf(out, "%s %s: warning: %s\n", source, name, v->warnings.items[i].text);
+            fprintf(out, "%s %s: warning: %s\n", source, name, v->warnings.items[i].whole);
     print_status(out, source, name, v);
 }
 
@@ -48,12 +48,12 @@ static const char *safe(const char *s)
     return s != NULL ? s : "";
 }
 
-/* Every admission warning, whatever its origin: the JSON report says what the API server would show. */
+/* Every admission warning, whatever its origin, whole (the webhook cuts them at the API server's 120 bytes). */
 static json_t *warnings_json(const gpa_warnings_t *w)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < w->len; i++)
-        json_array_append_new(arr, json_string(safe(w->items[i].text)));
+        json_array_append_new(arr, json_string(safe(w->items[i].whole)));
     return arr;
 }
 

@@ -172,7 +172,7 @@ static void collect(gpa_arena_t *a, const gpa_verdict_t *v, gpa_suite_result_t *
     /* Every admission warning, whatever its origin: what the cluster would show for this request. */
     r->warnings = (gpa_suite_strs_t){gpa_arena_calloc(a, v->warnings.len + 1, sizeof(char *)), v->warnings.len};
     for (size_t i = 0; i < v->warnings.len; i++)
-        r->warnings.items[i] = v->warnings.items[i].text;
+        r->warnings.items[i] = v->warnings.items[i].whole;
     r->mutations = strs_copy(a, v->mutations.items, v->mutations.len);
     sort_unique(&r->mutations);
 }

@@ -85,7 +85,7 @@ static int dialect_on(const gpa_mutate_ctx_t *ctx, gpa_dialect_t d)
 
 static void warn(gpa_mutate_ctx_t *ctx, const char *line)
 {
-    *gpa_vec_push(ctx->a, ctx->warnings) = (gpa_warning_t){GPA_WARNING_MUTATION, line, ctx->mutation, 0};
+    *gpa_vec_push(ctx->a, ctx->warnings) = (gpa_warning_t){GPA_WARNING_MUTATION, line, ctx->mutation, 0, line};
 }
 
 /* ---- the mutations ----------------------------------------------------------------------------------------------- */

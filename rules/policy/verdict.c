@@ -35,41 +35,40 @@ static int starts_with_warning(const char *s)
     return 1;
 }
 
-/*
- * One AdmissionResponse warning from any line: control characters become spaces (one line, no newline), a
- * leading "Warning:" is dropped (the client adds its own), and a long line is cut on a UTF-8 boundary with
- * "..." so that the result stays under 120 bytes. Arena-owned.
- */
-static const char *warning_line(gpa_arena_t *a, const char *line)
+/* A line as one warning: control characters become spaces, a leading "Warning:" is dropped. Arena-owned. */
+static const char *warning_whole(gpa_arena_t *a, const char *line)
 {
     while (starts_with_warning(line)) {
         line += 8;
         while (*line == ' ')
             line++;
     }
-    size_t n = strlen(line);
-    size_t keep = n <= WARNING_MAX ? n : utf8_prefix(line, n, WARNING_MAX - 3);
-    char *out = gpa_arena_alloc(a, keep + 4);
-    for (size_t i = 0; i < keep; i++) {
-        unsigned char c = (unsigned char)line[i];
-        out[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
-    }
-    if (keep < n) {
-        memcpy(out + keep, "...", 3);
-        keep += 3;
-    }
-    out[keep] = '\0';
+    char *out = gpa_arena_strdup(a, line);
+    for (char *p = out; *p != '\0'; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
     return out;
+}
+
+/* The AdmissionResponse warning of a whole line: cut on a UTF-8 boundary with "..." so that it stays under 120
+ * bytes. Arena-owned (the line itself when it is short). */
+static const char *warning_cut(gpa_arena_t *a, const char *whole)
+{
+    size_t n = strlen(whole);
+    if (n <= WARNING_MAX)
+        return whole;
+    size_t keep = utf8_prefix(whole, n, WARNING_MAX - 3);
+    return gpa_arena_printf(a, "%.*s...", (int)keep, whole);
 }
 
 void gpa_warnings_add(gpa_arena_t *a, gpa_warnings_t *warnings, gpa_warning_origin_t origin, const char *line, const char *mutation,
                       size_t violation)
 {
-    const char *text = warning_line(a, line);
-    if (text[0] == '\0')
+    const char *whole = warning_whole(a, line);
+    if (whole[0] == '\0')
         return;
     for (size_t i = 0; i < warnings->len; i++)
-        if (strcmp(warnings->items[i].text, text) == 0)
+        if (strcmp(warnings->items[i].whole, whole) == 0)
             return; /* the same line from two templates says nothing new */
-    *gpa_vec_push(a, warnings) = (gpa_warning_t){origin, text, mutation, violation};
+    *gpa_vec_push(a, warnings) = (gpa_warning_t){origin, warning_cut(a, whole), mutation, violation, whole};
 }

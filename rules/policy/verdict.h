@@ -58,6 +58,8 @@ typedef struct st_gpa_warning_t {
     const char *text;     /* one line, < 120 bytes, no "Warning:" prefix: what the API server shows */
     const char *mutation; /* MUTATION: the mutation's id (static); else NULL */
     size_t violation;     /* RULE, NOT_NOW: index of the finding in gpa_verdict_t.violations */
+    const char *whole;    /* the same line uncut (one line, no "Warning:" prefix): what the CLI prints; the 120-byte
+                             limit is kube-apiserver's, for the webhook's answers only */
 } gpa_warning_t;
 
 typedef struct st_gpa_warnings_t {
@@ -68,7 +70,7 @@ typedef struct st_gpa_warnings_t {
 typedef struct st_gpa_verdict_t {
     int allowed;                 /* no finding with action deny */
     gpa_violations_t violations; /* every finding that counts (deny and warn), in rule-table then path order */
-    gpa_warnings_t warnings;     /* AdmissionResponse warnings, mutation warnings first, each text once */
+    gpa_warnings_t warnings;     /* AdmissionResponse warnings, mutation warnings first, each line once */
     gpa_strings_t mutations;     /* ids of the mutations applied, each once, in table order */
     gpa_patch_t patch;           /* the JSON Patch the mutations produce (empty when none) */
     gpa_value_t *mutated;        /* the object after the patch (the input root when the patch is empty) */
@@ -87,8 +89,8 @@ static inline int gpa_warning_is_finding(const gpa_warning_t *w)
 /*
  * Appends a warning with its origin: `line` becomes one AdmissionResponse warning (control characters become
  * spaces, a leading "Warning:" is dropped, a long line is cut on a UTF-8 boundary with "..." to stay under 120
- * bytes). A line that comes out empty, or whose text is already in `warnings`, is not added (the same line from
- * two templates says nothing new). The text is arena-owned.
+ * bytes) in .text, and stays whole in .whole. A line that comes out empty, or whose whole line is already in
+ * `warnings`, is not added (the same line from two templates says nothing new). Both texts are arena-owned.
  */
 void gpa_warnings_add(gpa_arena_t *a, gpa_warnings_t *warnings, gpa_warning_origin_t origin, const char *line, const char *mutation,
                       size_t violation);

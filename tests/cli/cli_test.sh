@@ -309,6 +309,17 @@ case_config_inventory() {
     expect_grep "$tmp/err" "broken.yaml:[0-9]+"
 }
 
+# Messages that name the fix (issue 22), each checked on the CLI's own output.
+case_messages() {
+    local m="$data/messages"
+    # warnings are printed whole: the 120-byte cut is the API server's, for the webhook's answers only
+    expect_exit 0 "$gpuadmit" validate "$m/long-warning.yaml"
+    expect_grep "$tmp/out" "warning: a-container-whose-name-is-long.*deprecated, now gpu-core: 2, gpu-memory-ratio: 2$"
+    expect_no_grep "$tmp/out" "\\.\\.\\.$"
+    expect_exit 0 "$gpuadmit" validate -o json "$m/long-warning.yaml"
+    expect_grep "$tmp/out" "gpu-memory-ratio: 2\""
+}
+
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2

@@ -152,6 +152,11 @@ START_TEST(mutation_warnings_are_one_short_line)
     ck_assert_ptr_nonnull(strstr(v.warnings.items[0].text, "sneaky name"));
     ck_assert_ptr_nonnull(strstr(v.warnings.items[1].text, "..."));
     ck_assert_ptr_nonnull(strstr(v.warnings.items[2].text, "plain: koordinator.sh/gpu is deprecated"));
+    /* the CLI's line is whole: the cut is the API server's, for the webhook's answers only */
+    ck_assert_ptr_null(strstr(v.warnings.items[1].whole, "..."));
+    ck_assert_uint_gt(strlen(v.warnings.items[1].whole), 120);
+    ck_assert_ptr_nonnull(strstr(v.warnings.items[1].whole, "koordinator.sh/gpu is deprecated"));
+    ck_assert_str_eq(v.warnings.items[0].whole, v.warnings.items[0].text);
     ck_assert_int_eq(v.mutations.len, 2);
     ck_assert_str_eq(v.mutations.items[0], "expand-gpu");
     ck_assert_str_eq(v.mutations.items[1], "inject-gpu-shared");
