@@ -318,6 +318,13 @@ case_messages() {
     expect_no_grep "$tmp/out" "\\.\\.\\.$"
     expect_exit 0 "$gpuadmit" validate -o json "$m/long-warning.yaml"
     expect_grep "$tmp/out" "gpu-memory-ratio: 2\""
+    # two worker groups whose containers share a name: the text says which template (path and group name)
+    expect_exit 1 "$gpuadmit" validate "$m/raycluster-two-groups.yaml"
+    expect_grep "$tmp/out" "RayCluster/ml/rc container \"ray-worker\" in spec.workerGroupSpecs\\[1\\].template \"big\": core-without-memory: "
+    expect_no_grep "$tmp/out" "workerGroupSpecs\\[0\\]"
+    # an object of one Pod spec keeps the short form
+    expect_exit 1 "$gpuadmit" validate "$data/denied.yaml"
+    expect_grep "$tmp/out" "Pod/t/denied container \"main\": core-without-memory: "
 }
 
 "case_$case_name"
