@@ -25,7 +25,7 @@
 typedef struct st_fit_cmd_t {
     gpa_verb_t vb; /* vb.scratch: per Pod spec */
     int now;
-    size_t pods, misfits;
+    size_t pods, misfits, no_gpu;
 } fit_cmd_t;
 
 /* What one Pod spec came to: a placement, or the reasons it is not even a valid request. */
@@ -34,6 +34,8 @@ typedef struct st_fit_result_t {
     gpa_placement_t p;
     const char **invalid; /* deny findings when the spec does not normalize */
     size_t ninvalid;
+    int no_gpu;   /* the spec asks for no GPU: no placement to make */
+    int excluded; /* its namespace is excluded (namespaces.exclude): admitted unchecked */
 } fit_result_t;
 
 static void usage(FILE *out)
@@ -90,6 +92,8 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     json_object_set_new(o, "annotations", ann);
     json_object_set_new(o, "reasons", reasons);
     json_object_set_new(o, "bounded", json_boolean(r->p.bounded));
+    json_object_set_new(o, "asksForGPU", json_boolean(!r->no_gpu));
+    json_object_set_new(o, "excluded", json_boolean(r->excluded));
     return o;
 }
 
@@ -113,7 +117,13 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
             printf("  the inventory has no GPU nodes\n");
         return;
     }
+    if (r->no_gpu) {
+        printf("%s: asks for no GPU: no GPU placement to make\n", who);
+        return;
+    }
     printf("%s: fits on %s (score %" PRId64 ")%s\n", who, r->p.node, r->p.score, r->p.bounded ? " (search bounded)" : "");
+    if (r->excluded)
+        printf("  namespace %s is excluded by the configuration's namespaces.exclude: admitted unchecked\n", r->ns);
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
         char mem[32];
@@ -131,6 +141,15 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
 /* Why a spec does not normalize: the validation rules' deny findings (gpa_check says it once, for all). */
 static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
 {
+    if (gpa_config_excludes(f->vb.cfg, obj->ns)) { /* nothing checked it, and nothing mutated it */
+        r->invalid = gpa_arena_calloc(&f->vb.scratch, 1, sizeof(*r->invalid));
+        r->invalid[0] = gpa_arena_printf(&f->vb.scratch,
+                                         "namespace %s is excluded by the configuration's namespaces.exclude: gpuadmit neither "
+                                         "mutates nor checks it, and the GPU request as written does not normalize",
+                                         obj->ns);
+        r->ninvalid = 1;
+        return;
+    }
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1};
     gpa_verdict_t v;
     gpa_error_t err;
@@ -157,13 +176,18 @@ static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, siz
     gpa_arena_clear(&f->vb.scratch);
     if (obj->npods > 1) /* a workload with several templates: say which */
         r.name = gpa_arena_printf(&f->vb.scratch, "%s[%s]", obj->name, pod->path);
+    r.excluded = gpa_config_excludes(f->vb.cfg, obj->ns);
     if (gpa_normalize(&f->vb.scratch, f->vb.cfg->dialects, pod, &req) != 0) {
         explain_invalid(f, obj, &r);
+    } else if (req.ngroups == 0) {
+        r.p.feasible = 1; /* nothing to place: any node the scheduler picks will do */
+        r.no_gpu = 1;
     } else {
         gpa_alloc_opts_t opts = {.now = f->now};
         gpa_alloc_place(&f->vb.scratch, f->vb.inv, &f->vb.cfg->placement, pod, &req, &opts, &r.p);
     }
     f->pods++;
+    f->no_gpu += r.no_gpu;
     if (!r.p.feasible)
         f->misfits++;
     if (f->vb.json)
@@ -268,10 +292,12 @@ int gpa_cmd_fit(int argc, char **argv)
     rc = GPA_EXIT_USAGE;
     if (gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0 && (!o.cluster || (f.vb.inv = cluster_inventory(&o.kube)) != NULL)) {
         gpa_verb_walk(&f.vb, argv + optind, (size_t)(argc - optind));
-        size_t fits = f.pods - f.misfits;
+        size_t fits = f.pods - f.misfits - f.no_gpu;
         const char *summary =
             gpa_arena_printf(&f.vb.scratch, "%zu Pod spec%s: %zu fit%s, %zu do%s not", f.pods, f.pods == 1 ? "" : "s", fits,
                              fits == 1 ? "s" : "", f.misfits, f.misfits == 1 ? "es" : "");
+        if (f.no_gpu > 0)
+            summary = gpa_arena_printf(&f.vb.scratch, "%s, %zu ask%s for no GPU", summary, f.no_gpu, f.no_gpu == 1 ? "s" : "");
         rc = gpa_verb_finish(&f.vb, f.misfits, summary);
     }
     gpa_verb_dispose(&f.vb);

@@ -94,6 +94,12 @@ void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_ob
     print_status(out, source, name, v);
 }
 
+void gpa_report_text_excluded(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj)
+{
+    fprintf(out, "%s %s: allowed (namespace %s is excluded by the configuration's namespaces.exclude: not checked)\n", source,
+            object_name(a, obj), obj->ns);
+}
+
 /* json_pack fails on a NULL "s": the model's strings are never NULL, but a report must not vanish if one is. */
 static const char *safe(const char *s)
 {

@@ -23,6 +23,10 @@
  */
 void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj, const gpa_verdict_t *v);
 
+/* The status line of an object whose namespace the configuration excludes (namespaces.exclude): admitted
+ * unchecked, and the report says why ("SOURCE KIND/NS/NAME: allowed (namespace NS is excluded: ...)"). */
+void gpa_report_text_excluded(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj);
+
 /* The README.md#the-cli JSON element of one object; new reference (caller json_decref()s). */
 json_t *gpa_report_json(const char *source, const gpa_object_t *obj, const gpa_verdict_t *v);
 

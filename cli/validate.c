@@ -44,10 +44,18 @@ static void on_object(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
     v->objects++;
     if (!verdict.allowed)
         v->denied++;
-    if (vb->json)
-        gpa_verb_print_json(vb, gpa_report_json(source, obj, &verdict), source, "report", obj->name);
-    else
+    /* Admitted unchecked: the report says why, not just "allowed". */
+    int excluded = obj->npods > 0 && gpa_config_excludes(vb->cfg, obj->ns);
+    if (vb->json) {
+        json_t *el = gpa_report_json(source, obj, &verdict);
+        if (excluded && el != NULL)
+            json_object_set_new(el, "excluded", json_true());
+        gpa_verb_print_json(vb, el, source, "report", obj->name);
+    } else if (excluded) {
+        gpa_report_text_excluded(stdout, &vb->scratch, source, obj);
+    } else {
         gpa_report_text(stdout, &vb->scratch, source, obj, &verdict);
+    }
 }
 
 typedef struct st_options_t {

@@ -38,6 +38,8 @@ def schema(path):
         w = "%s[%d]" % (path, i)
         check_type(w, el, dict)
         want = {"source", "kind", "namespace", "name", "allowed", "violations", "warnings", "mutations"}
+        if el.get("excluded") is True:  # only for an object of an excluded namespace
+            want.add("excluded")
         if set(el) != want:
             fail("%s: keys %s, want %s" % (w, sorted(el), sorted(want)))
         for k in ("source", "kind", "namespace", "name"):

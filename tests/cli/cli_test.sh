@@ -322,6 +322,24 @@ case_messages() {
     expect_exit 1 "$gpuadmit" validate "$m/raycluster-two-groups.yaml"
     expect_grep "$tmp/out" "RayCluster/ml/rc container \"ray-worker\" in spec.workerGroupSpecs\\[1\\].template \"big\": core-without-memory: "
     expect_no_grep "$tmp/out" "workerGroupSpecs\\[0\\]"
+    # an excluded namespace: validate and fit both say so (configuration namespaces.exclude)
+    local ex="$m/excluded-core-without-memory.yaml" inv="$src/examples/inventory/compact.yaml"
+    expect_exit 0 "$gpuadmit" validate "$ex"
+    expect_grep "$tmp/out" "Pod/kube-system/legacy: allowed \\(namespace kube-system is excluded by the configuration's namespaces.exclude"
+    expect_exit 0 "$gpuadmit" validate -o json "$ex"
+    expect_grep "$tmp/out" '"excluded": true'
+    $check schema "$tmp/out" >/dev/null || fail "validate -o json of an excluded namespace: schema"
+    expect_exit 1 "$gpuadmit" fit --inventory "$inv" "$ex"
+    expect_grep "$tmp/out" "namespace kube-system is excluded by the configuration's namespaces.exclude"
+    expect_no_grep "$tmp/out" "see gpuadmit validate"
+    # a template with no GPU request needs no placement (a CPU-only Ray head)
+    expect_exit 1 "$gpuadmit" fit --inventory "$inv" "$m/raycluster-two-groups.yaml"
+    expect_grep "$tmp/out" "rc\\[spec.headGroupSpec.template.spec\\]: asks for no GPU"
+    expect_no_grep "$tmp/out" "headGroupSpec.template.spec\\]: fits on"
+    expect_grep "$tmp/out" "3 Pod specs: 1 fits, 1 does not, 1 asks for no GPU"
+    expect_exit 1 "$gpuadmit" fit -o json --inventory "$inv" "$m/raycluster-two-groups.yaml"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [e["asksForGPU"] for e in d]==[False,True,True] and d[0]["feasible"] and d[0]["node"] is None, d' "$tmp/out" ||
+        fail "fit -o json: asksForGPU"
     # an object of one Pod spec keeps the short form
     expect_exit 1 "$gpuadmit" validate "$data/denied.yaml"
     expect_grep "$tmp/out" "Pod/t/denied container \"main\": core-without-memory: "
