@@ -4,6 +4,7 @@
  * ("12Gi").
  */
 #include "alloc/explain.h"
+#include "base/distance.h"
 #include "kube/quantity.h"
 
 #include <inttypes.h>
@@ -80,6 +81,22 @@ static const char *labels_text(gpa_arena_t *a, const gpa_node_t *node, const gpa
                             q->nvalues > 0 ? " " : "", q->nvalues > 0 ? q->values[0] : "", v != NULL ? v : "absent");
 }
 
+/* Among nodes refused by their labels, how near the node's label value is to the one asked (a mistyped
+ * nodeSelector value: "A100" for "a100" is nearest to a100, then to a40): equal without case first, then the
+ * fewest edits. 0 for an absent label or an affinity operator that names no value. */
+static int64_t labels_nearness(const gpa_node_t *node, const gpa_nodes_refusal_t *why)
+{
+    if (why->stage == GPA_NODES_SELECTOR)
+        return gpa_text_nearness(why->selector->value, gpa_node_label(node, why->selector->key));
+    const gpa_node_requirement_t *q = why->requirement;
+    int64_t best = 0;
+    for (size_t i = 0; q != NULL && q->op == GPA_MATCH_IN && i < q->nvalues; i++) {
+        int64_t n = gpa_text_nearness(q->values[i], gpa_node_label(node, q->key));
+        best = n > best ? n : best;
+    }
+    return best;
+}
+
 static const char *invalid_text(gpa_arena_t *a, const gpa_nodes_refusal_t *why)
 {
     const gpa_device_group_t *g = why->group;
@@ -99,6 +116,7 @@ void gpa_explain_refusal(gpa_arena_t *a, const gpa_request_t *req, const gpa_nod
     case GPA_NODES_SELECTOR:
     case GPA_NODES_AFFINITY:
         set_reason(r, RANK_LABELS, labels_text(a, node, why));
+        r->near_ = labels_nearness(node, why);
         return;
     case GPA_NODES_DIALECT:
         set_reason(

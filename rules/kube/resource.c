@@ -1,4 +1,5 @@
 #include "kube/resource.h"
+#include "base/distance.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -140,25 +141,9 @@ static void fold(const char *s, size_t len, int bare, folded_t *out)
             out->s[out->len++] = lower(s[i]);
 }
 
-/* Levenshtein distance (insertions, deletions, substitutions), two rows. */
 static size_t edit_distance(const folded_t *x, const folded_t *y)
 {
-    size_t prev[FOLD_MAX + 1], cur[FOLD_MAX + 1];
-    for (size_t j = 0; j <= y->len; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= x->len; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= y->len; j++) {
-            size_t best = prev[j - 1] + (x->s[i - 1] != y->s[j - 1]);
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            cur[j] = best;
-        }
-        memcpy(prev, cur, (y->len + 1) * sizeof(prev[0]));
-    }
-    return prev[y->len];
+    return gpa_edit_distance(x->s, x->len, y->s, y->len, 0);
 }
 
 gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_t len)

@@ -473,6 +473,45 @@ START_TEST(closest_ties_to_lowest_name)
 }
 END_TEST
 
+START_TEST(closest_label_value)
+{
+    /* A mistyped nodeSelector value: the nearest node is the one whose label differs only in case, then the one
+     * fewest edits away; a node without the label is farthest (issue 22: A100 pointed at a40). */
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
+                                  "- {name: a40, labels: {gpu: a40}, gpus: {count: 1, memory: 40Gi}}\n"
+                                  "- {name: b-a100, labels: {gpu: a100}, gpus: {count: 1, memory: 80Gi}}\n"
+                                  "- {name: c-h100, labels: {gpu: A10}, gpus: {count: 1, memory: 80Gi}}\n"
+                                  "- {name: a0, gpus: {count: 1, memory: 80Gi}}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 10, GPA_MEMORY_RATIO, 10);
+    finish(&q, 1, 1);
+    static const struct {
+        const char *value, *want;
+    } cases[] = {
+        {"A100", "b-a100: nodeSelector gpu=A100: the node's label is a100"},
+        {"a10", "c-h100: nodeSelector gpu=a10: the node's label is A10"},
+        {"A4O", "a40: nodeSelector gpu=A4O: the node's label is a40"},
+        {"a1000", "b-a100: nodeSelector gpu=a1000: the node's label is a100"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gpa_pair_t sel = {.key = "gpu", .value = cases[i].value};
+        gpa_podspec_t pod = {.node_selector = &sel, .nnode_selector = 1};
+        const char *why = NULL;
+        ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &pod, &q.r, &why), GPA_FEASIBLE_NEVER);
+        ck_assert_str_eq(why, cases[i].want);
+    }
+    /* required node affinity In: the nearest of its values */
+    const char *vals[2] = {"H100", "A100"};
+    gpa_node_requirement_t req = {.key = "gpu", .op = GPA_MATCH_IN, .values = vals, .nvalues = 2};
+    gpa_node_term_t term = {.requirements = &req, .len = 1};
+    gpa_podspec_t pod = {.node_terms = &term, .nnode_terms = 1};
+    const char *why = NULL;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &pod, &q.r, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_msg(strncmp(why, "b-a100: ", 8) == 0, "%s", why);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 /* ---- brute force: every assignment, the same scoring, the first strictly best kept ---- */
 
 typedef struct {
@@ -680,6 +719,7 @@ int main(void)
     tcase_add_test(tc, closest_prefers_most_free_memory);
     tcase_add_test(tc, closest_device_by_coverage);
     tcase_add_test(tc, closest_counts_devices);
+    tcase_add_test(tc, closest_label_value);
     tcase_add_test(tc, closest_ties_to_lowest_name);
     tcase_add_test(tc, dfs_matches_brute_force);
     tcase_add_test(tc, admitted_examples_normalize_and_place);
