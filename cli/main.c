@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/distance.h"
 #include "cli.h"
 
 #ifndef GPA_VERSION
@@ -39,6 +40,23 @@ static void usage(FILE *out)
                  "exit codes: 0 all admitted, 1 something denied or a test failed, 2 usage error or unreadable input\n");
 }
 
+/* The verb a mistyped one most likely meant: the fewest edits (case aside), at most 2 and fewer than the typed
+ * verb's length, so "x" suggests nothing; NULL when none is that near. */
+static const char *nearest_verb(const char *typed)
+{
+    const char *best = NULL;
+    size_t best_d = 3, len = strlen(typed);
+    for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]) + 1; i++) {
+        const char *name = i < sizeof(verbs) / sizeof(verbs[0]) ? verbs[i].name : "version";
+        size_t d = gpa_edit_distance(typed, len, name, strlen(name), 1);
+        if (d < best_d && d < len) {
+            best_d = d;
+            best = name;
+        }
+    }
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -57,7 +75,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
         if (strcmp(verb, verbs[i].name) == 0)
             return verbs[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "gpuadmit: unknown verb '%s'\n\n", verb);
+    const char *near = nearest_verb(verb);
+    if (near != NULL)
+        fprintf(stderr, "gpuadmit: unknown verb '%s'; did you mean '%s'?\n\n", verb, near);
+    else
+        fprintf(stderr, "gpuadmit: unknown verb '%s'\n\n", verb);
     usage(stderr);
     return GPA_EXIT_USAGE;
 }

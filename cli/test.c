@@ -1,5 +1,5 @@
 /*
- * gpuadmit test [-o text|json|junit] [--run REGEX] PATH...
+ * gpuadmit test [--run REGEX] [-o text|json|junit] PATH...
  *
  * Finds the suites under PATH (cli/suite.h), runs the selected cases through the engine and prints a table,
  * JSON or JUnit XML. Exit 0 when every case passes, 1 when any fails, 2 when a suite cannot be read or no case
@@ -35,11 +35,15 @@ typedef struct st_run_t {
     gpa_arena_t arena; /* the results */
 } run_t;
 
-static const char usage[] = "usage: gpuadmit test [-o text|json|junit] [--run REGEX] PATH...\n"
-                            "  Runs the test suites (files named " GPA_SUITE_FILE_NAME ") found under each PATH.\n"
-                            "  -o, --output FORMAT  text (a table, default), json, or junit (JUnit XML)\n"
-                            "  --run REGEX          only the cases whose name or suite/case matches (POSIX ERE)\n"
-                            "  Exit 0 all passed, 1 a case failed, 2 no case found or a suite could not be read.\n";
+static const char usage[] = "usage: gpuadmit test [--run REGEX] [-o text|json|junit] PATH...\n"
+                            "\n"
+                            "Runs the test suites (files named " GPA_SUITE_FILE_NAME ") found under each PATH.\n"
+                            "PATH: suite files, or directories searched recursively for them.\n"
+                            "\n"
+                            "  --run REGEX       only the cases whose name or suite/case matches (POSIX ERE)\n"
+                            "  -o, --output FMT  text (a table, default), json, or junit (JUnit XML)\n"
+                            "\n"
+                            "exit: 0 all passed, 1 a case failed, 2 usage error, no case found or a suite could not be read\n";
 
 static int parse_format(const char *s, format_t *out)
 {

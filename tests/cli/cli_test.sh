@@ -340,6 +340,20 @@ case_messages() {
     expect_exit 1 "$gpuadmit" fit -o json --inventory "$inv" "$m/raycluster-two-groups.yaml"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [e["asksForGPU"] for e in d]==[False,True,True] and d[0]["feasible"] and d[0]["node"] is None, d' "$tmp/out" ||
         fail "fit -o json: asksForGPU"
+    # an unknown verb gets the nearest one
+    expect_exit 2 "$gpuadmit" valdiate "$data/admitted.yaml"
+    expect_grep "$tmp/err" "unknown verb 'valdiate'; did you mean 'validate'\\?"
+    expect_exit 2 "$gpuadmit" frobnicate
+    expect_no_grep "$tmp/err" "did you mean"
+    # every verb's --help is laid out alike: usage, a blank line, the description, the options, exit codes
+    for verb in validate mutate review fit test audit; do
+        expect_exit 0 "$gpuadmit" "$verb" --help
+        awk '/^(usage:|       gpuadmit )/ { n = NR } END { exit !(n > 0) }' "$tmp/out" || fail "$verb --help: no usage line"
+        [ "$(awk '!/^(usage:|       gpuadmit )/ { print; exit }' "$tmp/out")" = "" ] ||
+            fail "$verb --help: no blank line after the usage lines"
+        expect_grep "$tmp/out" "^exit: 0 "
+        [ "$verb" = review ] || expect_grep "$tmp/out" "^  -o, --output FMT  "
+    done
     # an object of one Pod spec keeps the short form
     expect_exit 1 "$gpuadmit" validate "$data/denied.yaml"
     expect_grep "$tmp/out" "Pod/t/denied container \"main\": core-without-memory: "
