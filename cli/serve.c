@@ -54,7 +54,7 @@ static const char usage_text[] =
     "  --webhook-config-name NAME    the Validating/MutatingWebhookConfiguration whose caBundle is kept current\n"
     "  --cert-dir DIR                writable directory the serving certificate and key are written to\n"
     "  --cert-days N, --cert-ca-days N   lifetimes (default 365 and 3650)\n"
-    "  --cert-renew-before DURATION  renew what has less than this left (default 30d; s, m, h, d)\n"
+    "  --cert-renew-before DURATION  renew what has less than this left (default 30d)\n"
     "  --cert-switch-delay DURATION  between trusting a new CA and serving from it (default 5m)\n"
     "  --cert-sync-interval DURATION how often the Secret and caBundle are checked (default 1m)\n"
     "Inventory from the cluster instead of files (docs/cluster.md):\n"
@@ -64,7 +64,8 @@ static const char usage_text[] =
     "  --inventory-stale-after DURATION  watches broken this long: infeasible warns, denies nothing (default 5m)\n"
     "  --serve-before-sync           ready at once; infeasible is silent until the first sync\n"
     "\n"
-    "DURATION: an integer with ms, s or m (\"500ms\", \"10s\"); a bare integer counts seconds.\n";
+    "DURATION (every duration flag): an integer with ms, s, m, h or d (\"500ms\", \"10s\", \"5m\", \"12h\", \"30d\");\n"
+    "a bare integer counts seconds. Server timeouts and intervals: 1ms to 1d; certificate times: whole seconds.\n";
 
 #define DEFAULT_STALE_AFTER_MS (5 * 60 * 1000u)
 
@@ -172,12 +173,13 @@ static int parse_scaled(const char *s, const char *const *units, const uint64_t 
     return 0;
 }
 
-/* Milliseconds from "500ms", "10s", "2m" or "10" (seconds); at least 1 ms, at most a day. */
-static int parse_duration(const char *s, uint64_t *ms)
+/* The one syntax of every DURATION flag (documented once, at the end of --help): an integer with ms, s, m, h
+ * or d; a bare integer counts seconds. Milliseconds, within [min_ms, max_ms]. */
+static int parse_duration(const char *s, uint64_t min_ms, uint64_t max_ms, uint64_t *ms)
 {
-    static const char *const units[] = {"ms", "s", "m", NULL};
-    static const uint64_t mult[] = {1, 1000, 60000};
-    return parse_scaled(s, units, mult, 1, 86400000u, 1000, ms);
+    static const char *const units[] = {"ms", "s", "m", "h", "d", NULL};
+    static const uint64_t mult[] = {1, 1000, 60000, 3600000, 86400000};
+    return parse_scaled(s, units, mult, min_ms, max_ms, 1000, ms);
 }
 
 /* Bytes from "4194304", "512Ki", "4Mi"; 1 KiB to 1 GiB. */
@@ -192,6 +194,24 @@ static int bad(const char *flag, const char *value, const char *what)
 {
     fprintf(stderr, "gpuadmit serve: %s %s: %s\n", flag, value, what);
     return -1;
+}
+
+#define MS_PER_DAY 86400000ull
+
+/* Each duration flag's range. Timeouts and intervals of the server: 1ms to 1d; certificate times are kept
+ * in seconds (cluster/certsync.h): whole seconds, 1s to 100 years. */
+static int duration_flag(int opt, const char *v, uint64_t *ms)
+{
+    int certs = opt == OPT_CERT_RENEW || opt == OPT_CERT_SWITCH || opt == OPT_CERT_INTERVAL;
+    uint64_t min = certs ? 1000 : 1, max = certs ? 36500 * MS_PER_DAY : MS_PER_DAY;
+    if (parse_duration(v, min, max, ms) == 0 && (!certs || *ms % 1000 == 0))
+        return 0;
+    char flag[64];
+    snprintf(flag, sizeof(flag), "--%s", long_opts[opt - OPT_LISTEN].name);
+    return bad(flag, v,
+               certs ? "expected a DURATION in whole seconds from 1s to 36500d (an integer with s, m, h or d, such as 90s, "
+                       "5m, 12h, 30d)"
+                     : "expected a DURATION from 1ms to 1d (an integer with ms, s, m, h or d, such as 500ms, 10s, 5m, 1h)");
 }
 
 /* --max-connections and --max-inflight-bytes; 1 when opt is neither. */
@@ -221,29 +241,20 @@ typedef struct st_serve_args_t {
     size_t ninventory;
     gpa_certsync_opts_t certsync; /* used when certsync.secret is set */
     int64_t certsync_interval;    /* seconds */
+    int certsync_given;           /* the first self-managed-certificate flag given (OPT_CERT_*), 0 when none */
     int cluster_inventory;
     gpa_live_opts_t live;
 } serve_args_t;
 
 /* ---- self-managed certificates (cluster/certsync.h): flags, first sync, background syncs ---------------- */
 
-/* Seconds from "90s", "5m", "12h", "30d" or "60" (seconds); 1 s to 100 years. */
-static int parse_seconds(const char *s, int64_t *out)
-{
-    static const char *const units[] = {"s", "m", "h", "d", NULL};
-    static const uint64_t mult[] = {1, 60, 3600, 86400};
-    uint64_t n;
-    if (parse_scaled(s, units, mult, 1, 36500ull * 86400, 1, &n) != 0)
-        return -1;
-    *out = (int64_t)n;
-    return 0;
-}
-
 static int apply_certsync(serve_args_t *a, int opt, const char *v)
 {
     gpa_certsync_opts_t *c = &a->certsync;
     static const char *const none[] = {NULL};
     uint64_t n;
+    if (opt >= OPT_CERT_SECRET && opt <= OPT_CERT_INTERVAL && a->certsync_given == 0)
+        a->certsync_given = opt;
     switch (opt) {
     case OPT_CERT_SECRET:
         c->secret = v;
@@ -271,10 +282,9 @@ static int apply_certsync(serve_args_t *a, int opt, const char *v)
     case OPT_CERT_SWITCH:
     case OPT_CERT_INTERVAL: {
         int64_t *dst = opt == OPT_CERT_RENEW ? &c->renew_before : opt == OPT_CERT_SWITCH ? &c->switch_delay : &a->certsync_interval;
-        char flag[64];
-        snprintf(flag, sizeof(flag), "--%s", long_opts[opt - OPT_LISTEN].name);
-        if (parse_seconds(v, dst) != 0)
-            return bad(flag, v, "expected a duration such as 90s, 5m, 12h or 30d");
+        if (duration_flag(opt, v, &n) != 0)
+            return -1;
+        *dst = (int64_t)(n / 1000);
         return 0;
     }
     default:
@@ -286,6 +296,13 @@ static int apply_certsync(serve_args_t *a, int opt, const char *v)
 static int certsync_flags_ok(const serve_args_t *a)
 {
     const gpa_certsync_opts_t *c = &a->certsync;
+    if (c->secret == NULL && a->certsync_given != 0) { /* it would be ignored: say so rather than serve without it */
+        fprintf(stderr,
+                "gpuadmit serve: --%s is a self-managed-certificate flag: it needs --cert-secret (and, with it, "
+                "replaces --cert/--key)\n",
+                long_opts[a->certsync_given - OPT_LISTEN].name);
+        return 0;
+    }
     if (c->secret == NULL)
         return 1;
     if (c->ns != NULL && c->service != NULL && c->webhook_config != NULL && c->dir != NULL && a->opts.cert == NULL &&
@@ -415,9 +432,7 @@ static int apply_cluster(serve_args_t *a, int opt, const char *v)
         a->live.kube.context = v;
         return 0;
     case OPT_STALE_AFTER:
-        if (parse_duration(v, &a->live.stale_after_ms) != 0)
-            return bad("--inventory-stale-after", v, "expected a duration such as 30s or 5m");
-        return 0;
+        return duration_flag(opt, v, &a->live.stale_after_ms);
     case OPT_SERVE_BEFORE_SYNC:
         a->live.serve_before_sync = 1;
         return 0;
@@ -494,8 +509,8 @@ static int apply(serve_args_t *a, int opt, const char *v)
     case OPT_HS_TIMEOUT:
     case OPT_GRACE:
     case OPT_RELOAD:
-        if (parse_duration(v, &n) != 0)
-            return bad(long_opts[opt - OPT_LISTEN].name, v, "expected a duration such as 500ms, 10s or 2m");
+        if (duration_flag(opt, v, &n) != 0)
+            return -1;
         *(opt == OPT_REQ_TIMEOUT  ? &o->request_timeout_ms
           : opt == OPT_HS_TIMEOUT ? &o->handshake_timeout_ms
           : opt == OPT_GRACE      ? &o->shutdown_grace_ms

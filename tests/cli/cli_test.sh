@@ -354,6 +354,22 @@ case_messages() {
         expect_grep "$tmp/out" "^exit: 0 "
         [ "$verb" = review ] || expect_grep "$tmp/out" "^  -o, --output FMT  "
     done
+    # serve: one DURATION syntax for every flag (ms, s, m, h, d); self-managed-certificate flags need --cert-secret
+    expect_exit 2 "$gpuadmit" serve --cert "$tmp/none.crt" --key "$tmp/none.key" --request-timeout 1h --listen 127.0.0.1:0 --metrics-listen ""
+    expect_no_grep "$tmp/err" "request-timeout"
+    expect_grep "$tmp/err" "serving certificate"
+    expect_exit 2 "$gpuadmit" serve --cert a --key b --request-timeout 2d
+    expect_grep "$tmp/err" "--request-timeout 2d: expected a DURATION from 1ms to 1d"
+    expect_exit 2 "$gpuadmit" serve --cert a --key b --shutdown-grace 1x
+    expect_grep "$tmp/err" "--shutdown-grace 1x: expected a DURATION"
+    for flag in --cert-renew-before=10d --cert-switch-delay=5m --cert-sync-interval=1m --cert-days=30 --cert-ca-days=90 \
+        --cert-dir=/tmp --cert-namespace=n --cert-service=s --webhook-config-name=w; do
+        expect_exit 2 "$gpuadmit" serve --cert a --key b "$flag"
+        expect_grep "$tmp/err" "^gpuadmit serve: ${flag%%=*} is a self-managed-certificate flag: it needs --cert-secret"
+    done
+    expect_exit 0 "$gpuadmit" serve --help
+    expect_grep "$tmp/out" "^DURATION \\(every duration flag\\): an integer with ms, s, m, h or d"
+    expect_no_grep "$tmp/out" "default 30d; s, m, h, d"
     # an object of one Pod spec keeps the short form
     expect_exit 1 "$gpuadmit" validate "$data/denied.yaml"
     expect_grep "$tmp/out" "Pod/t/denied container \"main\": core-without-memory: "
