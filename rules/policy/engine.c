@@ -6,18 +6,15 @@
 #include "policy/mutate.h"
 #include "policy/validate.h"
 
-static int same_str(const char *x, const char *y)
-{
-    if (x == NULL || y == NULL)
-        return x == y;
-    return strcmp(x, y) == 0;
-}
-
-/* Whether the old object already had this finding (same rule, same container): it does not count on UPDATE. */
+/*
+ * Whether the old object already had this finding, as a violation at least as strong: then it does not count on
+ * UPDATE. Only a violation excuses a violation: an old warning (a rule at warn, "no room now", an advisory
+ * inventory) never lets a new denial through, or a verdict would flip between CREATE and UPDATE.
+ */
 static int already_had(const gpa_violations_t *old, const gpa_violation_t *v)
 {
     for (size_t i = 0; i < old->len; i++)
-        if (strcmp(old->items[i].rule, v->rule) == 0 && same_str(old->items[i].container, v->container))
+        if (gpa_violation_same(&old->items[i], v) && (gpa_violation_denies(&old->items[i]) || !gpa_violation_denies(v)))
             return 1;
     return 0;
 }
