@@ -330,6 +330,31 @@ START_TEST(update_old_warning_does_not_excuse_a_denial)
 }
 END_TEST
 
+#define MEM_4GI C("server", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"4Gi\"}}")
+#define MEM_4GI_SHARED                                                                                                             \
+    C("server", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"4Gi\",\"koordinator.sh/gpu.shared\":\"1\"},\"requests\":{"           \
+                "\"koordinator.sh/gpu-memory\":\"4Gi\",\"koordinator.sh/gpu.shared\":\"1\"}}")
+
+/* kubectl replace of the manifest that was admitted on CREATE (where the mutating webhook added gpu.shared): the
+ * update is judged as the mutations would leave it, so shared-required does not count; nothing is patched. */
+START_TEST(update_is_judged_as_mutated)
+{
+    gpa_verdict_t v = check_op(object(POD(MEM_4GI)), GPA_OP_CREATE, NULL, 0);
+    ck_assert(has_rule(&v, "shared-required", "server")); /* as written, without the mutations */
+    v = check_op(object(POD(MEM_4GI)), GPA_OP_UPDATE, object(POD(MEM_4GI_SHARED)), 0);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_uint_eq(v.violations.len, 0);
+    ck_assert_uint_eq(v.patch.len, 0);
+    ck_assert_uint_eq(v.mutations.len, 0);
+    ck_assert_uint_eq(v.warnings.len, 0);
+    /* What the mutations cannot fix still counts: too little memory per device. */
+    v = check_op(object(POD(C("server", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"4\"}}"))), GPA_OP_UPDATE,
+                 object(POD(MEM_4GI_SHARED)), 0);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert(has_rule(&v, "min-memory", "server"));
+}
+END_TEST
+
 START_TEST(violation_line)
 {
     gpa_violation_t v = {.rule = "non-positive", .container = "c", .message = "m"};
@@ -358,6 +383,7 @@ int main(void)
     tcase_add_test(tc, violation_line);
     tcase_add_test(tc, update_pod_level_finding_is_matched_by_template);
     tcase_add_test(tc, update_old_warning_does_not_excuse_a_denial);
+    tcase_add_test(tc, update_is_judged_as_mutated);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
