@@ -355,6 +355,57 @@ START_TEST(update_is_judged_as_mutated)
 }
 END_TEST
 
+/* Inventory: one node of eight 80Gi devices (vendor and Koordinator), one mGPU node of eight cards. */
+static gpa_inventory_t *eight_gpu_nodes(void)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_node_desc_t node = {.name = "n1", .count = 8, .memory = 80LL << 30, .source = "test", .line = 1};
+    gpa_node_desc_t mgpu = {.name = "m1", .mgpu = 1, .count = 8, .memory = 80LL << 30, .source = "test", .line = 2};
+    gpa_inventory_add_node(inv, &node);
+    gpa_inventory_add_node(inv, &mgpu);
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_inventory_commit(inv, &err) == 0, "%s", err.message);
+    return inv;
+}
+
+static void assert_infeasible(const char *pod, const char *devices)
+{
+    gpa_inventory_t *inv = eight_gpu_nodes();
+    gpa_verdict_t v = check_inv(object(pod), GPA_OP_CREATE, NULL, inv);
+    ck_assert_msg(v.allowed == 0, "%s: allowed", pod);
+    int found = 0;
+    for (size_t i = 0; i < v.violations.len; i++)
+        if (strcmp(v.violations.items[i].rule, "infeasible") == 0) {
+            found = 1;
+            ck_assert_int_eq(v.violations.items[i].action, GPA_ACTION_DENY);
+            ck_assert_msg(strstr(v.violations.items[i].message, devices) != NULL, "%s", v.violations.items[i].message);
+        }
+    ck_assert_msg(found, "%s: no infeasible", pod);
+    gpa_inventory_release(inv);
+}
+
+/* Counts beyond the allocator's arithmetic (2^32 devices and more) are infeasible like any unplaceable request: they
+ * never skip the rule, and are never truncated (2^32 + 1 cards is not one card). */
+START_TEST(big_counts_are_infeasible)
+{
+    assert_infeasible(POD(C("v", "{\"limits\":{\"nvidia.com/gpu\":\"4294967296\"}}")), "4294967296 devices");
+    assert_infeasible(POD(C("v", "{\"limits\":{\"nvidia.com/gpu\":\"4294967295\"}}")), "4294967295");
+    assert_infeasible(POD(C("k", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"1Ei\",\"koordinator.sh/gpu.shared\":"
+                                 "\"4294967296\"},\"requests\":{\"koordinator.sh/gpu-memory\":\"1Ei\",\"koordinator.sh/"
+                                 "gpu.shared\":\"4294967296\"}}")),
+                      "4294967296 devices");
+    /* mGPU whole cards: core 100 x (2^32 + 1), read as 2^32 + 1 cards (it was one card, and fit). */
+    assert_infeasible(POD(C("m", "{\"limits\":{\"vke.volcengine.com/mgpu-core\":\"429496729700\"}}")), "4294967297 devices");
+    /* A count that fits a node is placed as before. */
+    gpa_inventory_t *inv = eight_gpu_nodes();
+    gpa_verdict_t v =
+        check_inv(object(POD(C("m", "{\"limits\":{\"vke.volcengine.com/mgpu-core\":\"200\"}}"))), GPA_OP_CREATE, NULL, inv);
+    ck_assert_int_eq(v.allowed, 1);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(violation_line)
 {
     gpa_violation_t v = {.rule = "non-positive", .container = "c", .message = "m"};
@@ -384,6 +435,7 @@ int main(void)
     tcase_add_test(tc, update_pod_level_finding_is_matched_by_template);
     tcase_add_test(tc, update_old_warning_does_not_excuse_a_denial);
     tcase_add_test(tc, update_is_judged_as_mutated);
+    tcase_add_test(tc, big_counts_are_infeasible);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
