@@ -352,6 +352,15 @@ START_TEST(update_is_judged_as_mutated)
                  object(POD(MEM_4GI_SHARED)), 0);
     ck_assert_int_eq(v.allowed, 0);
     ck_assert(has_rule(&v, "min-memory", "server"));
+    /* What a mutation switched off would have fixed still counts. */
+    static const char conf[] = "mutations:\n  inject-gpu-shared: off\n";
+    gpa_error_t err;
+    gpa_error_init(&err, "conf");
+    gpa_config_release(cfg);
+    ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);
+    v = check_op(object(POD(MEM_4GI)), GPA_OP_UPDATE, object(POD(MEM_4GI_SHARED)), 0);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert(has_rule(&v, "shared-required", "server"));
 }
 END_TEST
 
