@@ -150,7 +150,8 @@ static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
         r->ninvalid = 1;
         return;
     }
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1};
+    /* With the inventory: a request too large to count (2^32 devices) normalizes to nothing, and infeasible says so. */
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1, .inventory = f->vb.inv};
     gpa_verdict_t v;
     gpa_error_t err;
     gpa_error_init(&err, r->source);

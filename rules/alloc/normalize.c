@@ -7,18 +7,30 @@
 #include "alloc/normalize.h"
 #include "kube/gpu_request.h"
 
-#include <limits.h>
 #include <string.h>
 
-typedef GPA_VEC(gpa_device_group_t) groups_t;
+typedef GPA_VEC(gpa_device_group_t) groups_vec_t;
 
+/* The groups so far, and the first count too large to be one (GPA_NORMALIZE_TOO_MANY). */
+typedef struct st_groups_t {
+    groups_vec_t vec;
+    const gpa_container_t *too_many_container;
+    int64_t too_many;
+} groups_t;
+
+/* A group of `count` devices. A count beyond what a group counts is recorded, not truncated (2^32 + 1 devices is not
+ * one device): the group still comes back, to be filled, but the request is not placeable. */
 static gpa_device_group_t *push_group(gpa_arena_t *a, groups_t *v, const gpa_container_t *c, gpa_dialect_t d, int64_t count)
 {
-    gpa_device_group_t *g = gpa_vec_push(a, v);
+    if (count > GPA_NORMALIZE_MAX_DEVICES && v->too_many_container == NULL) {
+        v->too_many_container = c;
+        v->too_many = count;
+    }
+    gpa_device_group_t *g = gpa_vec_push(a, &v->vec);
     memset(g, 0, sizeof(*g));
     g->container = c;
     g->dialect = d;
-    g->count = (unsigned)count;
+    g->count = count > GPA_NORMALIZE_MAX_DEVICES ? (unsigned)GPA_NORMALIZE_MAX_DEVICES : (unsigned)count;
     return g;
 }
 
@@ -29,8 +41,6 @@ static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_container_
         int64_t n;
         if (!gpa_gpu_value(dialects, c, rs[i], &n))
             continue;
-        if (n > UINT_MAX)
-            return -1;
         gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_VENDOR, n);
         g->whole = 1;
         g->core = 100;
@@ -46,7 +56,7 @@ static int koord_group(gpa_arena_t *a, unsigned dialects, const gpa_container_t 
     if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_KOORDINATOR))
         return -1;
     gpa_koord_view_container(dialects, c, &kv);
-    if (!gpa_koord_view_well_formed(&kv) || gpa_koord_view_share(&kv, &share) != 0 || share.devices > UINT_MAX)
+    if (!gpa_koord_view_well_formed(&kv) || gpa_koord_view_share(&kv, &share) != 0)
         return -1;
     gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_KOORDINATOR, share.devices);
     g->core = share.core;
@@ -135,12 +145,14 @@ int gpa_normalize(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, g
     for (size_t i = 0; i < pod->ncontainers; i++)
         if (container_groups(a, dialects, &cards, &pod->containers[i], &v) != 0)
             return -1;
-    size_t napp = v.len;
+    size_t napp = v.vec.len;
     for (size_t i = 0; i < pod->ninit_containers; i++)
         if (container_groups(a, dialects, &cards, &pod->init_containers[i], &v) != 0)
             return -1;
-    out->groups = v.items;
-    out->ngroups = v.len;
+    out->groups = v.vec.items;
+    out->ngroups = v.vec.len;
     out->napp_groups = napp;
-    return 0;
+    out->too_many_container = v.too_many_container;
+    out->too_many = v.too_many;
+    return v.too_many_container != NULL ? GPA_NORMALIZE_TOO_MANY : 0;
 }

@@ -33,11 +33,22 @@ typedef struct st_gpa_request_t {
     gpa_device_group_t *groups; /* app containers first (container order), then init containers */
     size_t ngroups;
     size_t napp_groups; /* groups[0..napp_groups) belong to app containers */
+    /* GPA_NORMALIZE_TOO_MANY: the first container that asks for more devices than a group counts, and how many */
+    const gpa_container_t *too_many_container;
+    int64_t too_many;
 } gpa_request_t;
 
+/* A group counts at most this many devices; no node has as many. */
+#define GPA_NORMALIZE_MAX_DEVICES ((int64_t)UINT32_MAX)
+/* gpa_normalize's answer for a sound request with a count above GPA_NORMALIZE_MAX_DEVICES: nothing can hold it. */
+#define GPA_NORMALIZE_TOO_MANY 1
+
 /*
- * Normalizes one Pod spec. Returns 0, or -1 when the spec is not normalizable (a rule would deny it: the
- * validation rules explain why; normalize does not repeat them). Only the dialects in `dialects` (GPA_DIALECT_* bits) count.
+ * Normalizes one Pod spec. Returns 0; -1 when the spec is not normalizable (a rule would deny it: the validation
+ * rules explain why; normalize does not repeat them); or GPA_NORMALIZE_TOO_MANY when the spec is sound but a
+ * container asks for 2^32 devices or more (a vendor count, gpu.shared, mGPU cards): no node could ever hold it, and
+ * out->too_many_container and out->too_many say which and how many (the groups are not usable). Only the dialects
+ * in `dialects` (GPA_DIALECT_* bits) count.
  */
 int gpa_normalize(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_request_t *out);
 

@@ -155,6 +155,35 @@ static int read_rules(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
     return 0;
 }
 
+/* mutations: {id: on|off}. YAML 1.1 readers turn a bare `on`/`off` into true/false, so booleans are accepted. */
+static int read_mutations(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "mutations") != 0)
+        return -1;
+    for (size_t i = 0; i < v->u.object.len; i++) {
+        const gpa_member_t *m = &v->u.object.members[i];
+        const gpa_value_t *sw = m->value;
+        int idx = gpa_mutation_id_find(m->key, m->key_len);
+        if (idx < 0) {
+            const char *known[GPA_MUTATION__COUNT + 1] = {NULL};
+            for (int k = 0; k < GPA_MUTATION__COUNT; k++)
+                known[k] = gpa_mutation_id((gpa_mutation_id_t)k);
+            return gpa_schema_unknown_field(err, m, "mutations", known);
+        }
+        char path[160];
+        snprintf(path, sizeof(path), "mutations.%s", m->key);
+        int on;
+        if (sw->type == GPA_VBOOL)
+            on = sw->u.boolean;
+        else if (sw->type == GPA_VSTRING && (strcmp(sw->u.str.ptr, "on") == 0 || strcmp(sw->u.str.ptr, "off") == 0))
+            on = strcmp(sw->u.str.ptr, "on") == 0;
+        else
+            return gpa_schema_wrong_type(err, sw, "on or off", path);
+        cfg->mutations_off = on ? cfg->mutations_off & ~(1u << idx) : cfg->mutations_off | (1u << idx);
+    }
+    return 0;
+}
+
 static int read_namespaces(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
     if (gpa_schema_want(err, v, GPA_VOBJECT, "namespaces") != 0)
@@ -343,10 +372,12 @@ static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
         return read_placement(cfg, v, err);
     if (strcmp(m->key, "workloads") == 0)
         return read_workloads(cfg, v, err);
+    if (strcmp(m->key, "mutations") == 0)
+        return read_mutations(cfg, v, err);
     if (strcmp(m->key, "knownResources") == 0)
         return read_known_resources(cfg, v, err);
-    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules", "namespaces",
-                                      "placement",       "knownResources",   "workloads", NULL};
+    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules",     "namespaces",
+                                      "placement",       "knownResources",   "mutations", "workloads", NULL};
     return gpa_schema_unknown_field(err, m, "", top);
 }
 

@@ -17,6 +17,7 @@
 #include "alloc/alloc.h"
 #include "document/value.h"
 #include "kube/workloads.h"
+#include "policy/mutation_ids.h"
 #include "policy/rules.h"
 #include "policy/verdict.h"
 
@@ -30,6 +31,7 @@ typedef struct st_gpa_config_t {
     const char **known_resources; /* knownResources: names unknown-resource never flags; default none */
     size_t nknown_resources;
     gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default */
+    unsigned mutations_off;    /* `mutations`: bit m set = mutation m (mutation_ids.h) is switched off; default none */
     const char *source;        /* file it was read from, or NULL for the defaults */
     int refcnt_;
     gpa_arena_t arena_;
@@ -48,6 +50,11 @@ gpa_config_t *gpa_config_retain(gpa_config_t *cfg);
 void gpa_config_release(gpa_config_t *cfg); /* NULL is fine */
 /* Whether `name` (len bytes) is listed under knownResources. */
 int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len);
+/* Whether mutation m is switched on (`mutations: {id: on|off}`). */
+static inline int gpa_config_mutation_on(const gpa_config_t *cfg, gpa_mutation_id_t m)
+{
+    return (cfg->mutations_off & (1u << m)) == 0;
+}
 /* Whether objects of this namespace are never checked or mutated. */
 int gpa_config_excludes(const gpa_config_t *cfg, const char *ns);
 

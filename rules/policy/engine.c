@@ -6,24 +6,22 @@
 #include "policy/mutate.h"
 #include "policy/validate.h"
 
-static int same_str(const char *x, const char *y)
-{
-    if (x == NULL || y == NULL)
-        return x == y;
-    return strcmp(x, y) == 0;
-}
-
-/* Whether the old object already had this finding (same rule, same container): it does not count on UPDATE. */
+/*
+ * Whether the old object already had this finding, as a violation at least as strong: then it does not count on
+ * UPDATE. Only a violation excuses a violation: an old warning (a rule at warn, "no room now", an advisory
+ * inventory) never lets a new denial through, or a verdict would flip between CREATE and UPDATE.
+ */
 static int already_had(const gpa_violations_t *old, const gpa_violation_t *v)
 {
     for (size_t i = 0; i < old->len; i++)
-        if (strcmp(old->items[i].rule, v->rule) == 0 && same_str(old->items[i].container, v->container))
+        if (gpa_violation_same(&old->items[i], v) && (gpa_violation_denies(&old->items[i]) || !gpa_violation_denies(v)))
             return 1;
     return 0;
 }
 
-/* Mutates (CREATE): sets out->patch, out->mutations, out->mutated and, when `reread`, *target to the mutated object
- * decoded again (validation must read what the API server will store, not what was sent). */
+/* Mutates: sets out->patch, out->mutations, out->mutated and, when `reread`, *target to the mutated object decoded
+ * again (validation must read what the API server will store, not what was sent). *target is left alone when the
+ * mutations change nothing. */
 static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, int reread, gpa_verdict_t *out,
                          gpa_object_t **target, gpa_error_t *err)
 {
@@ -45,14 +43,31 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *
     return 0;
 }
 
-static void run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_check_opts_t *opts, const gpa_object_t *target,
-                           gpa_verdict_t *out)
+/*
+ * An UPDATE is judged as the mutations would leave the object (docs/rules.md#actions-and-operations): the mutating
+ * webhook rewrites each Pod when it is created, so a stored template need not carry what its Pods will get. Nothing
+ * is patched on UPDATE: the mutations' patch, ids and warnings are dropped; the switches of `mutations` hold.
+ */
+static int as_mutated(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, gpa_object_t **out, gpa_error_t *err)
+{
+    gpa_verdict_t unused;
+    memset(&unused, 0, sizeof(unused));
+    *out = obj;
+    return run_mutations(a, cfg, obj, 1, &unused, out, err);
+}
+
+static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_check_opts_t *opts, const gpa_object_t *target,
+                          gpa_verdict_t *out, gpa_error_t *err)
 {
     gpa_violations_t found = {0}, old = {0};
     gpa_validate_object(a, cfg, opts->inventory, target, &found);
     int update = opts->operation == GPA_OP_UPDATE && opts->old_object != NULL;
-    if (update && found.len != 0)
-        gpa_validate_object(a, cfg, opts->inventory, opts->old_object, &old);
+    if (update && found.len != 0) {
+        gpa_object_t *old_target;
+        if (as_mutated(a, cfg, opts->old_object, &old_target, err) != 0)
+            return -1;
+        gpa_validate_object(a, cfg, opts->inventory, old_target, &old);
+    }
     for (size_t i = 0; i < found.len; i++) {
         const gpa_violation_t *v = &found.items[i];
         if (v->action == GPA_ACTION_OFF || (update && already_had(&old, v)))
@@ -65,6 +80,7 @@ static void run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_ch
             gpa_warnings_add(a, &out->warnings, v->not_now ? GPA_WARNING_NOT_NOW : GPA_WARNING_RULE, gpa_violation_line(a, v), NULL,
                              at);
     }
+    return 0;
 }
 
 int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *out,
@@ -81,7 +97,9 @@ int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const 
     /* Mutation warnings come first: they say what happened to the object before validation read it. */
     if (opts->mutate && opts->operation == GPA_OP_CREATE && run_mutations(a, cfg, obj, opts->validate, out, &target, err) != 0)
         return -1;
-    if (opts->validate)
-        run_validation(a, cfg, opts, target, out);
+    if (opts->validate && opts->operation == GPA_OP_UPDATE && as_mutated(a, cfg, obj, &target, err) != 0)
+        return -1;
+    if (opts->validate && run_validation(a, cfg, opts, target, out, err) != 0)
+        return -1;
     return 0;
 }

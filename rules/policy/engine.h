@@ -25,9 +25,11 @@ typedef enum en_gpa_operation_t {
 
 typedef struct st_gpa_check_opts_t {
     gpa_operation_t operation;        /* DELETE and CONNECT are always admitted with no findings */
-    gpa_object_t *old_object;         /* UPDATE: a finding the old object already had (same rule, same container) does
-                                         not count */
-    int mutate;                       /* apply the mutations first (CREATE only), then validate the mutated object */
+    gpa_object_t *old_object;         /* UPDATE: a finding the old object already had as a violation (same rule, same Pod
+                                         spec path, same container or both Pod-level) does not count */
+    int mutate;                       /* CREATE: apply the mutations first, then validate the mutated object. An UPDATE
+                                         is never patched, and is always judged as the mutations (those the
+                                         configuration leaves on) would leave it, the old object as well */
     int validate;                     /* run the validation rules */
     const gpa_inventory_t *inventory; /* enables the infeasible rule; NULL = no inventory */
 } gpa_check_opts_t;

@@ -147,6 +147,8 @@ const gpa_mutation_t gpa_mutations[] = {
     {"mirror-limits", "a GPU request without a limit gets the same limit (extended resources need both)", mirror_limits},
 };
 const size_t gpa_nmutations = sizeof(gpa_mutations) / sizeof(gpa_mutations[0]);
+/* The configuration names the mutations by mutation_ids.h, in table order (test_mutate checks the ids). */
+_Static_assert(sizeof(gpa_mutations) / sizeof(gpa_mutations[0]) == GPA_MUTATION__COUNT, "mutation_ids.h lists every mutation");
 
 int gpa_mutation_index(const char *id)
 {
@@ -262,6 +264,8 @@ static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
     }
     unsigned planned = 0;
     for (size_t i = 0; i < gpa_nmutations; i++) {
+        if (!gpa_config_mutation_on(cfg, (gpa_mutation_id_t)i))
+            continue; /* switched off in the configuration */
         ctx.mutation = gpa_mutations[i].id;
         if (gpa_mutations[i].apply(&ctx))
             planned |= 1u << i;

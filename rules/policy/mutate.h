@@ -11,9 +11,10 @@
  *
  * Which containers: app and init containers of every Pod spec of the object, and only those for which
  * gpa_validate_container() (validate.h) finds nothing: a container that breaks a rule is left as written so that
- * validation can say why. A user's own gpu.shared is never changed. Mutation is for CREATE only; the caller
- * (gpa_check) decides that. Idempotent: mutating the patched object again yields an empty patch, and after the
- * patch every GPU resource the plan touches has request == limit.
+ * validation can say why. A mutation the configuration switches off (`mutations`, config.h) is never run; the ids
+ * follow mutation_ids.h. A user's own gpu.shared is never changed. The caller (gpa_check) decides when: a CREATE
+ * is patched, an UPDATE is only judged as the mutations would leave it. Idempotent: mutating the patched object again yields an
+ * empty patch, and after the patch every GPU resource the plan touches has request == limit.
  */
 #ifndef GPA_MUTATE_H
 #define GPA_MUTATE_H

@@ -20,6 +20,7 @@ gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container,
     v->rule = gpa_rules[ctx->rule].id;
     v->action = ctx->action;
     v->container = container;
+    v->pod = ctx->pod->path;
     v->path = path != NULL ? path : "";
     if (res0 != NULL)
         v->resources[v->nresources++] = res0;

@@ -267,10 +267,16 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
         return;
     gpa_request_t req;
     /* A spec that does not normalize breaks another rule, which says why; an empty request needs no GPU. */
-    if (gpa_normalize(ctx->a, ctx->cfg->dialects, ctx->pod, &req) != 0 || req.ngroups == 0)
+    int normalized = gpa_normalize(ctx->a, ctx->cfg->dialects, ctx->pod, &req);
+    if (normalized < 0 || req.ngroups == 0)
         return;
     const char *reason = "";
-    gpa_feasibility_t feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, &reason);
+    gpa_feasibility_t feasible = GPA_FEASIBLE_NEVER;
+    if (normalized == GPA_NORMALIZE_TOO_MANY) /* more devices than any node has: never, on any inventory */
+        reason = gpa_arena_printf(ctx->a, "%scontainer %s asks for %lld devices", req.too_many_container->is_init ? "init " : "",
+                                  req.too_many_container->name, (long long)req.too_many);
+    else
+        feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, &reason);
     if (reason == NULL || reason[0] == '\0')
         reason = "no node has the devices it asks for";
     size_t nnodes; /* every node of the inventory has GPUs and was considered */

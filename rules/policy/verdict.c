@@ -5,6 +5,18 @@
 
 #include <string.h>
 
+static int same_str(const char *x, const char *y)
+{
+    if (x == NULL || y == NULL)
+        return x == y;
+    return strcmp(x, y) == 0;
+}
+
+int gpa_violation_same(const gpa_violation_t *x, const gpa_violation_t *y)
+{
+    return strcmp(x->rule, y->rule) == 0 && same_str(x->pod, y->pod) && same_str(x->container, y->container);
+}
+
 const char *gpa_violation_line(gpa_arena_t *a, const gpa_violation_t *v)
 {
     if (v->container != NULL && v->container[0] != '\0')

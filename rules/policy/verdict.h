@@ -28,6 +28,8 @@ typedef struct st_gpa_violation_t {
     const char *rule;                                   /* rule id (static) */
     gpa_action_t action;                                /* GPA_ACTION_DENY or GPA_ACTION_WARN (rules that are off report nothing) */
     const char *container;                              /* the container's name, or NULL for a Pod-level finding not tied to one */
+    const char *pod;                                    /* the Pod spec's path ("spec.template.spec"): with rule and container,
+                                                           what a finding is (gpa_violation_same) */
     const char *path;                                   /* exact path in the object: "spec.containers[1].resources.requests" */
     const char *resources[GPA_VIOLATION_MAX_RESOURCES]; /* the resource/annotation names involved */
     size_t nresources;
@@ -75,6 +77,16 @@ typedef struct st_gpa_verdict_t {
     gpa_patch_t patch;           /* the JSON Patch the mutations produce (empty when none) */
     gpa_value_t *mutated;        /* the object after the patch (the input root when the patch is empty) */
 } gpa_verdict_t;
+
+/* Whether a finding blocks: action deny (a "no room now" finding is always a warning). */
+static inline int gpa_violation_denies(const gpa_violation_t *v)
+{
+    return v->action == GPA_ACTION_DENY && !v->not_now;
+}
+
+/* Whether two findings are the same finding of two versions of an object (UPDATE): the same rule, on the same Pod
+ * spec path, in the same container or both at the Pod level. Messages and exact paths may differ. */
+int gpa_violation_same(const gpa_violation_t *x, const gpa_violation_t *y);
 
 /* "container: rule: message" for a finding, or "rule: message" with no container; arena-owned. */
 const char *gpa_violation_line(gpa_arena_t *a, const gpa_violation_t *v);

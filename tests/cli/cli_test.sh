@@ -277,6 +277,14 @@ assert ("patch" in r) == ("patchType" in r), r' "$tmp/out" || fail "mutating rev
     done
     expect_exit 2 "$gpuadmit" validate "$data/review-unreadable.json"
     expect_grep "$tmp/err" "review-unreadable.json:13:[0-9]+: request.object.spec.containers: must be a list"
+    # kubectl replace of an admitted Deployment: the stored object carries the gpu.shared the mutating webhook
+    # added on CREATE, the one sent again does not. An UPDATE is judged as the mutations would leave it.
+    local replace="$src/examples/tests/update/review-update-replace.json"
+    expect_exit 0 "$gpuadmit" review --webhook validate "$replace"
+    expect_grep "$tmp/out" '"allowed":true'
+    expect_no_grep "$tmp/out" 'shared-required'
+    expect_exit 0 "$gpuadmit" review --webhook mutate "$replace"
+    expect_no_grep "$tmp/out" '"patch"'
 }
 
 # --config: a rule set to warn admits with a finding marked [warn]; a bad config is exit 2 with file:line.

@@ -54,6 +54,8 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_BINPACK);
     ck_assert_int_eq(cfg->placement.core_weight, 20);
     ck_assert_ptr_null(cfg->source);
+    for (int m = 0; m < GPA_MUTATION__COUNT; m++)
+        ck_assert(gpa_config_mutation_on(cfg, (gpa_mutation_id_t)m));
     gpa_config_release(cfg);
     /* an empty file is the defaults */
     cfg = parse_ok("");
@@ -78,7 +80,11 @@ START_TEST(every_key_yaml)
                                  "  exclude: [kube-system, gpu-test]\n"
                                  "placement:\n"
                                  "  strategy: spread\n"
-                                 "  coreWeight: 50\n");
+                                 "  coreWeight: 50\n"
+                                 "mutations:\n"
+                                 "  inject-gpu-shared: off\n"
+                                 "  mirror-limits: \"on\"\n"
+                                 "  expand-gpu: false\n");
     ck_assert_int_eq(cfg->min_device_memory, 1LL << 30);
     ck_assert_int_eq(cfg->placement.max_pods_per_device, 4);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU);
@@ -94,6 +100,12 @@ START_TEST(every_key_yaml)
     ck_assert_uint_eq(cfg->nexclude_namespaces, 2);
     ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_SPREAD);
     ck_assert_int_eq(cfg->placement.core_weight, 50);
+    ck_assert(!gpa_config_mutation_on(cfg, GPA_MUTATION_INJECT_GPU_SHARED));
+    ck_assert(gpa_config_mutation_on(cfg, GPA_MUTATION_MIRROR_LIMITS));
+    ck_assert(!gpa_config_mutation_on(cfg, GPA_MUTATION_EXPAND_GPU));
+    gpa_config_release(cfg);
+    cfg = parse_ok("mutations: {inject-gpu-shared: true}\n");
+    ck_assert(gpa_config_mutation_on(cfg, GPA_MUTATION_INJECT_GPU_SHARED));
     gpa_config_release(cfg);
 }
 END_TEST
@@ -118,7 +130,7 @@ START_TEST(broken_configs)
 {
     parse_bad("minDeviceMemory: 1Gi\ncolour: blue\n", 2, 9,
               "cfg.yaml:2:9: unknown field \"colour\"; known: minDeviceMemory, maxPodsPerDevice, dialects, rules, namespaces, "
-              "placement, knownResources, workloads");
+              "placement, knownResources, mutations, workloads");
     parse_bad("knownResources: example.com/gpu\n", 1, 17, "knownResources: must be a list, not a string");
     parse_bad("knownResources: [example.com/gpu, 3]\n", 1, 35, "knownResources[1]");
     parse_bad("knownResources: [gpu]\n", 1, 18, "\"gpu\" is not a resource name such as example.com/gpu");
@@ -142,6 +154,10 @@ START_TEST(broken_configs)
     parse_bad("minDeviceMemory: 1Gi\n---\nminDeviceMemory: 2Gi\n", 3, 0, "one document");
     parse_bad("{\"rules\": {\"min-memory\": \"warn\",\n \"nope\": \"off\"}}", 2, 10, "unknown rule");
     parse_bad("minDeviceMemory: [1\n", 2, 0, "cfg.yaml");
+    parse_bad("mutations:\n  inject-shared: off\n", 2, 18,
+              "mutations: unknown field \"inject-shared\"; known: expand-gpu, inject-gpu-shared, mirror-limits");
+    parse_bad("mutations:\n  mirror-limits: maybe\n", 2, 18, "mutations.mirror-limits: must be on or off, not a string");
+    parse_bad("mutations: [expand-gpu]\n", 1, 12, "mutations: must be a mapping, not a list");
 }
 END_TEST
 

@@ -181,9 +181,8 @@ START_TEST(warn_action_gives_a_warning)
 }
 END_TEST
 
-/* No node has room now (but one could hold the Pod empty): a warning whose origin is the allocator, not a rule's
- * configured action (infeasible stays deny). */
-START_TEST(no_room_now_is_a_warning_from_the_allocator)
+/* One node, one 24Gi device, held whole by another Pod: a 50% share has no room now, two devices never fit. */
+static gpa_inventory_t *full_node(void)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
     gpa_node_desc_t node = {.name = "n1", .count = 1, .memory = 24LL << 30, .source = "test", .line = 1};
@@ -193,6 +192,16 @@ START_TEST(no_room_now_is_a_warning_from_the_allocator)
     gpa_error_t err;
     gpa_error_init(&err, "test");
     ck_assert_int_eq(gpa_inventory_commit(inv, &err), 0);
+    return inv;
+}
+
+/* No node has room now (but one could hold the Pod empty): a warning whose origin is the allocator, not a rule's
+ * configured action (infeasible stays deny). */
+START_TEST(no_room_now_is_a_warning_from_the_allocator)
+{
+    gpa_inventory_t *inv = full_node();
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1, .inventory = inv};
     gpa_verdict_t v;
     ck_assert_int_eq(gpa_check(&arena, cfg, object(POD(RATIO_ONLY)), &opts, &v, &err), 0);
@@ -261,6 +270,156 @@ START_TEST(warn_rule_does_not_stop_mutation)
 }
 END_TEST
 
+/* A Volcano Job of two tasks: each task's Pod template is a Pod spec of its own. */
+#define VCJOB(task0, task1)                                                                                                        \
+    "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\",\"namespace\":\"team-a\"},"       \
+    "\"spec\":{\"tasks\":[{\"name\":\"t0\",\"template\":{\"spec\":{\"containers\":[" task0 "]}}},"                                 \
+    "{\"name\":\"t1\",\"template\":{\"spec\":{\"containers\":[" task1 "]}}}]}}"
+#define VENDOR_A C("a", "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}")
+#define SHARE_B C("b", "{\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu.shared\":\"1\"}}")
+
+/* A Pod-level finding is one of a Pod template: the same rule in another template of the object is new. */
+START_TEST(update_pod_level_finding_is_matched_by_template)
+{
+    /* vendor-vs-share at the Pod level (two containers, one dialect each), in task 0, then in task 1. */
+    gpa_object_t *old = object(VCJOB(VENDOR_A "," SHARE_B, CLEAN));
+    gpa_verdict_t v = check_op(object(VCJOB(VENDOR_A "," SHARE_B, CLEAN)), GPA_OP_UPDATE, old, 1);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_uint_eq(v.violations.len, 0);
+    v = check_op(object(VCJOB(CLEAN, VENDOR_A "," SHARE_B)), GPA_OP_UPDATE, old, 1);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert_uint_eq(v.violations.len, 1);
+    ck_assert_str_eq(v.violations.items[0].rule, "vendor-vs-share");
+    ck_assert_ptr_null(v.violations.items[0].container);
+    ck_assert_str_eq(v.violations.items[0].pod, "spec.tasks[1].template.spec");
+}
+END_TEST
+
+static gpa_verdict_t check_inv(gpa_object_t *obj, gpa_operation_t op, gpa_object_t *old, const gpa_inventory_t *inv)
+{
+    gpa_check_opts_t opts = {.operation = op, .old_object = old, .mutate = op == GPA_OP_CREATE, .validate = 1, .inventory = inv};
+    gpa_verdict_t v;
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_check(&arena, cfg, obj, &opts, &v, &err) == 0, "check: %s", err.message);
+    return v;
+}
+
+#define HALF_SHARED C("a", "{\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu.shared\":\"1\"}}")
+#define RATIO_200 C("a", "{\"limits\":{\"koordinator.sh/gpu-memory-ratio\":\"200\",\"koordinator.sh/gpu.shared\":\"2\"}}")
+
+/* Only a violation excuses a violation: an old "no room now" warning never lets a new never-placeable Pod through,
+ * so the verdict is the same on CREATE and on UPDATE. */
+START_TEST(update_old_warning_does_not_excuse_a_denial)
+{
+    gpa_inventory_t *inv = full_node();
+    gpa_verdict_t v = check_inv(object(POD(HALF_SHARED)), GPA_OP_CREATE, NULL, inv);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_uint_eq(v.violations.len, 1);
+    ck_assert_int_eq(v.violations.items[0].not_now, 1);
+    v = check_inv(object(POD(RATIO_200)), GPA_OP_CREATE, NULL, inv);
+    ck_assert_int_eq(v.allowed, 0);
+    v = check_inv(object(POD(RATIO_200)), GPA_OP_UPDATE, object(POD(HALF_SHARED)), inv);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert_uint_eq(v.violations.len, 1);
+    ck_assert_str_eq(v.violations.items[0].rule, "infeasible");
+    ck_assert_int_eq(v.violations.items[0].not_now, 0);
+    /* An old violation still excuses the same violation, and a weaker finding. */
+    v = check_inv(object(POD(RATIO_200)), GPA_OP_UPDATE, object(POD(RATIO_200)), inv);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_uint_eq(v.violations.len, 0);
+    v = check_inv(object(POD(HALF_SHARED)), GPA_OP_UPDATE, object(POD(RATIO_200)), inv);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_uint_eq(v.violations.len, 0);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+#define MEM_4GI C("server", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"4Gi\"}}")
+#define MEM_4GI_SHARED                                                                                                             \
+    C("server", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"4Gi\",\"koordinator.sh/gpu.shared\":\"1\"},\"requests\":{"           \
+                "\"koordinator.sh/gpu-memory\":\"4Gi\",\"koordinator.sh/gpu.shared\":\"1\"}}")
+
+/* kubectl replace of the manifest that was admitted on CREATE (where the mutating webhook added gpu.shared): the
+ * update is judged as the mutations would leave it, so shared-required does not count; nothing is patched. */
+START_TEST(update_is_judged_as_mutated)
+{
+    gpa_verdict_t v = check_op(object(POD(MEM_4GI)), GPA_OP_CREATE, NULL, 0);
+    ck_assert(has_rule(&v, "shared-required", "server")); /* as written, without the mutations */
+    v = check_op(object(POD(MEM_4GI)), GPA_OP_UPDATE, object(POD(MEM_4GI_SHARED)), 0);
+    ck_assert_int_eq(v.allowed, 1);
+    ck_assert_uint_eq(v.violations.len, 0);
+    ck_assert_uint_eq(v.patch.len, 0);
+    ck_assert_uint_eq(v.mutations.len, 0);
+    ck_assert_uint_eq(v.warnings.len, 0);
+    /* What the mutations cannot fix still counts: too little memory per device. */
+    v = check_op(object(POD(C("server", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"4\"}}"))), GPA_OP_UPDATE,
+                 object(POD(MEM_4GI_SHARED)), 0);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert(has_rule(&v, "min-memory", "server"));
+    /* What a mutation switched off would have fixed still counts. */
+    static const char conf[] = "mutations:\n  inject-gpu-shared: off\n";
+    gpa_error_t err;
+    gpa_error_init(&err, "conf");
+    gpa_config_release(cfg);
+    ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);
+    v = check_op(object(POD(MEM_4GI)), GPA_OP_UPDATE, object(POD(MEM_4GI_SHARED)), 0);
+    ck_assert_int_eq(v.allowed, 0);
+    ck_assert(has_rule(&v, "shared-required", "server"));
+}
+END_TEST
+
+/* Inventory: one node of eight 80Gi devices (vendor and Koordinator), one mGPU node of eight cards. */
+static gpa_inventory_t *eight_gpu_nodes(void)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_node_desc_t node = {.name = "n1", .count = 8, .memory = 80LL << 30, .source = "test", .line = 1};
+    gpa_node_desc_t mgpu = {.name = "m1", .mgpu = 1, .count = 8, .memory = 80LL << 30, .source = "test", .line = 2};
+    gpa_inventory_add_node(inv, &node);
+    gpa_inventory_add_node(inv, &mgpu);
+    gpa_error_t err;
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_inventory_commit(inv, &err) == 0, "%s", err.message);
+    return inv;
+}
+
+static void assert_infeasible(const char *pod, const char *devices)
+{
+    gpa_inventory_t *inv = eight_gpu_nodes();
+    gpa_verdict_t v = check_inv(object(pod), GPA_OP_CREATE, NULL, inv);
+    ck_assert_msg(v.allowed == 0, "%s: allowed", pod);
+    int found = 0;
+    for (size_t i = 0; i < v.violations.len; i++)
+        if (strcmp(v.violations.items[i].rule, "infeasible") == 0) {
+            found = 1;
+            ck_assert_int_eq(v.violations.items[i].action, GPA_ACTION_DENY);
+            ck_assert_msg(strstr(v.violations.items[i].message, devices) != NULL, "%s", v.violations.items[i].message);
+        }
+    ck_assert_msg(found, "%s: no infeasible", pod);
+    gpa_inventory_release(inv);
+}
+
+/* Counts beyond the allocator's arithmetic (2^32 devices and more) are infeasible like any unplaceable request: they
+ * never skip the rule, and are never truncated (2^32 + 1 cards is not one card). */
+START_TEST(big_counts_are_infeasible)
+{
+    assert_infeasible(POD(C("v", "{\"limits\":{\"nvidia.com/gpu\":\"4294967296\"}}")), "4294967296 devices");
+    assert_infeasible(POD(C("v", "{\"limits\":{\"nvidia.com/gpu\":\"4294967295\"}}")), "4294967295");
+    assert_infeasible(POD(C("k", "{\"limits\":{\"koordinator.sh/gpu-memory\":\"1Ei\",\"koordinator.sh/gpu.shared\":"
+                                 "\"4294967296\"},\"requests\":{\"koordinator.sh/gpu-memory\":\"1Ei\",\"koordinator.sh/"
+                                 "gpu.shared\":\"4294967296\"}}")),
+                      "4294967296 devices");
+    /* mGPU whole cards: core 100 x (2^32 + 1), read as 2^32 + 1 cards (it was one card, and fit). */
+    assert_infeasible(POD(C("m", "{\"limits\":{\"vke.volcengine.com/mgpu-core\":\"429496729700\"}}")), "4294967297 devices");
+    /* A count that fits a node is placed as before. */
+    gpa_inventory_t *inv = eight_gpu_nodes();
+    gpa_verdict_t v =
+        check_inv(object(POD(C("m", "{\"limits\":{\"vke.volcengine.com/mgpu-core\":\"200\"}}"))), GPA_OP_CREATE, NULL, inv);
+    ck_assert_int_eq(v.allowed, 1);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(violation_line)
 {
     gpa_violation_t v = {.rule = "non-positive", .container = "c", .message = "m"};
@@ -287,6 +446,10 @@ int main(void)
     tcase_add_test(tc, warn_rule_does_not_stop_mutation);
     tcase_add_test(tc, inject_writes_what_shared_required_asks);
     tcase_add_test(tc, violation_line);
+    tcase_add_test(tc, update_pod_level_finding_is_matched_by_template);
+    tcase_add_test(tc, update_old_warning_does_not_excuse_a_denial);
+    tcase_add_test(tc, update_is_judged_as_mutated);
+    tcase_add_test(tc, big_counts_are_infeasible);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

@@ -314,8 +314,25 @@ START_TEST(table)
     ck_assert_int_eq(gpa_mutation_index("inject-gpu-shared"), 1);
     ck_assert_int_eq(gpa_mutation_index("mirror-limits"), 2);
     ck_assert_int_eq(gpa_mutation_index("nope"), -1);
-    for (size_t i = 0; i < gpa_nmutations; i++)
+    for (size_t i = 0; i < gpa_nmutations; i++) {
         ck_assert(gpa_mutations[i].doc != NULL && gpa_mutations[i].doc[0] != '\0');
+        ck_assert_str_eq(gpa_mutations[i].id, gpa_mutation_id((gpa_mutation_id_t)i)); /* what the configuration names */
+    }
+}
+END_TEST
+
+/* A mutation switched off in the configuration (`mutations`) is not run; the others are. */
+START_TEST(switched_off)
+{
+    static const char conf[] = "mutations: {inject-gpu-shared: off}\n";
+    gpa_error_t err;
+    gpa_error_init(&err, "conf");
+    gpa_config_release(cfg);
+    ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);
+    result_t r = run(json(POD(C("a", "{\"requests\":{\"koordinator.sh/gpu-memory-ratio\":\"50\"}}"))));
+    ck_assert_ptr_null(strstr(r.patch, "gpu.shared"));
+    static const char *const ids[] = {"mirror-limits"};
+    check_applied(&r, ids, 1);
 }
 END_TEST
 
@@ -339,6 +356,7 @@ int main(void)
     tcase_add_test(tc, invalid_container_left_alone);
     tcase_add_test(tc, nothing_to_do);
     tcase_add_test(tc, table);
+    tcase_add_test(tc, switched_off);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

@@ -155,6 +155,26 @@ START_TEST(init_containers_after_app)
 }
 END_TEST
 
+/* 2^32 devices or more: sound, but beyond what a group counts. Said so (never cut: 2^32 + 1 is not 1), and which. */
+START_TEST(too_many_devices)
+{
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'4294967295'}"), 0);
+    group(0, GPA_DIALECT_VENDOR, 4294967295u, 1, 100, GPA_MEMORY_NONE, 0);
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'4294967296'}"), GPA_NORMALIZE_TOO_MANY);
+    ck_assert_int_eq(R.too_many, 4294967296LL);
+    ck_assert_str_eq(R.too_many_container->name, "c0");
+    ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'1Ei','koordinator.sh/gpu.shared':'4294967297'}"), GPA_NORMALIZE_TOO_MANY);
+    ck_assert_int_eq(R.too_many, 4294967297LL);
+    ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'429496729700'}"), GPA_NORMALIZE_TOO_MANY);
+    ck_assert_int_eq(R.too_many, 4294967297LL);
+    /* A spec a rule denies stays -1, however large its counts (an annotation entry that large is invalid-card-count). */
+    ck_assert_int_eq(norm("{'vke.volcengine.com/container-multiple-gpu':'4294967296'}",
+                          "[{'name':'c0','resources':{'limits':{'vke.volcengine.com/mgpu-core':'429496729600'}}}]", NULL),
+                     -1);
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'4294967296','koordinator.sh/gpu-core':'50'}"), -1);
+}
+END_TEST
+
 START_TEST(not_normalizable)
 {
     ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'8Gi','koordinator.sh/gpu-memory-ratio':'50'}"), -1);
@@ -202,6 +222,7 @@ static Suite *normalize_suite(void)
     tcase_add_test(tc, mgpu_cards);
     tcase_add_test(tc, init_containers_after_app);
     tcase_add_test(tc, not_normalizable);
+    tcase_add_test(tc, too_many_devices);
     tcase_add_test(tc, disabled_dialects_ignored);
     suite_add_tcase(s, tc);
     return s;
