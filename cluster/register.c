@@ -261,8 +261,11 @@ static int load_wanted(gpa_arena_t *a, const char *path, const char *uid, gpa_va
     gpa_buf_t text = GPA_BUF_INIT;
     gpa_docs_t docs = {0};
     int rc = read_file(path, &text, err);
-    if (rc == 0 && (rc = gpa_docs_parse(a, text.base != NULL ? text.base : "", text.len, &docs, err)) == 0 &&
-        (docs.len != 1 || !is_object(docs.docs[0])))
+    if (rc == 0 && (rc = gpa_docs_parse(a, text.base != NULL ? text.base : "", text.len, &docs, err)) != 0) {
+        char why[sizeof(err->message)];
+        snprintf(why, sizeof(why), "%s", err->message); /* the file's name into the message: err->source would dangle */
+        snprintf(err->message, sizeof(err->message), "%.200s: %.300s", path, why);
+    } else if (rc == 0 && (docs.len != 1 || !is_object(docs.docs[0])))
         rc = gpa_error_set(err, 0, 0, "", "%s: one webhook configuration object per file", path);
     if (rc == 0) {
         w->obj = docs.docs[0];
@@ -353,15 +356,17 @@ static int apply_once(gpa_kube_client_t *c, gpa_arena_t *a, const wanted_t *w, c
     return rc;
 }
 
-static int apply_one(gpa_kube_client_t *c, gpa_arena_t *a, const wanted_t *w, const char *ca, gpa_register_result_t *res,
-                     gpa_error_t *err)
+/* One file's configuration; a conflict reads the file and the live object again (fill_bundles edits what it read). */
+static int apply_file(gpa_kube_client_t *c, gpa_arena_t *a, const char *path, const char *uid, gpa_value_t *refs, const char *ca,
+                      gpa_register_result_t *res, gpa_error_t *err)
 {
     int conflict = 1;
+    wanted_t w;
     for (int attempt = 0; attempt < MAX_ATTEMPTS && conflict; attempt++)
-        if (apply_once(c, a, w, ca, res, &conflict, err) != 0)
+        if (load_wanted(a, path, uid, refs, &w, err) != 0 || apply_once(c, a, &w, ca, res, &conflict, err) != 0)
             return -1;
     if (conflict)
-        return gpa_error_set(err, 0, 0, "", "%s %s: still conflicting after %d attempts", w->collection, w->name, MAX_ATTEMPTS);
+        return gpa_error_set(err, 0, 0, "", "%s %s: still conflicting after %d attempts", w.collection, w.name, MAX_ATTEMPTS);
     return 0;
 }
 
@@ -383,13 +388,8 @@ int gpa_register_once(gpa_kube_client_t *c, const gpa_register_opts_t *opts, gpa
         rc = owner_refs(c, &a, opts->owner, &refs, &uid, err);
         ca = rc == 0 ? ca_bundle(opts->ca_file) : NULL;
     }
-    for (size_t i = 0; rc == 0 && ready && i < n; i++) {
-        wanted_t w;
-        const char *path = gpa_arena_printf(&a, "%s/%s", opts->dir, names[i]);
-        rc = load_wanted(&a, path, uid, refs, &w, err);
-        if (rc == 0)
-            rc = apply_one(c, &a, &w, ca, res, err);
-    }
+    for (size_t i = 0; rc == 0 && ready && i < n; i++)
+        rc = apply_file(c, &a, gpa_arena_printf(&a, "%s/%s", opts->dir, names[i]), uid, refs, ca, res, err);
     free(ca);
     gpa_arena_dispose(&a);
     return rc;

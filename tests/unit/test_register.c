@@ -4,7 +4,10 @@
  * test_certsync.py (chart_certsync) runs the whole registration against a fake API server.
  */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../cluster/register.c"
 #include "run.h"
@@ -103,6 +106,32 @@ START_TEST(members_replaced_or_added)
 }
 END_TEST
 
+START_TEST(files_are_checked)
+{
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    char dir[] = "/tmp/gpa-register-XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/bad.json", dir);
+    const char *texts[] = {"{\"kind\": ", "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}",
+                           "{\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{}}", "[1]"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(texts[i], f);
+        fclose(f);
+        gpa_error_t err;
+        gpa_error_init(&err, NULL);
+        wanted_t w;
+        ck_assert_int_eq(load_wanted(&a, path, "uid", NULL, &w, &err), -1);
+        ck_assert_msg(strstr(err.message, "bad.json") != NULL, "%s", err.message);
+    }
+    unlink(path);
+    rmdir(dir);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("register");
@@ -112,6 +141,7 @@ int main(void)
     tcase_add_test(tc, bundles_file_then_live_then_ca);
     tcase_add_test(tc, digest_names_file_and_owner);
     tcase_add_test(tc, members_replaced_or_added);
+    tcase_add_test(tc, files_are_checked);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
