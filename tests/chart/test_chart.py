@@ -69,7 +69,8 @@ def registered(docs):
     out = [d for d in docs if d["kind"] in WEBHOOK_KINDS]
     for d in docs:
         if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-webhooks"):
-            out += [json.loads(text) for _, text in sorted(d["data"].items())]
+            # a webhook turned off is registered with no webhooks (an upgrade takes it out of force): not counted
+            out += [c for c in (json.loads(text) for _, text in sorted(d["data"].items())) if c["webhooks"]]
     return out
 
 
@@ -410,6 +411,11 @@ class Switches(unittest.TestCase):
     def test_one_webhook_disabled(self):
         docs = render({"webhook.mutating.enabled": False})
         self.assertEqual((count(docs, "MutatingWebhookConfiguration"), count(docs, "ValidatingWebhookConfiguration")), (0, 1))
+        off = json.loads(find(docs, "ConfigMap", "gpuadmit-webhooks")["data"]["mutating.json"])
+        self.assertEqual((off["kind"], off["metadata"]["name"], off["webhooks"]), ("MutatingWebhookConfiguration", "gpuadmit", []))
+        self.assertEqual(kubectl_kind(off), "MutatingWebhookConfiguration")
+        docs = render({"webhook.mutating.enabled": False, "webhook.registration": "chart"})
+        self.assertEqual([d["kind"] for d in docs if d["kind"] in WEBHOOK_KINDS], ["ValidatingWebhookConfiguration"])
         docs = render({"webhook.validating.enabled": False})
         self.assertEqual((count(docs, "MutatingWebhookConfiguration"), count(docs, "ValidatingWebhookConfiguration")), (1, 0))
         self.assertIn("nothing would be checked", refused({"webhook.validating.enabled": False, "webhook.mutating.enabled": False}))
