@@ -240,7 +240,7 @@ class Defaults(unittest.TestCase):
         configs = ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"]
         self.assertEqual(cr["rules"], [
             {"apiGroups": ["admissionregistration.k8s.io"], "resources": configs, "verbs": ["create"]},
-            {"apiGroups": ["admissionregistration.k8s.io"], "resources": configs, "resourceNames": ["gpuadmit"], "verbs": ["get", "update"]},
+            {"apiGroups": ["admissionregistration.k8s.io"], "resources": configs, "resourceNames": ["gpuadmit"], "verbs": ["get", "update", "delete"]},
             {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "resourceNames": ["gpuadmit"], "verbs": ["get"]}])
         # Helm creating the configurations: the server only keeps their caBundle.
         cr = find(render({"webhook.registration": "chart"}), "ClusterRole")
@@ -531,6 +531,16 @@ class Schema(unittest.TestCase):
             table = sorted(re.findall(r'^\s*\{"([a-z0-9-]+)", ', f.read(), re.M))
         self.assertGreater(len(table), 15)
         self.assertEqual(ids, table)
+
+    def test_config_keys_are_the_readers(self):
+        """The schema's config keys are the ones gpuadmit's reader knows (rules/policy/config.c): a key added there
+        without a schema row would be refused by helm install; one dropped there would be refused by the server."""
+        with open(os.path.join(CHART, "values.schema.json")) as f:
+            keys = sorted(json.load(f)["properties"]["config"]["properties"])
+        with open(os.path.join(SOURCE, "rules", "policy", "config.c")) as f:
+            top = re.search(r"static const char \*const top\[\] = \{(.*?)NULL\}", f.read(), re.S)
+        self.assertIsNotNone(top)
+        self.assertEqual(keys, sorted(re.findall(r'"([A-Za-z]+)"', top.group(1))))
 
 
 # Every key of the configuration, each with a value gpuadmit accepts (README.md#configuration).
