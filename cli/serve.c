@@ -14,6 +14,7 @@
 
 #include "base/arena.h"
 #include "certsync.h"
+#include "registrar.h"
 #include "cli.h"
 #include "live.h"
 #include "load.h"
@@ -63,6 +64,12 @@ static const char usage_text[] =
     "  --context NAME                kubeconfig context (default: current-context)\n"
     "  --inventory-stale-after DURATION  watches broken this long: infeasible warns, denies nothing (default 5m)\n"
     "  --serve-before-sync           ready at once; infeasible is silent until the first sync\n"
+    "Webhook configurations registered by the server once it is ready (docs/deploy.md#registration):\n"
+    "  --register-webhooks DIR       the configurations to create or update, one per file (.json, .yaml)\n"
+    "  --register-owner NAME         the ClusterRole that owns them (deleting it deletes them)\n"
+    "  --register-service NS/NAME    the Service they call: nothing is registered before it has a ready endpoint\n"
+    "  --register-ca-file FILE       PEM caBundle for webhooks that have none yet (neither in the file nor live)\n"
+    "  --register-interval DURATION  how often they are checked once registered (default 1m; s, m, h, d)\n"
     "\n"
     "DURATION (every duration flag): an integer with ms, s, m, h or d (\"500ms\", \"10s\", \"5m\", \"12h\", \"30d\");\n"
     "a bare integer counts seconds. Server timeouts and intervals: 1ms to 1d; certificate times: whole seconds.\n";
@@ -107,6 +114,12 @@ enum {
     OPT_CONTEXT,
     OPT_STALE_AFTER,
     OPT_SERVE_BEFORE_SYNC,
+    /* webhook registration (cli/registrar.h) */
+    OPT_REGISTER_WEBHOOKS,
+    OPT_REGISTER_OWNER,
+    OPT_REGISTER_SERVICE,
+    OPT_REGISTER_CA_FILE,
+    OPT_REGISTER_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -144,6 +157,11 @@ static const struct option long_opts[] = {
     {"context", required_argument, NULL, OPT_CONTEXT},
     {"inventory-stale-after", required_argument, NULL, OPT_STALE_AFTER},
     {"serve-before-sync", no_argument, NULL, OPT_SERVE_BEFORE_SYNC},
+    {"register-webhooks", required_argument, NULL, OPT_REGISTER_WEBHOOKS},
+    {"register-owner", required_argument, NULL, OPT_REGISTER_OWNER},
+    {"register-service", required_argument, NULL, OPT_REGISTER_SERVICE},
+    {"register-ca-file", required_argument, NULL, OPT_REGISTER_CA_FILE},
+    {"register-interval", required_argument, NULL, OPT_REGISTER_INTERVAL},
     {NULL, 0, NULL, 0},
 };
 
@@ -244,6 +262,8 @@ typedef struct st_serve_args_t {
     int certsync_given;           /* the first self-managed-certificate flag given (OPT_CERT_*), 0 when none */
     int cluster_inventory;
     gpa_live_opts_t live;
+    gpa_registrar_opts_t registrar; /* used when registrar.reg.dir is set */
+    char *register_ns;              /* owned: the namespace of --register-service */
 } serve_args_t;
 
 /* ---- self-managed certificates (cluster/certsync.h): flags, first sync, background syncs ---------------- */
@@ -417,6 +437,58 @@ static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char
     return 0;
 }
 
+/* ---- webhook registration (cli/registrar.h) ---- */
+
+static int apply_register(serve_args_t *a, int opt, const char *v)
+{
+    gpa_register_opts_t *r = &a->registrar.reg;
+    const char *slash = strchr(v, '/');
+    switch (opt) {
+    case OPT_REGISTER_WEBHOOKS:
+        r->dir = v;
+        return 0;
+    case OPT_REGISTER_OWNER:
+        r->owner = v;
+        return 0;
+    case OPT_REGISTER_SERVICE:
+        if (slash == NULL || slash == v || slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
+            return bad("--register-service", v, "expected NAMESPACE/NAME");
+        free(a->register_ns);
+        a->register_ns = gpa_xstrdup(v);
+        a->register_ns[slash - v] = '\0';
+        r->ns = a->register_ns;
+        r->service = slash + 1;
+        return 0;
+    case OPT_REGISTER_CA_FILE:
+        r->ca_file = v;
+        return 0;
+    case OPT_REGISTER_INTERVAL:
+        if (parse_seconds(v, &a->registrar.interval) != 0)
+            return bad("--register-interval", v, "expected a duration such as 90s, 5m or 1h");
+        return 0;
+    }
+    return -1;
+}
+
+/* The registration flags: --register-webhooks with its owner and Service, or none of them. */
+static int register_flags_ok(const serve_args_t *a)
+{
+    const gpa_register_opts_t *r = &a->registrar.reg;
+    if (r->dir != NULL ? r->owner != NULL && r->service != NULL
+                       : r->owner == NULL && r->service == NULL && r->ca_file == NULL && a->registrar.interval == 0)
+        return 1;
+    fputs("gpuadmit serve: --register-webhooks needs --register-owner and --register-service, and the other "
+          "--register-* flags need it\n",
+          stderr);
+    return 0;
+}
+
+static gpa_registrar_t *start_registrar(serve_args_t *a, gpa_error_t *err)
+{
+    a->registrar.kube = a->live.kube; /* --kubeconfig and --context, shared */
+    return gpa_registrar_start(&a->registrar, err);
+}
+
 /* ---- the cluster inventory's flags (cli/live.h) ---- */
 
 static int apply_cluster(serve_args_t *a, int opt, const char *v)
@@ -445,9 +517,10 @@ static int check_cluster(const serve_args_t *a)
 {
     if (a->cluster_inventory && a->ninventory != 0)
         fprintf(stderr, "gpuadmit serve: --cluster-inventory and --inventory exclude each other\n");
-    else if (!a->cluster_inventory && a->certsync.secret == NULL &&
+    else if (!a->cluster_inventory && a->certsync.secret == NULL && a->registrar.reg.dir == NULL &&
              (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL))
-        fprintf(stderr, "gpuadmit serve: --kubeconfig and --context need --cluster-inventory or --cert-secret\n");
+        fprintf(stderr, "gpuadmit serve: --kubeconfig and --context need --cluster-inventory, --cert-secret or "
+                        "--register-webhooks\n");
     else if (!a->cluster_inventory && (a->live.serve_before_sync || a->live.stale_after_ms != DEFAULT_STALE_AFTER_MS))
         fprintf(stderr, "gpuadmit serve: --inventory-stale-after and --serve-before-sync need --cluster-inventory\n");
     else
@@ -524,7 +597,9 @@ static int apply(serve_args_t *a, int opt, const char *v)
         break;
     }
     default:
-        return opt >= OPT_CLUSTER_INVENTORY ? apply_cluster(a, opt, v) : apply_certsync(a, opt, v);
+        return opt >= OPT_REGISTER_WEBHOOKS   ? apply_register(a, opt, v)
+               : opt >= OPT_CLUSTER_INVENTORY ? apply_cluster(a, opt, v)
+                                              : apply_certsync(a, opt, v);
     }
     return 0;
 }
@@ -549,7 +624,7 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
             return -1;
         }
     }
-    if (!certsync_flags_ok(a) || check_cluster(a) != 0) {
+    if (!certsync_flags_ok(a) || !register_flags_ok(a) || check_cluster(a) != 0) {
         fputs("try: gpuadmit serve --help\n", stderr);
         *exit_code = GPA_EXIT_USAGE;
         return -1;
@@ -628,13 +703,19 @@ int gpa_cmd_serve(int argc, char **argv)
     char cert[4096], key[4096];
     if (parse(&a, argc, argv, &code) == 0) {
         gpa_live_t *live = NULL;
+        gpa_registrar_t *registrar = NULL;
         gpa_error_t err;
+        char why[768];
+        gpa_error_init(&err, NULL);
         if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {
             code = GPA_EXIT_USAGE; /* a start-up failure, as an unreadable certificate (docs/webhook.md) */
         } else if (a.cluster_inventory && (live = gpa_live_start(&a.live, &err)) == NULL) {
-            char why[768];
             gpa_error_format(&err, why, sizeof(why));
             gpa_log_msg(GPA_LOG_ERROR, "cannot watch the cluster", why);
+            code = GPA_EXIT_USAGE;
+        } else if (a.registrar.reg.dir != NULL && (registrar = start_registrar(&a, &err)) == NULL) {
+            gpa_error_format(&err, why, sizeof(why));
+            gpa_log_msg(GPA_LOG_ERROR, "cannot register the webhooks", why);
             code = GPA_EXIT_USAGE;
         } else {
             a.opts.loader = &loader;
@@ -642,9 +723,11 @@ int gpa_cmd_serve(int argc, char **argv)
             a.opts.ninventory = a.ninventory;
             code = gpa_server_run(&a.opts);
         }
+        gpa_registrar_stop(registrar); /* first: it reads the server's readiness */
         gpa_live_stop(live);
         certsync_stop(&run);
     }
     free(a.inventory);
+    free(a.register_ns);
     return code;
 }

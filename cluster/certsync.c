@@ -643,6 +643,16 @@ static int sync_files(const gpa_certsync_opts_t *o, const material_t *m, int *wr
     return rc;
 }
 
+/* ca-bundle.crt in dir: every CA to trust (PEM), for what registers the webhook configurations (register.h). */
+static int sync_bundle_file(const gpa_certsync_opts_t *o, const material_t *m, gpa_error_t *err)
+{
+    char *path = strf("%s/ca-bundle.crt", o->dir), *have = read_text(path);
+    int rc = strcmp(have, m->v[K_BUNDLE]) == 0 ? 0 : write_text(o->dir, "ca-bundle.crt", m->v[K_BUNDLE], err);
+    free(path);
+    free(have);
+    return rc;
+}
+
 int gpa_certsync_once(gpa_kube_client_t *c, const gpa_certsync_opts_t *opts, gpa_certsync_result_t *res, gpa_error_t *err)
 {
     material_t m = {{0}};
@@ -656,6 +666,8 @@ int gpa_certsync_once(gpa_kube_client_t *c, const gpa_certsync_opts_t *opts, gpa
         rc = sync_config(c, "mutatingwebhookconfigurations", opts->webhook_config, bundle, res, err);
     if (rc == 0)
         rc = sync_files(opts, &m, &res->files_written, err);
+    if (rc == 0)
+        rc = sync_bundle_file(opts, &m, err);
     if (rc == 0) {
         X509 *leaf = pem_cert(m.v[K_TLS_CRT]);
         res->not_after = leaf != NULL ? expiry(leaf) : 0;

@@ -11,7 +11,8 @@
  *   3. the files: tls.crt and tls.key in opts->dir for the webhook's reloader, switched together as the kubelet
  *      switches a mounted Secret (a new directory, then one rename of the `..data` symlink they point through).
  * The bundle is written before the files, so a replica never serves a certificate the bundle it wrote does not
- * trust.
+ * trust. The bundle (PEM) is also written to ca-bundle.crt in opts->dir, for the webhook registration
+ * (register.h) to give configurations it creates.
  *
  * Secret keys (PEM): ca.crt and ca.key (the CA that signs new serving certificates), tls.crt and tls.key (the
  * serving certificate), ca-bundle.crt (every CA to trust: the signing CA first, then the previous one while a

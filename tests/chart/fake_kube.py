@@ -1,16 +1,21 @@
-"""A fake Kubernetes API server for the self-managed certificate tests (test_certsync.py): HTTPS, a bearer
-token, Secrets and the two webhook configuration kinds, with the API's optimistic concurrency (a POST of an
-existing name and a PUT whose metadata.resourceVersion is stale answer 409 Conflict; resourceVersions are
-opaque strings). Every call is recorded, so a test can count who won a race.
+"""A fake Kubernetes API server for the self-managed certificate and webhook registration tests
+(test_certsync.py): HTTPS, a bearer token, Secrets and the two webhook configuration kinds, with the API's
+optimistic concurrency (a POST of an existing name and a PUT whose metadata.resourceVersion is stale answer 409
+Conflict; resourceVersions are opaque strings); ClusterRoles read by name (with a uid); EndpointSlices listed by
+the label kubernetes.io/service-name. Every call is recorded, so a test can count who won a race.
 """
 import json
 import re
 import ssl
 import threading
 import time
+import urllib.parse
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SECRET = re.compile(r"^/api/v1/namespaces/([^/]+)/secrets(?:/([^/?]+))?$")
+CLUSTERROLE = re.compile(r"^/apis/rbac\.authorization\.k8s\.io/v1/clusterroles/([^/?]+)$")
+SLICES = re.compile(r"^/apis/discovery\.k8s\.io/v1/namespaces/([^/]+)/endpointslices$")
 CONFIG = re.compile(r"^/apis/admissionregistration\.k8s\.io/v1/(validatingwebhookconfigurations|mutatingwebhookconfigurations)"
                     r"(?:/([^/?]+))?$")
 
@@ -36,15 +41,37 @@ class Store:
         with self.lock:
             obj = json.loads(json.dumps(obj))
             obj.setdefault("metadata", {})["resourceVersion"] = self.next_rv()
+            obj["metadata"].setdefault("uid", str(uuid.uuid4()))
             self.objects[(collection, obj["metadata"]["name"])] = obj
             return obj
+
+    def delete_object(self, collection, name):
+        """Deletes an object and, as the garbage collector does, every object whose ownerReferences name its uid."""
+        with self.lock:
+            gone = [self.objects.pop((collection, name))["metadata"].get("uid")]
+            while gone:
+                uid = gone.pop()
+                for key, obj in list(self.objects.items()):
+                    if any(ref.get("uid") == uid for ref in obj.get("metadata", {}).get("ownerReferences", [])):
+                        gone.append(self.objects.pop(key)["metadata"].get("uid"))
 
     def get_object(self, collection, name):
         with self.lock:
             obj = self.objects.get((collection, name))
             return json.loads(json.dumps(obj)) if obj is not None else None
 
-    def handle(self, method, path, body):
+    def handle(self, method, path, body, query=""):
+        m = CLUSTERROLE.match(path)
+        if m and method == "GET":
+            obj = self.get_object("clusterroles", m.group(1))
+            return (200, obj) if obj is not None else status(404, "NotFound", f"clusterroles \"{m.group(1)}\" not found")
+        m = SLICES.match(path)
+        if m and method == "GET":
+            want = dict(p.split("=", 1) for p in urllib.parse.parse_qs(query).get("labelSelector", [""])[0].split(",") if "=" in p)
+            with self.lock:
+                items = [json.loads(json.dumps(o)) for (coll, _), o in self.objects.items() if coll == f"endpointslices/{m.group(1)}"
+                         and all(o.get("metadata", {}).get("labels", {}).get(k) == v for k, v in want.items())]
+            return 200, {"kind": "EndpointSliceList", "apiVersion": "discovery.k8s.io/v1", "metadata": {}, "items": items}
         m = SECRET.match(path)
         collection, name = (f"secrets/{m.group(1)}", m.group(2)) if m else (None, None)
         if m is None:
@@ -66,6 +93,7 @@ class Store:
                 if key in self.objects:
                     return status(409, "AlreadyExists", f"{collection} \"{key[1]}\" already exists")
                 new["metadata"]["resourceVersion"] = self.next_rv()
+                new["metadata"]["uid"] = str(uuid.uuid4())
                 self.objects[key] = new
                 return 201, new
         if method == "PUT" and name:
@@ -111,7 +139,8 @@ class FakeKube:
                 if self.headers.get("Authorization") != f"Bearer {token}":
                     code, obj = status(401, "Unauthorized", "Unauthorized")
                 else:
-                    code, obj = store.handle(self.command, self.path.split("?")[0], body)
+                    path, _, query = self.path.partition("?")
+                    code, obj = store.handle(self.command, path, body, query)
                 with store.lock:
                     store.calls.append((self.command, self.path, code))
                 self.answer(code, obj)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Self-managed certificates (`gpuadmit serve --cert-secret`, cluster/certsync.h) against a fake API server
 (fake_kube.py): first start, two replicas racing, rotation of the serving certificate and of the CA with
-requests in flight and no failure, a Secret edited by hand.
+requests in flight and no failure, a Secret edited by hand. And the webhook registration (`--register-webhooks`,
+cluster/register.h) with the configurations the chart renders: none exists before a ready server can answer it.
 
 Each replica is a real `gpuadmit serve`; requests are made as kube-apiserver makes them: a new TLS connection
 verified with the caBundle the webhook configuration holds at that moment, for the Service's DNS name.
@@ -47,14 +48,25 @@ def webhook_config(kind, path):
                 "admissionReviewVersions": ["v1"]}]}
 
 
-def chart_configs():
-    """The webhook configurations the chart renders with no values (None without helm): what the replicas fill in."""
+def helm_docs(*values):
+    """What the chart renders in certs.mode selfManaged, by kind (None without helm)."""
     if not HELM or not os.path.exists(HELM):
         return None
     import yaml  # python3-yaml, as the chart test
-    r = subprocess.run([HELM, "template", "gpuadmit", CHART, "-n", NS], capture_output=True, text=True, check=True)
-    docs = {d["kind"]: d for d in yaml.safe_load_all(r.stdout) if d}
-    return docs["ValidatingWebhookConfiguration"], docs["MutatingWebhookConfiguration"]
+    r = subprocess.run([HELM, "template", "gpuadmit", CHART, "-n", NS, *values], capture_output=True, text=True, check=True)
+    docs = {}
+    for d in yaml.safe_load_all(r.stdout):
+        if d:
+            docs[(d["kind"], d["metadata"]["name"])] = d
+    return docs
+
+
+def chart_configs():
+    """The webhook configurations as Helm creates them (webhook.registration=chart): what the replicas fill in."""
+    docs = helm_docs("--set", "webhook.registration=chart")
+    if docs is None:
+        return None
+    return docs[("ValidatingWebhookConfiguration", CONFIG)], docs[("MutatingWebhookConfiguration", CONFIG)]
 
 
 def wait_for(cond, timeout=20.0, what="condition"):
@@ -67,7 +79,9 @@ def wait_for(cond, timeout=20.0, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-class CertSync(unittest.TestCase):
+class FakeCluster(unittest.TestCase):
+    """A fake API server holding the chart's webhook configurations, and replicas of `gpuadmit serve` against it."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         d = self.tmp.name
@@ -177,6 +191,9 @@ current-context: c
         except (OSError, ssl.SSLError, AssertionError, TypeError):
             return None
 
+
+
+class CertSync(FakeCluster):
     def test_first_start(self):
         metrics = free_port()
         # The metrics address as the chart writes it: the Pod IP in brackets (IPv4 or IPv6 alike).
@@ -311,6 +328,133 @@ current-context: c
         s["data"]["ca-bundle.crt"] = s["data"]["ca.crt"]
         self.store.put_object(f"secrets/{NS}", s)
         wait_for(lambda: self.secret()["data"]["ca.crt"] not in (before, s["data"]["ca.crt"]), what="the wrong-name Secret remade")
+
+
+
+@unittest.skipUnless(HELM and os.path.exists(HELM), "helm not installed")
+class Registration(FakeCluster):
+    """`serve --register-webhooks` (the chart's default) with the files the chart renders into <fullname>-webhooks."""
+
+    COLLECTIONS = ("validatingwebhookconfigurations", "mutatingwebhookconfigurations")
+    GRANTED = FakeCluster.GRANTED | {
+        ("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"),
+        ("POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations"),
+        ("GET", f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{CONFIG}"),
+        ("GET", f"/apis/discovery.k8s.io/v1/namespaces/{NS}/endpointslices"),
+    }
+
+    def setUp(self):
+        super().setUp()
+        for coll in self.COLLECTIONS:  # the chart no longer creates them
+            self.store.delete_object(coll, CONFIG)
+        docs = helm_docs()
+        self.assertNotIn(("ValidatingWebhookConfiguration", CONFIG), docs)
+        self.rendered = {}
+        self.files = os.path.join(self.tmp.name, "webhooks")
+        os.mkdir(self.files)
+        for key, text in docs[("ConfigMap", f"{CONFIG}-webhooks")]["data"].items():
+            with open(os.path.join(self.files, key), "w") as f:
+                f.write(text)
+            obj = json.loads(text)
+            self.rendered[obj["kind"]] = obj
+        self.assertEqual(sorted(self.rendered), ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"])
+        self.owner = self.store.put_object("clusterroles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                                                            "metadata": {"name": CONFIG}, "rules": []})
+
+    def endpoints(self, ready):
+        """The Service's EndpointSlice, one endpoint: what the kubelet's readiness probe has made of the Pod."""
+        self.store.put_object(f"endpointslices/{NS}", {
+            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4",
+            "metadata": {"name": f"{SERVICE}-x1", "namespace": NS, "labels": {"kubernetes.io/service-name": SERVICE}},
+            "endpoints": [{"addresses": ["10.0.0.7"], "conditions": {"ready": ready}}]})
+
+    def start_registering(self, *extra):
+        n = len(self.replicas)
+        ca = os.path.join(self.tmp.name, f"run{n}", "tls", "ca-bundle.crt")  # start() makes run<n>/tls
+        return self.start("--register-interval=1s", f"--register-webhooks={self.files}", f"--register-owner={CONFIG}",
+                          f"--register-service={NS}/{SERVICE}", f"--register-ca-file={ca}", *extra)
+
+    def configs(self):
+        return [self.store.get_object(coll, CONFIG) for coll in self.COLLECTIONS]
+
+    def calls(self, method, fragment):
+        return len([c for c in self.store.calls if c[0] == method and fragment in c[1]])
+
+    def serving(self, port):
+        """The replica answers, verified with the Secret's bundle (there may be no configuration yet)."""
+        s = self.secret()
+        return s is not None and self.ready_with(port, s["data"]["ca-bundle.crt"])
+
+    def ready_with(self, port, bundle):
+        try:
+            return self.call(port, bundle)
+        except (OSError, ssl.SSLError, AssertionError, TypeError):
+            return None
+
+    def test_registered_once_a_ready_server_can_answer(self):
+        self.endpoints(ready=False)
+        _, port, _ = self.start_registering()
+        wait_for(lambda: self.serving(port), what="the replica to serve")
+        # The replica is ready, but the Service has no ready endpoint yet: looked at, nothing written.
+        seen = self.calls("GET", "/endpointslices")
+        wait_for(lambda: self.calls("GET", "/endpointslices") >= seen + 2, what="two more looks at the Service")
+        self.assertEqual(self.configs(), [None, None])
+        self.assertEqual(self.calls("POST", "webhookconfigurations"), 0)
+        self.endpoints(ready=True)
+        wait_for(lambda: all(self.configs()), what="both configurations")
+        bundle = self.secret()["data"]["ca-bundle.crt"]
+        for live in self.configs():
+            want = self.rendered[live["kind"]]
+            self.assertEqual(live["metadata"]["ownerReferences"], [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                                                                   "name": CONFIG, "uid": self.owner["metadata"]["uid"]}])
+            self.assertEqual(live["metadata"]["labels"]["app.kubernetes.io/managed-by"], "gpuadmit")
+            for got, hook in zip(live["webhooks"], want["webhooks"]):
+                self.assertEqual(got["clientConfig"].pop("caBundle"), bundle)
+                self.assertEqual(got, hook)
+                self.assertEqual(got["failurePolicy"], "Fail")
+        self.assertIsNotNone(self.call(port))  # as kube-apiserver calls it, with the registered caBundle
+        # Nothing to do at the next syncs: no write.
+        writes = self.calls("PUT", "webhookconfigurations") + self.calls("POST", "webhookconfigurations")
+        seen = self.calls("GET", "/endpointslices")
+        wait_for(lambda: self.calls("GET", "/endpointslices") >= seen + 2, what="two more syncs")
+        self.assertEqual(self.calls("PUT", "webhookconfigurations") + self.calls("POST", "webhookconfigurations"), writes)
+        # A new chart version (a file changed): the configuration is replaced.
+        path = os.path.join(self.files, "validating.json")
+        with open(path) as f:
+            obj = json.load(f)
+        obj["webhooks"][0]["timeoutSeconds"] = 5
+        with open(path, "w") as f:
+            json.dump(obj, f)
+        wait_for(lambda: self.configs()[0]["webhooks"][0]["timeoutSeconds"] == 5, what="the changed configuration")
+        self.assertEqual(self.configs()[0]["webhooks"][0]["clientConfig"]["caBundle"], bundle)
+        # Uninstalling deletes the ClusterRole: its dependents go, and no replica registers them again without it.
+        self.store.delete_object("clusterroles", CONFIG)
+        self.assertEqual(self.configs(), [None, None])
+        seen = self.calls("GET", "/clusterroles/")
+        wait_for(lambda: self.calls("GET", "/clusterroles/") >= seen + 2, what="two more syncs")
+        self.assertEqual(self.configs(), [None, None])
+        self.assertIn("not registering", self.log(0))
+
+    def test_nothing_registered_by_a_server_that_cannot_start(self):
+        """A configuration error (what the values schema now refuses) keeps the server from starting: it registers nothing."""
+        self.endpoints(ready=True)
+        bad = os.path.join(self.tmp.name, "config.yaml")
+        with open(bad, "w") as f:
+            f.write("rules:\n  min-memroy: warn\n")
+        p, _, _ = self.start_registering(f"--config={bad}")
+        self.assertEqual(p.wait(30), 2)
+        self.assertIn("min-memroy", self.log(0))
+        self.assertEqual(self.configs(), [None, None])
+        self.assertEqual(self.calls("POST", "webhookconfigurations"), 0)
+
+    def test_flags_are_checked(self):
+        for args, want in ((["--cert=a", "--key=b", "--register-webhooks=d"], "--register-webhooks needs"),
+                           (["--cert=a", "--key=b", "--register-owner=o"], "need it"),
+                           (["--cert=a", "--key=b", "--register-webhooks=d", "--register-owner=o", "--register-service=svc"],
+                            "--register-service svc")):
+            r = subprocess.run([GPUADMIT, "serve", *args], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(want, r.stderr, args)
 
 
 if __name__ == "__main__":

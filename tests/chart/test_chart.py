@@ -9,6 +9,7 @@ the tools are not installed (scripts/deps.sh installs them).
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,7 @@ CEL_JS = os.environ.get("CEL_JS", "")
 CHART = os.environ.get("CHART", os.path.join(os.path.dirname(__file__), "..", "..", "charts", "gpuadmit"))
 GPUADMIT = os.environ.get("GPUADMIT_BIN", "")
 HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(HERE, "..", "..")
 
 NS = "gpu-system"
 WEBHOOK_KINDS = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")
@@ -61,14 +63,26 @@ def refused(values):
     return None if r.returncode == 0 else r.stderr
 
 
+def registered(docs):
+    """The webhook configurations the server registers (webhook.registration=server: the ConfigMap <fullname>-webhooks),
+    or the ones Helm creates (webhook.registration=chart)."""
+    out = [d for d in docs if d["kind"] in WEBHOOK_KINDS]
+    for d in docs:
+        if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-webhooks"):
+            # a webhook turned off is registered with no webhooks (an upgrade takes it out of force): not counted
+            out += [c for c in (json.loads(text) for _, text in sorted(d["data"].items())) if c["webhooks"]]
+    return out
+
+
 def find(docs, kind, name=None):
-    found = [d for d in docs if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
+    found = [d for d in (registered(docs) if kind in WEBHOOK_KINDS else docs)
+             if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
     assert len(found) == 1, f"{len(found)} {kind} objects rendered"
     return found[0]
 
 
 def count(docs, kind):
-    return sum(1 for d in docs if d["kind"] == kind)
+    return sum(1 for d in (registered(docs) if kind in WEBHOOK_KINDS else docs) if d["kind"] == kind)
 
 
 def container(docs):
@@ -122,18 +136,20 @@ class Defaults(unittest.TestCase):
 
     def test_every_object(self):
         kinds = sorted(d["kind"] for d in self.docs)
+        # No webhook configuration: the server registers them once it is ready (the second ConfigMap holds them).
         self.assertEqual(kinds, sorted([
-            "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "MutatingWebhookConfiguration",
-            "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"]))
+            "ClusterRole", "ClusterRoleBinding", "ConfigMap", "ConfigMap", "Deployment",
+            "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount"]))
         for d in self.docs:
             cluster_scoped = d["kind"] in WEBHOOK_KINDS + ("ClusterRole", "ClusterRoleBinding")
             self.assertEqual(d["metadata"].get("namespace"), None if cluster_scoped else NS, d["kind"])
 
     def test_every_document_parses_as_its_kind(self):
-        for values in [{}, {"certs.mode": "certManager", "serviceMonitor.enabled": True},
+        for values in [{}, {"certs.mode": "certManager", "serviceMonitor.enabled": True, "webhook.registration": "chart"},
                        {"certs.mode": "secret", "certs.secret.caBundle": CA_BUNDLE, "certs.secret.create": True,
                         "certs.secret.cert": "C", "certs.secret.key": "K", "inventory.enabled": True, "inventory.content": "x: 1"}]:
-            for doc in render(values):
+            docs = render(values)
+            for doc in docs + [d for d in registered(docs) if d not in docs]:
                 if doc["kind"] in CRD_KINDS:
                     self.assertEqual(doc["apiVersion"], CRD_KINDS[doc["kind"]])
                     self.assertIsInstance(doc["spec"], dict)
@@ -218,11 +234,18 @@ class Defaults(unittest.TestCase):
         role = find(self.docs, "Role")
         self.assertEqual(role["rules"], [
             {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["gpuadmit-tls"], "verbs": ["get", "update"]}])
+            {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["gpuadmit-tls"], "verbs": ["get", "update"]},
+            {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": ["list"]}])
         cr = find(self.docs, "ClusterRole")
+        configs = ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"]
         self.assertEqual(cr["rules"], [
-            {"apiGroups": ["admissionregistration.k8s.io"], "resources": ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"],
-             "resourceNames": ["gpuadmit"], "verbs": ["get", "update"]}])
+            {"apiGroups": ["admissionregistration.k8s.io"], "resources": configs, "verbs": ["create"]},
+            {"apiGroups": ["admissionregistration.k8s.io"], "resources": configs, "resourceNames": ["gpuadmit"], "verbs": ["get", "update", "delete"]},
+            {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "resourceNames": ["gpuadmit"], "verbs": ["get"]}])
+        # Helm creating the configurations: the server only keeps their caBundle.
+        cr = find(render({"webhook.registration": "chart"}), "ClusterRole")
+        self.assertEqual(cr["rules"], [
+            {"apiGroups": ["admissionregistration.k8s.io"], "resources": configs, "resourceNames": ["gpuadmit"], "verbs": ["get", "update"]}])
         sa = find(self.docs, "ServiceAccount")["metadata"]["name"]
         self.assertEqual(pod_spec(self.docs)["serviceAccountName"], sa)
         for kind, role_kind in (("RoleBinding", "Role"), ("ClusterRoleBinding", "ClusterRole")):
@@ -263,12 +286,58 @@ class Defaults(unittest.TestCase):
         self.assertFalse([m for m in mounts.values() if "subPath" in m])
         self.assertEqual(mounts["config"]["mountPath"], "/etc/gpuadmit/config")
 
+    def test_kube_version(self):
+        """matchConditions need Kubernetes 1.28: the chart says so, and Helm refuses an older cluster."""
+        self.assertIn("1.28", helm("show", "chart", CHART).stdout.split("kubeVersion:")[1].splitlines()[0])
+        r = helm("template", "gpuadmit", CHART, "--kube-version", "1.27.9", check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("kubeVersion", r.stderr)
+        helm("template", "gpuadmit", CHART, "--kube-version", "1.28.0")
+
+    def test_no_webhook_configuration_before_a_ready_server(self):
+        """Whatever the certificate mode, Helm creates no webhook configuration: the server registers them once ready,
+        owned by the release's ClusterRole (docs/deploy.md#registration)."""
+        for values in [{}, {"certs.mode": "certManager"}, {"certs.mode": "secret", "certs.secret.caBundle": CA_BUNDLE},
+                       {"inventory.cluster": True}]:
+            docs = render(values)
+            self.assertEqual([d["kind"] for d in docs if d["kind"] in WEBHOOK_KINDS], [], values)
+            self.assertEqual(len(registered(docs)), 2, values)
+            args = container(docs)["args"]
+            cm = [d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "gpuadmit-webhooks"][0]
+            mount = [m for m in container(docs)["volumeMounts"] if m["name"] == "webhooks"][0]
+            self.assertIn(f"--register-webhooks={mount['mountPath']}", args)
+            self.assertEqual([v for v in pod_spec(docs)["volumes"] if v["name"] == "webhooks"][0]["configMap"]["name"], cm["metadata"]["name"])
+            self.assertIn("--register-owner=" + find(docs, "ClusterRole")["metadata"]["name"], args)
+            self.assertIn(f"--register-service={NS}/" + find(docs, "Service")["metadata"]["name"], args)
+            self.assertTrue(pod_spec(docs)["automountServiceAccountToken"])
+        # The opt-out: Helm creates them, as before.
+        self.assertEqual(sorted(d["kind"] for d in render({"webhook.registration": "chart"}) if d["kind"] in WEBHOOK_KINDS),
+                         sorted(WEBHOOK_KINDS))
+
     def test_notes(self):
         r = helm("install", "gpuadmit", CHART, "-n", NS, "--dry-run=client")
         notes = r.stdout.split("NOTES:", 1)[1]
         for want in ("rollout status deployment/gpuadmit", "selfManaged", "kube-system, gpu-system", "/proxy/readyz",
                      "only objects that declare a GPU resource"):
             self.assertIn(want, notes)
+
+    def test_notes_smoke_test_can_be_pasted(self):
+        """The smoke test pastes into a shell: its here-document ends (terminator alone on its line, unindented), and
+        what it feeds kubectl is a Pod."""
+        notes = helm("install", "gpuadmit", CHART, "-n", NS, "--dry-run=client").stdout.split("NOTES:", 1)[1]
+        start = notes.index("kubectl apply --dry-run=server")
+        block = notes[start:notes.index("\nPOD\n", start) + 5]
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "kubectl")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\ncat\n")
+            os.chmod(fake, 0o755)
+            r = subprocess.run(["bash", "-c", block], capture_output=True, text=True, timeout=10,
+                               env={**os.environ, "PATH": d + os.pathsep + os.environ["PATH"]})
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        pod = yaml.safe_load(r.stdout)
+        self.assertEqual((pod["kind"], pod["spec"]["containers"][0]["resources"]["limits"]["koordinator.sh/gpu-core"]), ("Pod", "150"))
+        self.assertEqual(kubectl_kind(pod), "Pod")
 
 
 class Switches(unittest.TestCase):
@@ -287,6 +356,9 @@ class Switches(unittest.TestCase):
         args = container(docs)["args"]
         self.assertIn("--cert=/etc/gpuadmit/tls/tls.crt", args)
         self.assertFalse([a for a in args if a.startswith("--cert-secret")])
+        self.assertIn("--register-ca-file=/etc/gpuadmit/tls/ca.crt", args)  # cert-manager's Secret holds its CA
+        self.assertTrue(pod_spec(docs)["automountServiceAccountToken"])  # to register the webhooks
+        docs = render({"certs.mode": "certManager", "webhook.registration": "chart"})
         self.assertEqual(count(docs, "Role") + count(docs, "ClusterRole"), 0)
         self.assertFalse(pod_spec(docs)["automountServiceAccountToken"])
         docs = render({"certs.mode": "certManager", "certs.certManager.issuerRef": {"name": "corp-ca", "kind": "ClusterIssuer"}})
@@ -339,6 +411,11 @@ class Switches(unittest.TestCase):
     def test_one_webhook_disabled(self):
         docs = render({"webhook.mutating.enabled": False})
         self.assertEqual((count(docs, "MutatingWebhookConfiguration"), count(docs, "ValidatingWebhookConfiguration")), (0, 1))
+        off = json.loads(find(docs, "ConfigMap", "gpuadmit-webhooks")["data"]["mutating.json"])
+        self.assertEqual((off["kind"], off["metadata"]["name"], off["webhooks"]), ("MutatingWebhookConfiguration", "gpuadmit", []))
+        self.assertEqual(kubectl_kind(off), "MutatingWebhookConfiguration")
+        docs = render({"webhook.mutating.enabled": False, "webhook.registration": "chart"})
+        self.assertEqual([d["kind"] for d in docs if d["kind"] in WEBHOOK_KINDS], ["ValidatingWebhookConfiguration"])
         docs = render({"webhook.validating.enabled": False})
         self.assertEqual((count(docs, "MutatingWebhookConfiguration"), count(docs, "ValidatingWebhookConfiguration")), (1, 0))
         self.assertIn("nothing would be checked", refused({"webhook.validating.enabled": False, "webhook.mutating.enabled": False}))
@@ -349,16 +426,17 @@ class Switches(unittest.TestCase):
         rules = find(docs, "ClusterRole")["rules"]
         self.assertIn({"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["get", "list", "watch"]}, rules)
         self.assertIn({"apiGroups": ["scheduling.koordinator.sh"], "resources": ["devices"], "verbs": ["get", "list", "watch"]}, rules)
-        docs = render({"inventory.cluster": True, "certs.mode": "certManager"})
+        docs = render({"inventory.cluster": True, "certs.mode": "certManager", "webhook.registration": "chart"})
         self.assertEqual(len(find(docs, "ClusterRole")["rules"]), 2)
         self.assertEqual(count(docs, "Role"), 0)
         self.assertTrue(pod_spec(docs)["automountServiceAccountToken"])
-        self.assertEqual(count(render({"rbac.create": False}), "ClusterRole"), 0)
+        self.assertEqual(count(render({"rbac.create": False, "webhook.registration": "chart"}), "ClusterRole"), 0)
+        self.assertIn("needs rbac.create=true", refused({"rbac.create": False}))
         self.assertIn("exclude each other", refused({"inventory.cluster": True, "inventory.enabled": True, "inventory.content": "x: 1"}))
 
     def test_file_inventory(self):
         docs = render({"inventory.enabled": True, "inventory.content": "nodes: []\n"})
-        self.assertEqual(count(docs, "ConfigMap"), 2)
+        self.assertEqual(count(docs, "ConfigMap"), 3)  # the configuration, the inventory, the webhook configurations
         self.assertIn("--inventory=/etc/gpuadmit/inventory/inventory.yaml", container(docs)["args"])
         self.assertIn("inventory.content", refused({"inventory.enabled": True}))
 
@@ -382,7 +460,9 @@ class Switches(unittest.TestCase):
         self.assertEqual(wh["clientConfig"]["service"]["namespace"], "admission")
         self.assertIn("admission", wh["namespaceSelector"]["matchExpressions"][0]["values"])
         self.assertIn("--webhook-config-name=prod-gpuadmit", container(docs)["args"])
-        self.assertEqual(find(docs, "ClusterRole")["rules"][0]["resourceNames"], ["prod-gpuadmit"])
+        self.assertEqual(find(docs, "ClusterRole")["rules"][1]["resourceNames"], ["prod-gpuadmit"])
+        self.assertIn("--register-service=admission/prod-gpuadmit", container(docs)["args"])
+        self.assertIn("--register-owner=prod-gpuadmit", container(docs)["args"])
 
 
 class Schema(unittest.TestCase):
@@ -406,6 +486,72 @@ class Schema(unittest.TestCase):
             self.assertIsNotNone(err, f"{values} rendered")
             self.assertIn("schema", err, values)
             self.assertIn(where, err, values)
+
+    # A configuration gpuadmit would refuse at start (exit 2, a crash loop) is refused by Helm before anything rolls.
+    BAD_CONFIGS = [
+        ({"config.rules.min-memroy": "warn"}, "/config/rules", "min-memroy"),
+        ({"config.minDeviceMemory": "1Gx"}, "/config/minDeviceMemory", "1Gx"),
+        ({"config.minDeviceMemory": "-1Gi"}, "/config/minDeviceMemory", "-1Gi"),
+        ({"config.maxPodsPerDevice": 0}, "/config/maxPodsPerDevice", "minimum"),
+        ({"config.rules.infeasible": "block"}, "/config/rules/infeasible", "deny"),
+        ({"config.placement.strategy": "pack"}, "/config/placement/strategy", "binpack"),
+        ({"config.placement.coreWeight": 101}, "/config/placement/coreWeight", "maximum"),
+        ({"config.placement.weight": 1}, "/config/placement", "weight"),
+        ({"config.namespaces.exclude": "kube-system"}, "/config/namespaces/exclude", "array"),
+        ({"config.knownResources": ["gpu-a100"]}, "/config/knownResources/0", "gpu-a100"),
+        ({"config.workloads": [{"group": "example.com/v1", "kind": "T", "podTemplates": ["spec.template"]}]}, "/config/workloads/0/group", "example.com/v1"),
+        ({"config.workloads": [{"group": "example.com", "kind": "T"}]}, "/config/workloads/0", "podTemplates"),
+        ({"config.dialect": ["vendor"]}, "/config", "dialect"),
+    ]
+
+    def test_mistyped_config_is_refused_by_install_and_lint(self):
+        for values, where, what in self.BAD_CONFIGS:
+            err = refused(values)
+            self.assertIsNotNone(err, f"{values} rendered")
+            self.assertIn(where, err, values)
+            self.assertIn(what, err, values)
+        for values, where, _ in self.BAD_CONFIGS[:2]:  # the issue's two, through every door
+            # (helm upgrade validates the same schema, but even --dry-run needs a cluster to read the release from)
+            for verb in (["install", "gpuadmit", CHART, "--dry-run=client"], ["lint", "--strict", CHART]):
+                r = helm(*verb, "-n", NS, *set_args(values), check=False)
+                self.assertNotEqual(r.returncode, 0, f"helm {verb[0]} {values}")
+                self.assertIn(where, r.stdout + r.stderr, f"helm {verb[0]} {values}")
+
+    def test_a_full_correct_config_is_accepted(self):
+        render({"config": FULL_CONFIG})
+        r = helm("lint", "--strict", CHART, "-n", NS, *set_args({"config": FULL_CONFIG}), check=False)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_rule_ids_are_the_rule_table(self):
+        """The schema's rule ids and the engine's table (rules/policy/rules.c) cannot drift apart."""
+        with open(os.path.join(CHART, "values.schema.json")) as f:
+            schema = json.load(f)
+        ids = sorted(schema["properties"]["config"]["properties"]["rules"]["properties"])
+        with open(os.path.join(SOURCE, "rules", "policy", "rules.c")) as f:
+            table = sorted(re.findall(r'^\s*\{"([a-z0-9-]+)", ', f.read(), re.M))
+        self.assertGreater(len(table), 15)
+        self.assertEqual(ids, table)
+
+    def test_config_keys_are_the_readers(self):
+        """The schema's config keys are the ones gpuadmit's reader knows (rules/policy/config.c): a key added there
+        without a schema row would be refused by helm install; one dropped there would be refused by the server."""
+        with open(os.path.join(CHART, "values.schema.json")) as f:
+            keys = sorted(json.load(f)["properties"]["config"]["properties"])
+        with open(os.path.join(SOURCE, "rules", "policy", "config.c")) as f:
+            top = re.search(r"static const char \*const top\[\] = \{(.*?)NULL\}", f.read(), re.S)
+        self.assertIsNotNone(top)
+        self.assertEqual(keys, sorted(re.findall(r'"([A-Za-z]+)"', top.group(1))))
+
+
+# Every key of the configuration, each with a value gpuadmit accepts (README.md#configuration).
+FULL_CONFIG = {
+    "minDeviceMemory": "1.5Gi", "maxPodsPerDevice": 8, "dialects": ["vendor", "koordinator"],
+    "rules": {"min-memory": "warn", "infeasible": "off", "unit-hint": False, "unknown-resource": "deny"},
+    "namespaces": {"exclude": ["kube-system", "batch"]}, "placement": {"strategy": "spread", "coreWeight": 0},
+    "knownResources": ["nvidia.com/gpu-a100"],
+    "workloads": [{"group": "example.com", "kind": "Trainer", "podTemplates": ["spec.workers[*].template"],
+                   "podSpecs": ["spec.launcher"], "resources": ["spec.resources"]}],
+}
 
 
 # Objects of each kind, with a GPU resource where "gpu" says; what the matchCondition must say of each.
@@ -449,6 +595,10 @@ def kind_objects(gpu):
          {"spec": {"template": {"spec": {"replicatedJobs": [{"template": {"spec": {"template": t()}}}]}}}}),
         ("trainer.kubeflow.org", "trainjobs", {"spec": {"trainer": {"resourcesPerNode": gpu_resources(gpu)}}}),
     ]
+
+
+def tmpl_named(name):
+    return {"spec": {"containers": [{"name": "c", "resources": {"requests": {name: "1"}}}]}}
 
 
 def request(group, resource, op="CREATE"):
@@ -499,6 +649,37 @@ class MatchConditions(unittest.TestCase):
         self.check(expr, [("", "pods", pod)], True)
         self.check(expr, [("", "pods", {"spec": {"containers": [{"name": "c", "resources": {"limits": {"example.com/gpu": "1"}}}]}})], False)
 
+    def test_domains_match_whatever_their_case(self):
+        """The API server does not validate a CRD's Pod templates: NVIDIA.com/gpu there must reach unknown-resource."""
+        expr = self.expression()
+        ray = lambda name: {"spec": {"workerGroupSpecs": [{"template": {"spec": {"containers": [
+            {"name": "c", "resources": {"limits": {name: "1"}}}]}}}]}}
+        for name in ("NVIDIA.com/gpu", "Koordinator.SH/gpu.shared", "AMD.COM/gpu", "koordinator.sh/GPU-core", "VKE.VolcEngine.com/mgpu-core"):
+            self.check(expr, [("ray.io", "rayclusters", ray(name)), ("", "pods", tmpl_named(name))], True)
+        for name in ("example.com/NVIDIA.com", "nvidia.comx/gpu", "nvidiaXcom/gpu", "xnvidia.com/gpu"):
+            self.check(expr, [("ray.io", "rayclusters", ray(name)), ("", "pods", tmpl_named(name))], False)
+        self.check(self.expression({"config.dialects": ["vendor"]}), [("", "pods", tmpl_named("Koordinator.SH/gpu-core"))], False)
+
+    def test_extra_kinds_reach_the_webhooks(self):
+        """A kind the configuration adds (config.workloads) gets a webhook rule and its paths in the matchCondition."""
+        values = {"config.workloads": FULL_CONFIG["workloads"],
+                  "webhook.extraKinds": [{"group": "example.com", "kind": "Trainer", "resource": "trainers", "scope": "Namespaced"}]}
+        docs = render(values)
+        for kind in WEBHOOK_KINDS:
+            rules = [r for r in webhook(docs, kind)["rules"] if r["apiGroups"] == ["example.com"]]
+            self.assertEqual([(r["resources"], r["apiVersions"], r["scope"]) for r in rules], [(["trainers"], ["*"], "Namespaced")])
+        expr = webhook(docs, "ValidatingWebhookConfiguration")["matchConditions"][0]["expression"]
+        gpu = gpu_resources(True)
+        spec = {"containers": [{"name": "c", "resources": gpu}]}
+        self.check(expr, [("example.com", "trainers", {"spec": {"workers": [{"template": tmpl(False)}, {"template": tmpl(True)}]}}),
+                          ("example.com", "trainers", {"spec": {"launcher": spec}}),
+                          ("example.com", "trainers", {"spec": {"resources": gpu}})], True)
+        self.check(expr, [("example.com", "trainers", {"spec": {"workers": [{"template": tmpl(False)}], "launcher": {"containers": []}}}),
+                          ("example.com", "trainers", {}), ("example.org", "trainers", {"spec": {"resources": gpu}})], False)
+        self.assertIn("no config.workloads entry for kind Trainer",
+                      refused({"webhook.extraKinds": [{"group": "example.com", "kind": "Trainer", "resource": "trainers"}]}))
+        self.assertIsNotNone(refused({"webhook.extraKinds": [{"group": "example.com", "kind": "Trainer", "resource": "Trainers"}]}))
+
     def test_dialects_follow_the_config(self):
         expr = self.expression({"config.dialects": ["vendor"]})
         koord = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"koordinator.sh/gpu-core": "50"}}}]}}
@@ -541,15 +722,63 @@ class WithGpuadmit(unittest.TestCase):
                 flag = arg.split("=", 1)[0]
                 self.assertIn(flag + " ", help_text.replace(",", " "), f"{flag} (values {values})")
 
+    def test_the_schema_refuses_only_what_gpuadmit_refuses(self):
+        """Every rule id of the schema is one gpuadmit takes; every configuration the schema refuses, gpuadmit refuses."""
+        with open(os.path.join(CHART, "values.schema.json")) as f:
+            ids = json.load(f)["properties"]["config"]["properties"]["rules"]["properties"]
+        with tempfile.TemporaryDirectory() as d:
+            cfg, pod = os.path.join(d, "config.json"), os.path.join(d, "pod.yaml")
+            with open(pod, "w") as f:
+                f.write("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n")
+
+            def run(config):
+                with open(cfg, "w") as f:
+                    json.dump(config, f)
+                return subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
+
+            r = run({"rules": {i: "warn" for i in ids}})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for values, _, what in Schema.BAD_CONFIGS:
+                config = {}
+                for key, val in values.items():
+                    at = config
+                    parts = key.split(".")[1:]
+                    for part in parts[:-1]:
+                        at = at.setdefault(part, {})
+                    at[parts[-1]] = val
+                r = run(config)
+                self.assertEqual(r.returncode, 2, f"gpuadmit took {config}")
+
+    def test_deploy_md_certificate_commands_run_on_a_fresh_machine(self):
+        """docs/deploy.md's `gpuadmit certs` lines, run as written in an empty directory."""
+        with open(os.path.join(SOURCE, "docs", "deploy.md")) as f:
+            blocks = re.findall(r"```sh\n(.*?)```", f.read(), re.S)
+        lines = [ln for b in blocks if "gpuadmit certs" in b for ln in b.splitlines() if ln.startswith(("gpuadmit certs", "mkdir"))]
+        self.assertTrue([ln for ln in lines if "> ./gpuadmit-certs/caBundle" in ln], lines)
+        with tempfile.TemporaryDirectory() as d:
+            shim = os.path.join(d, "bin")
+            os.mkdir(shim)
+            os.symlink(os.path.abspath(GPUADMIT), os.path.join(shim, "gpuadmit"))
+            work = os.path.join(d, "work")
+            os.mkdir(work)
+            for block in [b for b in blocks if "gpuadmit certs" in b]:
+                script = "set -e\n" + "\n".join(ln for ln in block.splitlines() if ln.startswith(("gpuadmit certs", "mkdir")))
+                r = subprocess.run(["sh", "-c", script], cwd=work, capture_output=True, text=True,
+                                   env={**os.environ, "PATH": shim + os.pathsep + os.environ["PATH"]})
+                self.assertEqual(r.returncode, 0, script + "\n" + r.stderr)
+                with open(os.path.join(work, "gpuadmit-certs", "caBundle")) as f:
+                    self.assertTrue(base64.b64decode(f.read().strip()).startswith(b"-----BEGIN CERTIFICATE-----"))
+
     def test_rendered_config_loads_in_gpuadmit(self):
         with tempfile.TemporaryDirectory() as d:
             pod = os.path.join(d, "pod.yaml")
             with open(pod, "w") as f:
                 f.write("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n")
-            for i, values in enumerate([{}, {"config.rules": {"min-memory": "warn", "infeasible": "off"}, "config.minDeviceMemory": "1Gi"}]):
+            for i, values in enumerate([{}, {"config.rules": {"min-memory": "warn", "infeasible": "off"}, "config.minDeviceMemory": "1Gi"},
+                                        {"config": FULL_CONFIG}]):
                 cfg = os.path.join(d, f"config{i}.yaml")
                 with open(cfg, "w") as f:
-                    f.write(find(render(values), "ConfigMap")["data"]["config.yaml"])
+                    f.write(find(render(values), "ConfigMap", "gpuadmit-config")["data"]["config.yaml"])
                 r = subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 

@@ -54,9 +54,10 @@ app.kubernetes.io/component: admission-webhook
 {{- printf "%s-serving" (include "gpuadmit.fullname" .) }}
 {{- end }}
 
-{{/* Whether the server talks to the API server at all: a service-account token is mounted only then. */}}
+{{/* Whether the server talks to the API server at all (self-managed certificates, the live inventory, registering
+the webhooks): a service-account token is mounted only then. */}}
 {{- define "gpuadmit.needsAPI" -}}
-{{- if or (eq .Values.certs.mode "selfManaged") .Values.inventory.cluster }}true{{ end }}
+{{- if or (eq .Values.certs.mode "selfManaged") .Values.inventory.cluster (eq .Values.webhook.registration "server") }}true{{ end }}
 {{- end }}
 
 {{- define "gpuadmit.inventoryConfigMap" -}}
@@ -77,6 +78,9 @@ app.kubernetes.io/component: admission-webhook
 {{- end }}
 {{- if and .Values.inventory.cluster .Values.inventory.enabled }}
 {{- fail "inventory.cluster and inventory.enabled exclude each other: the inventory comes from the cluster or from a file" }}
+{{- end }}
+{{- if and (eq .Values.webhook.registration "server") (not .Values.rbac.create) }}
+{{- fail "webhook.registration=server needs rbac.create=true: the release's ClusterRole owns the webhook configurations the server registers (so uninstalling removes them); or set webhook.registration=chart" }}
 {{- end }}
 {{- if and (not .Values.webhook.validating.enabled) (not .Values.webhook.mutating.enabled) }}
 {{- fail "webhook.validating.enabled and webhook.mutating.enabled are both false: nothing would be checked" }}
@@ -113,8 +117,8 @@ objectSelector:
 
 {{/*
 The kinds the webhooks see (docs/rules.md#objects), as data: per API group the resources, and for each the paths
-where Pod templates ("template": an object with metadata and spec), or a ResourceRequirements ("resources")
-sit. "" is the object itself. `[*]` is every item of a list, `*` every value of a map. `switch` names the
+where Pod templates ("templates": an object with metadata and spec), PodSpecs ("podspecs") or a ResourceRequirements
+("resources_at") sit. "" is the object itself. `[*]` is every item of a list, `*` every value of a map. `switch` names the
 webhook.kinds value that turns the group off; none: always on. Resources with the same paths share a line.
 */}}
 {{- define "gpuadmit.kindTable" -}}
@@ -178,7 +182,28 @@ webhook.kinds value that turns the group off; none: always on. Resources with th
     - {resources: [trainjobs], resources_at: [spec.trainer.resourcesPerNode]}
 {{- end }}
 
-{{/* The kind table's groups that are switched on, as a list. */}}
+{{/*
+The kinds a configuration adds (config.workloads) reach the webhooks through webhook.extraKinds: each names its
+API group, kind, resource (plural), versions and scope; its paths are those of the config.workloads entry of the
+same group and kind (one source, so the webhook and gpuadmit read the same places). As kind table rows.
+*/}}
+{{- define "gpuadmit.extraGroups" -}}
+{{- $rows := list }}
+{{- range $i, $x := .Values.webhook.extraKinds | default list }}
+{{- $w := dict }}
+{{- range $.Values.config.workloads | default list }}
+{{- if and (eq .group $x.group) (eq .kind $x.kind) }}{{ $w = . }}{{ end }}
+{{- end }}
+{{- if not $w }}
+{{- fail (printf "webhook.extraKinds[%d]: no config.workloads entry for kind %s of group %q: gpuadmit would not read it" $i $x.kind $x.group) }}
+{{- end }}
+{{- $kind := dict "resources" (list $x.resource) "templates" ($w.podTemplates | default list) "podspecs" ($w.podSpecs | default list) "resources_at" ($w.resources | default list) }}
+{{- $rows = append $rows (dict "group" $x.group "versions" ($x.versions | default (list "*")) "scope" ($x.scope | default "*") "kinds" (list $kind)) }}
+{{- end }}
+{{- toJson $rows }}
+{{- end }}
+
+{{/* The kind table's groups that are switched on, then webhook.extraKinds, as a list. */}}
 {{- define "gpuadmit.enabledGroups" -}}
 {{- $on := list }}
 {{- range (include "gpuadmit.kindTable" . | fromYamlArray) }}
@@ -186,7 +211,7 @@ webhook.kinds value that turns the group off; none: always on. Resources with th
 {{- $on = append $on . }}
 {{- end }}
 {{- end }}
-{{- toJson $on }}
+{{- toJson (concat $on (include "gpuadmit.extraGroups" . | fromJsonArray)) }}
 {{- end }}
 
 {{/* The webhook rules for the enabled kinds. Argument: dict "root" and "ops" (the operations). */}}
@@ -206,15 +231,28 @@ rules:
 {{- end }}
 
 {{/*
-CEL: whether a resource name belongs to an enabled dialect's domain (config.dialects). The whole domain, not
-only the names gpuadmit knows: a near miss (unknown-resource) must reach it too. Argument: dict "var", "dialects".
+A regular expression matching a domain whatever its case ("nvidia.com" -> "[nN][vV][iI][dD][iI][aA][.][cC][oO][mM]"),
+in the syntax RE2 (kube-apiserver) and JavaScript (tests/chart) share: no (?i) flag, no CEL extension needed.
+*/}}
+{{- define "gpuadmit.anyCase" -}}
+{{- range splitList "" . }}
+{{- if eq . "." }}[.]{{ else if ne (lower .) (upper .) }}[{{ lower . }}{{ upper . }}]{{ else }}{{ . }}{{ end }}
+{{- end }}
+{{- end }}
+
+{{/*
+CEL: whether a resource name belongs to an enabled dialect's domain (config.dialects), in any case as the
+unknown-resource rule reads it (NVIDIA.com/gpu is a near miss gpuadmit must see). The whole domain, not only the
+names gpuadmit knows: a near miss (unknown-resource) must reach it too. Argument: dict "var", "dialects".
 */}}
 {{- define "gpuadmit.celGpuName" -}}
 {{- $domains := list }}
-{{- if has "vendor" .dialects }}{{ $domains = concat $domains (list "nvidia[.]com" "amd[.]com" "dcu[.]com") }}{{ end }}
-{{- if has "koordinator" .dialects }}{{ $domains = append $domains "koordinator[.]sh" }}{{ end }}
-{{- if has "mgpu" .dialects }}{{ $domains = append $domains "vke[.]volcengine[.]com" }}{{ end }}
-{{- if $domains }}{{ printf "%s.matches('^(%s)/')" .var (join "|" $domains) }}{{ else }}false{{ end }}
+{{- if has "vendor" .dialects }}{{ $domains = concat $domains (list "nvidia.com" "amd.com" "dcu.com") }}{{ end }}
+{{- if has "koordinator" .dialects }}{{ $domains = append $domains "koordinator.sh" }}{{ end }}
+{{- if has "mgpu" .dialects }}{{ $domains = append $domains "vke.volcengine.com" }}{{ end }}
+{{- $res := list }}
+{{- range $domains }}{{ $res = append $res (include "gpuadmit.anyCase" .) }}{{ end }}
+{{- if $res }}{{ printf "%s.matches('^(%s)/')" .var (join "|" $res) }}{{ else }}false{{ end }}
 {{- end }}
 
 {{/* CEL: a ResourceRequirements at "var" declares a GPU resource. Argument: dict "var", "dialects". */}}
@@ -224,15 +262,21 @@ only the names gpuadmit knows: a near miss (unknown-resource) must reach it too.
 (has({{ $r }}.limits) && {{ $r }}.limits.exists(n, {{ $g }})) || (has({{ $r }}.requests) && {{ $r }}.requests.exists(n, {{ $g }}))
 {{- end }}
 
-{{/* CEL: a Pod template (metadata, spec) at "var" declares a GPU resource, or the mGPU card annotation. */}}
-{{- define "gpuadmit.celTemplate" -}}
-{{- $t := .var -}}
+{{/* CEL: a PodSpec at "var" declares a GPU resource in a container or an init container. */}}
+{{- define "gpuadmit.celPodSpec" -}}
+{{- $s := .var -}}
 {{- $res := include "gpuadmit.celResources" (dict "var" "c.resources" "dialects" .dialects) -}}
 {{- $terms := list -}}
 {{- range (list "containers" "initContainers") }}
-{{- $terms = append $terms (printf "(has(%s.spec.%s) && %s.spec.%s.exists(c, has(c.resources) && (%s)))" $t . $t . $res) }}
+{{- $terms = append $terms (printf "(has(%s.%s) && %s.%s.exists(c, has(c.resources) && (%s)))" $s . $s . $res) }}
 {{- end }}
-{{- $expr := printf "(has(%s.spec) && (%s))" $t (join " || " $terms) -}}
+{{- join " || " $terms }}
+{{- end }}
+
+{{/* CEL: a Pod template (metadata, spec) at "var" declares a GPU resource, or the mGPU card annotation. */}}
+{{- define "gpuadmit.celTemplate" -}}
+{{- $t := .var -}}
+{{- $expr := printf "(has(%s.spec) && (%s))" $t (include "gpuadmit.celPodSpec" (dict "var" (printf "%s.spec" $t) "dialects" .dialects)) -}}
 {{- if has "mgpu" .dialects }}
 {{- $expr = printf "%s || (has(%s.metadata) && has(%s.metadata.annotations) && 'vke.volcengine.com/container-multiple-gpu' in %s.metadata.annotations)" $expr $t $t $t }}
 {{- end }}
@@ -284,6 +328,9 @@ share their paths, chosen by request.resource, so a kind is only searched where 
 {{- $segs := ternary (list) (splitList "." .) (eq . "") }}
 {{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" $segs "leaf" "gpuadmit.celTemplate" "dialects" $dialects "depth" 1)) }}
 {{- end }}
+{{- range (.podspecs | default list) }}
+{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celPodSpec" "dialects" $dialects "depth" 1)) }}
+{{- end }}
 {{- range (.resources_at | default list) }}
 {{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celResources" "dialects" $dialects "depth" 1)) }}
 {{- end }}
@@ -326,6 +373,19 @@ matchConditions:
     expression: |-
       {{- include "gpuadmit.matchExpression" $root | nindent 6 }}
 {{- end }}
+{{- end }}
+
+{{/* The webhook configurations' labels: the release's, but managed by gpuadmit when the server registers them. */}}
+{{- define "gpuadmit.webhookLabels" -}}
+{{- if eq .Values.webhook.registration "server" }}
+{{- include "gpuadmit.labels" . | replace (printf "app.kubernetes.io/managed-by: %s" .Release.Service) "app.kubernetes.io/managed-by: gpuadmit" }}
+{{- else }}
+{{- include "gpuadmit.labels" . }}
+{{- end }}
+{{- end }}
+
+{{- define "gpuadmit.webhooksConfigMap" -}}
+{{- printf "%s-webhooks" (include "gpuadmit.fullname" .) }}
 {{- end }}
 
 {{- define "gpuadmit.webhookAnnotations" -}}
