@@ -69,7 +69,7 @@ static const char usage_text[] =
     "  --register-owner NAME         the ClusterRole that owns them (deleting it deletes them)\n"
     "  --register-service NS/NAME    the Service they call: nothing is registered before it has a ready endpoint\n"
     "  --register-ca-file FILE       PEM caBundle for webhooks that have none yet (neither in the file nor live)\n"
-    "  --register-interval DURATION  how often they are checked once registered (default 1m; s, m, h, d)\n"
+    "  --register-interval DURATION  how often they are checked once registered (default 1m)\n"
     "\n"
     "DURATION (every duration flag): an integer with ms, s, m, h or d (\"500ms\", \"10s\", \"5m\", \"12h\", \"30d\");\n"
     "a bare integer counts seconds. Server timeouts and intervals: 1ms to 1d; certificate times: whole seconds.\n";
@@ -220,7 +220,7 @@ static int bad(const char *flag, const char *value, const char *what)
  * in seconds (cluster/certsync.h): whole seconds, 1s to 100 years. */
 static int duration_flag(int opt, const char *v, uint64_t *ms)
 {
-    int certs = opt == OPT_CERT_RENEW || opt == OPT_CERT_SWITCH || opt == OPT_CERT_INTERVAL;
+    int certs = opt == OPT_CERT_RENEW || opt == OPT_CERT_SWITCH || opt == OPT_CERT_INTERVAL || opt == OPT_REGISTER_INTERVAL;
     uint64_t min = certs ? 1000 : 1, max = certs ? 36500 * MS_PER_DAY : MS_PER_DAY;
     if (parse_duration(v, min, max, ms) == 0 && (!certs || *ms % 1000 == 0))
         return 0;
@@ -462,10 +462,13 @@ static int apply_register(serve_args_t *a, int opt, const char *v)
     case OPT_REGISTER_CA_FILE:
         r->ca_file = v;
         return 0;
-    case OPT_REGISTER_INTERVAL:
-        if (parse_seconds(v, &a->registrar.interval) != 0)
-            return bad("--register-interval", v, "expected a duration such as 90s, 5m or 1h");
+    case OPT_REGISTER_INTERVAL: {
+        uint64_t ms;
+        if (duration_flag(opt, v, &ms) != 0)
+            return -1;
+        a->registrar.interval = (int64_t)(ms / 1000);
         return 0;
+    }
     }
     return -1;
 }

@@ -532,6 +532,15 @@ class Schema(unittest.TestCase):
         self.assertGreater(len(table), 15)
         self.assertEqual(ids, table)
 
+    def test_mutation_ids_are_the_mutation_table(self):
+        """The schema's mutation switches and the engine's ids (rules/policy/mutation_ids.h) cannot drift apart."""
+        with open(os.path.join(CHART, "values.schema.json")) as f:
+            ids = sorted(json.load(f)["properties"]["config"]["properties"]["mutations"]["properties"])
+        with open(os.path.join(SOURCE, "rules", "policy", "mutation_ids.h")) as f:
+            table = re.search(r"ids\[GPA_MUTATION__COUNT\] = \{(.*?)\}", f.read(), re.S)
+        self.assertIsNotNone(table)
+        self.assertEqual(ids, sorted(re.findall(r'"([a-z0-9-]+)"', table.group(1))))
+
     def test_config_keys_are_the_readers(self):
         """The schema's config keys are the ones gpuadmit's reader knows (rules/policy/config.c): a key added there
         without a schema row would be refused by helm install; one dropped there would be refused by the server."""
@@ -548,7 +557,7 @@ FULL_CONFIG = {
     "minDeviceMemory": "1.5Gi", "maxPodsPerDevice": 8, "dialects": ["vendor", "koordinator"],
     "rules": {"min-memory": "warn", "infeasible": "off", "unit-hint": False, "unknown-resource": "deny"},
     "namespaces": {"exclude": ["kube-system", "batch"]}, "placement": {"strategy": "spread", "coreWeight": 0},
-    "knownResources": ["nvidia.com/gpu-a100"],
+    "knownResources": ["nvidia.com/gpu-a100"], "mutations": {"mirror-limits": "off", "expand-gpu": True},
     "workloads": [{"group": "example.com", "kind": "Trainer", "podTemplates": ["spec.workers[*].template"],
                    "podSpecs": ["spec.launcher"], "resources": ["spec.resources"]}],
 }
