@@ -49,10 +49,11 @@ static void run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_ch
                            gpa_verdict_t *out)
 {
     gpa_violations_t found = {0}, old = {0};
-    gpa_validate_object(a, cfg, opts->inventory, target, &found);
+    gpa_alloc_budget_t own = gpa_alloc_budget(0), *budget = opts->budget != NULL ? opts->budget : &own;
+    gpa_validate_object(a, cfg, opts->inventory, budget, target, &found);
     int update = opts->operation == GPA_OP_UPDATE && opts->old_object != NULL;
     if (update && found.len != 0)
-        gpa_validate_object(a, cfg, opts->inventory, opts->old_object, &old);
+        gpa_validate_object(a, cfg, opts->inventory, budget, opts->old_object, &old);
     for (size_t i = 0; i < found.len; i++) {
         const gpa_violation_t *v = &found.items[i];
         if (v->action == GPA_ACTION_OFF || (update && already_had(&old, v)))
