@@ -24,7 +24,7 @@
 /* docs/webhook.md#limits (the pool's until gpa_judge_start, with no judge thread until then) */
 #define DEFAULTS                                                                                                                   \
     {                                                                                                                              \
-        .threads = 2, .steps = GPA_ALLOC_BUDGET_STEPS, .deadline_ms = 2000, .slice_steps = 100000, .slice_ms = 20, .queue = 8,     \
+        .threads = 2, .steps = GPA_ALLOC_BUDGET_STEPS, .deadline_ms = 2000, .slice_steps = 100000, .slice_ms = 20, .queue = 4,     \
         .stuck_ms = 10000                                                                                                          \
     }
 

@@ -37,7 +37,7 @@ typedef struct st_gpa_judge_opts_t {
     uint64_t stuck_ms;    /* a loop that has not turned, or a judge past its deadline, for this long is stuck */
 } gpa_judge_opts_t;
 
-/* The defaults of docs/webhook.md#limits: 2 judges, 20M steps, 2 s, a 100k-step / 20 ms slice, 8 waiting, 10 s. */
+/* The defaults of docs/webhook.md#limits: 2 judges, 20M steps, 2 s, a 100k-step / 20 ms slice, 4 waiting, 10 s. */
 void gpa_judge_opts_init(gpa_judge_opts_t *o);
 /* Starts the judge threads (none with threads 0). Call once, before the workers. */
 void gpa_judge_start(const gpa_judge_opts_t *o);

@@ -530,7 +530,7 @@ int gpa_server_run(const gpa_server_opts_t *o)
     gpa_judge_opts_init(&jo);
     jo.threads = o->judge_threads != 0 ? o->judge_threads : nthreads;
     jo.deadline_ms = o->search_deadline_ms;
-    jo.queue = 4 * jo.threads;
+    jo.queue = 2 * jo.threads;
     gpa_judge_start(&jo);
     atomic_store(&phase, PHASE_SERVE);
     if (start_workers(o, gpa_tls_ctx(tls), nthreads, addr, maddr, err, sizeof(err)) != 0) {
