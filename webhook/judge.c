@@ -2,7 +2,9 @@
  * Reviews judged on the loop within a slice, or on a judge thread with the full budget (judge.h).
  *
  * A job handed to a judge borrows its request's body (req->entity, in the request's pool). The request may go
- * away first (its client closed, or the stall deadline shut the connection): the pool's dispose callback
+ * away first (an HTTP/2 stream reset, or the stall deadline shutting the connection; h2o does not read an HTTP/1.1
+ * connection while its request is being answered, so a client that closes is noticed when the answer is
+ * written): the pool's dispose callback
  * (on_request_gone, on the loop thread) marks the job gone, and when a judge is running it waits for the judge to
  * let go of the body; the judge's clock says "expired" as soon as the job is gone, so that wait is one poll of the
  * budget (at most a few thousand search steps) or the rest of a parse. The job itself is freed by the loop when
