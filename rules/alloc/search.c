@@ -184,10 +184,35 @@ static void cut(gpa_search_t *s)
     s->stop = 1;
 }
 
-/* Capacity bound: slots [i..) need more compute, bytes or untouched devices than the node has free. */
+/* How many shares of at least `core` percent and `mem` bytes device d could still take (either may be 0: no bound). */
+static size_t shares_fitting(const gpa_search_t *s, const gpa_search_dev_t *d, int64_t core, int64_t mem)
+{
+    if (!d->gpu->healthy || d->whole_used || (!d->touched && d->pods >= s->max_pods) || d->core_free < 0 || d->mem_free < 0)
+        return 0;
+    int64_t n = INT64_MAX;
+    if (core > 0)
+        n = d->core_free / core;
+    if (mem > 0 && d->mem_free / mem < n)
+        n = d->mem_free / mem;
+    return n > (int64_t)s->nshares ? s->nshares : (size_t)n;
+}
+
+/* Count bound: the node's devices cannot take the remaining share slots, each at least the smallest of them. */
+static int too_many_shares(const gpa_search_t *s, size_t i)
+{
+    size_t room = 0, need = s->need_shares[i];
+    if (need == 0 || (s->min_core[i] <= 0 && s->min_mem[i] <= 0))
+        return 0;
+    for (size_t d = 0; d < s->ndev && room < need; d++)
+        room += shares_fitting(s, &s->dev[d], s->min_core[i], s->min_mem[i]);
+    return room < need;
+}
+
+/* Capacity bound: slots [i..) need more compute, bytes, untouched devices or room for shares than the node has. */
 static int cannot_complete(const gpa_search_t *s, size_t i)
 {
-    return s->need_core[i] > s->free_core || s->need_mem[i] > s->free_mem || s->need_whole[i] > s->free_whole;
+    return s->need_core[i] > s->free_core || s->need_mem[i] > s->free_mem || s->need_whole[i] > s->free_whole ||
+           too_many_shares(s, i);
 }
 
 static void dfs(gpa_search_t *s, size_t i, int64_t score)
@@ -284,12 +309,20 @@ static void make_needs(gpa_search_t *s, gpa_arena_t *a)
     s->need_core = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_core));
     s->need_mem = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_mem));
     s->need_whole = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_whole));
+    s->need_shares = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_shares));
+    s->min_core = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->min_core));
+    s->min_mem = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->min_mem));
+    s->min_core[s->nshares] = s->min_mem[s->nshares] = INT64_MAX;
     for (size_t i = s->nshares; i-- > 0;) {
         const gpa_device_group_t *g = &s->req->groups[s->slots[i].group];
         int bytes = !g->whole && g->memory_kind == GPA_MEMORY_BYTES && g->memory_bytes > 0;
         s->need_core[i] = add_sat(s->need_core[i + 1], g->whole || g->core < 0 ? 0 : g->core);
         s->need_mem[i] = add_sat(s->need_mem[i + 1], bytes ? g->memory_bytes : 0);
         s->need_whole[i] = s->need_whole[i + 1] + (g->whole != 0);
+        s->need_shares[i] = s->need_shares[i + 1] + (g->whole == 0);
+        int64_t core = g->whole ? INT64_MAX : g->core > 0 ? g->core : 0, mem = g->whole ? INT64_MAX : bytes ? g->memory_bytes : 0;
+        s->min_core[i] = core < s->min_core[i + 1] ? core : s->min_core[i + 1];
+        s->min_mem[i] = mem < s->min_mem[i + 1] ? mem : s->min_mem[i + 1];
     }
 }
 

@@ -49,6 +49,10 @@ typedef struct st_gpa_search_t {
      * and what the node's devices still have free; a partial placement needing more than is free is cut. */
     int64_t *need_core, *need_mem, free_core, free_mem;
     size_t *need_whole, free_whole;
+    /* Count bound: slots [i..) hold need_shares[i] share (not whole) slots, none smaller than min_core[i] percent
+     * and min_mem[i] bytes (0: no bound), so a device takes at most as many of them as those minimums fit in. */
+    size_t *need_shares;
+    int64_t *min_core, *min_mem;
     gpa_search_pick_t *cur, *best;
     gpa_search_dev_t *dev; /* the node's devices, scratch sized for the largest node */
     size_t ndev;

@@ -28,8 +28,10 @@ def inventory(nodes=5000):
 
 def heavy_containers(n=17, seed=0):
     """n mGPU containers of one card each, compute 34..50 percent (distinct): at most two share a card, so 17 need
-    9 cards and a node has 8; the compute sums (714 of 800) and memory sums fit, so only a search can tell."""
-    out = []
+    9 cards and a node has 8; the compute sums (714 of 800) and memory sums fit. One more container of 1 percent
+    defeats the count bound (a card could hold 100 of the smallest), so only a search can tell."""
+    tiny = {"vke.volcengine.com/mgpu-core": "1", "vke.volcengine.com/mgpu-memory": "256"}
+    out = [{"name": "tiny", "image": "busybox", "resources": {"requests": tiny, "limits": tiny}}]
     for i in range(n):
         core = 34 + (i * 7 + seed) % n  # a permutation of 34..50
         mem = 1024 + 37 * i + seed  # distinct, small

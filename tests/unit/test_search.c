@@ -48,6 +48,20 @@ static const char *mgpu(const char *prefix, unsigned n, unsigned core0, unsigned
     return out;
 }
 
+/* Never placeable, proven by a short search (no bound cuts it at the root): 7 shares of 30000 MiB (one per 32Gi
+ * card) and 2 of 95% compute (alone on a card) need 9 cards, a node has 8. */
+static const char *never_after_a_search(void)
+{
+    return gpa_arena_printf(&arena, "%s, %s", mgpu("small", 7, 10, 30000), mgpu("big", 2, 95, 4000));
+}
+
+/* Never placeable, and beyond any budget to prove: 17 shares of 34..50% compute (two at most per card: 9 cards,
+ * a node has 8) and one of 1%, which defeats the count bound. */
+static const char *heavy(void)
+{
+    return gpa_arena_printf(&arena, "%s, %s", mgpu("c", 17, 34, 1024), mgpu("tiny", 1, 1, 256));
+}
+
 static gpa_object_t *yaml_object(const char *yaml)
 {
     gpa_docs_t docs;
@@ -97,8 +111,7 @@ START_TEST(a_budget_is_shared_by_every_template)
     gpa_inventory_t *inv = hosts(4);
     const char *tasks = "";
     for (int t = 0; t < 5; t++)
-        tasks = gpa_arena_printf(&arena, "%s  - {name: t%d, template: {spec: {containers: [%s]}}}\n", tasks, t,
-                                 mgpu("c", 17, 34, 1024));
+        tasks = gpa_arena_printf(&arena, "%s  - {name: t%d, template: {spec: {containers: [%s]}}}\n", tasks, t, heavy());
     gpa_object_t *job = yaml_object(gpa_arena_printf(&arena,
                                                      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, "
                                                      "namespace: d}\nspec:\n  tasks:\n%s",
@@ -130,8 +143,7 @@ END_TEST
 START_TEST(cut_short_warns_never_denies)
 {
     gpa_inventory_t *inv = hosts(2);
-    /* 9 containers of more than half a card, 8 cards: never placeable, and the search proves it. */
-    const char *c = mgpu("c", 9, 51, 1024);
+    const char *c = never_after_a_search();
     gpa_object_t *obj = pod("", c);
     const char *why;
     ck_assert_int_eq(feasible(inv, obj, 0, NULL, &why), GPA_FEASIBLE_NEVER);
@@ -158,7 +170,7 @@ END_TEST
 START_TEST(the_deadline_cuts_the_search)
 {
     gpa_inventory_t *inv = hosts(3);
-    gpa_object_t *obj = pod("", mgpu("c", 17, 34, 1024));
+    gpa_object_t *obj = pod("", heavy());
     int passed = 1;
     gpa_alloc_budget_t b = gpa_alloc_budget(0);
     b.expired = deadline_passed;
@@ -177,8 +189,7 @@ END_TEST
 START_TEST(noop_hostname_affinity_keeps_one_search_per_shape)
 {
     gpa_inventory_t *inv = hosts(300);
-    /* 7 shares of 30000 MiB (one per 32Gi card) and 2 of 95% compute (alone on a card): 9 cards, 8 on a node. */
-    const char *c = gpa_arena_printf(&arena, "%s, %s", mgpu("small", 7, 10, 30000), mgpu("big", 2, 95, 4000));
+    const char *c = never_after_a_search();
     const char *why, *plain_why;
     gpa_alloc_budget_t b = gpa_alloc_budget(0);
     ck_assert_int_eq(feasible(inv, pod("", c), 0, &b, &plain_why), GPA_FEASIBLE_NEVER);
@@ -251,6 +262,21 @@ START_TEST(capacity_bound_proves_without_searching)
 }
 END_TEST
 
+/* 17 shares of 34..50% compute on 8 cards: at most two fit a card, so 16 at most; ruled out at once. With one
+ * share of 1% more, the count bound says nothing and only the search (or its budget) can tell. */
+START_TEST(count_bound_proves_distinct_sizes)
+{
+    gpa_inventory_t *inv = hosts(1);
+    gpa_alloc_budget_t b = gpa_alloc_budget(0);
+    const char *why;
+    ck_assert_int_eq(feasible(inv, pod("", mgpu("c", 17, 34, 1024)), 0, &b, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_uint_lt(spent(&b, GPA_ALLOC_BUDGET_STEPS), 100);
+    b = gpa_alloc_budget(100000);
+    ck_assert_int_eq(feasible(inv, pod("", heavy()), 0, &b, &why), GPA_FEASIBLE_UNKNOWN);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 /* The webhook's entry with a budget: the same answer as without, and the budget's counters say what happened. */
 START_TEST(review_with_a_budget)
 {
@@ -286,6 +312,7 @@ int main(void)
     tcase_add_test(tc, noop_hostname_affinity_keeps_one_search_per_shape);
     tcase_add_test(tc, large_in_and_notin_lists);
     tcase_add_test(tc, capacity_bound_proves_without_searching);
+    tcase_add_test(tc, count_bound_proves_distinct_sizes);
     tcase_add_test(tc, review_with_a_budget);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
