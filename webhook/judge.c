@@ -22,7 +22,7 @@
 #include "metrics.h"
 #include "alloc/placement.h"
 
-#define MAX_BEATS 256
+#define MAX_BEATS 512 /* --threads (256 at most) and --judge-threads (64) */
 /* docs/webhook.md#limits (the pool's until gpa_judge_start, with no judge thread until then) */
 #define DEFAULTS                                                                                                                   \
     {                                                                                                                              \
@@ -97,7 +97,7 @@ size_t gpa_judge_beat_new(gpa_judge_beat_kind_t kind)
 {
     size_t i = atomic_fetch_add(&pool.nbeats, 1);
     if (i >= MAX_BEATS)
-        abort(); /* more threads than any --threads the server takes */
+        abort(); /* more threads than --threads and --judge-threads allow */
     pool.kinds[i] = kind;
     atomic_store(&pool.beats[i], kind == GPA_BEAT_LOOP ? gpa_judge_now_ms() : 0);
     return i;
