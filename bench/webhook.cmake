@@ -17,3 +17,14 @@ if(TARGET gpuadmit)
     DEPENDS gpuadmit USES_TERMINAL
     COMMENT "webhook under attack: peak RSS per attack")
 endif()
+
+# bench-webhook-cpu: the heaviest reviews for the allocator (tests/e2e/heavy.py) on 5,000 nodes; each alone, then a
+# trivial review's latency while 4 clients attack (docs/webhook.md#cpu); the script's --baseline BIN adds another
+# build's figures in the same run. Prints figures; not a test.
+if(TARGET gpuadmit)
+  add_custom_target(bench-webhook-cpu
+    COMMAND python3 -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/bench/webhook/cpu.py
+            --gpuadmit $<TARGET_FILE:gpuadmit> --work ${CMAKE_BINARY_DIR}/bench-webhook-cpu
+    DEPENDS gpuadmit USES_TERMINAL
+    COMMENT "webhook under CPU attack: a trivial review's latency")
+endif()

@@ -47,6 +47,8 @@ static const char usage_text[] =
     "Limits under attack (docs/webhook.md#limits); above either, new connections are closed at once:\n"
     "  --max-connections N           open webhook connections, TLS handshakes included (default 128)\n"
     "  --max-inflight-bytes N        bytes buffered for requests on all connections; Ki/Mi (default 16Mi)\n"
+    "  --judge-threads N             threads judging reviews too heavy for a worker's loop (default: --threads)\n"
+    "  --search-deadline DURATION    a review's placement search stops then, and warns (default 2s)\n"
     "\n"
     "Self-managed certificates (instead of --cert/--key; docs/deploy.md#certificates), from the API server:\n"
     "  --cert-secret NAME            the Secret holding the CA and serving certificate (created when missing)\n"
@@ -97,6 +99,8 @@ enum {
     /* limits under attack */
     OPT_MAX_CONNECTIONS,
     OPT_MAX_INFLIGHT,
+    OPT_JUDGE_THREADS,
+    OPT_SEARCH_DEADLINE,
     /* self-managed certificates */
     OPT_CERT_SECRET,
     OPT_CERT_NAMESPACE,
@@ -142,6 +146,8 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
     {"max-inflight-bytes", required_argument, NULL, OPT_MAX_INFLIGHT},
+    {"judge-threads", required_argument, NULL, OPT_JUDGE_THREADS},
+    {"search-deadline", required_argument, NULL, OPT_SEARCH_DEADLINE},
     {"cert-secret", required_argument, NULL, OPT_CERT_SECRET},
     {"cert-namespace", required_argument, NULL, OPT_CERT_NAMESPACE},
     {"cert-service", required_argument, NULL, OPT_CERT_SERVICE},
@@ -232,7 +238,7 @@ static int duration_flag(int opt, const char *v, uint64_t *ms)
                      : "expected a DURATION from 1ms to 1d (an integer with ms, s, m, h or d, such as 500ms, 10s, 5m, 1h)");
 }
 
-/* --max-connections and --max-inflight-bytes; 1 when opt is neither. */
+/* --max-connections, --max-inflight-bytes, --judge-threads, --search-deadline; 1 when opt is none of them. */
 static int apply_limit(gpa_server_opts_t *o, int opt, const char *v)
 {
     static const char *const none[] = {NULL};
@@ -247,6 +253,16 @@ static int apply_limit(gpa_server_opts_t *o, int opt, const char *v)
         if (parse_bytes(v, &n) != 0)
             return bad("--max-inflight-bytes", v, "expected bytes from 1Ki to 1024Mi (e.g. 16Mi)");
         o->max_inflight_bytes = (size_t)n;
+        return 0;
+    case OPT_JUDGE_THREADS:
+        if (parse_scaled(v, none, NULL, 1, 64, 1, &n) != 0)
+            return bad("--judge-threads", v, "expected a whole number from 1 to 64");
+        o->judge_threads = (unsigned)n;
+        return 0;
+    case OPT_SEARCH_DEADLINE:
+        if (duration_flag(opt, v, &n) != 0)
+            return -1;
+        o->search_deadline_ms = n;
         return 0;
     default:
         return 1;

@@ -67,7 +67,8 @@ static int check_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case
         return -1;
     if (tc->object != NULL && decode(a, s, tc->object, tc->object_file, tc->ns, &obj, err) != 0)
         return -1;
-    gpa_check_opts_t opts = {tc->operation, old, tc->mutate, 1, s->inventory};
+    gpa_check_opts_t opts = {
+        .operation = tc->operation, .old_object = old, .mutate = tc->mutate, .validate = 1, .inventory = s->inventory};
     gpa_error_init(err, tc->object_file);
     /* DELETE carries only the old object; the engine admits it whatever it holds. */
     return gpa_check(a, s->config, obj != NULL ? obj : old, &opts, v, err);

@@ -35,4 +35,9 @@ if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
       gpa_e2e_scenario(attack run_attack.py Attack ${t})
     endif()
   endforeach()
+  # CPU under attack (tests/e2e/run_cpu.py, inputs from tests/e2e/heavy.py): heavy reviews bounded and a trivial
+  # review answered meanwhile, within a bound far above normal.
+  foreach(t test_heavy_reviews_are_bounded_and_say_so test_trivial_review_answered_while_four_clients_attack)
+    gpa_e2e_scenario(cpu run_cpu.py Cpu ${t})
+  endforeach()
 endif()

@@ -35,6 +35,8 @@ static struct {
     atomic_uint_least64_t refused[GPA_NLIMITS], shed, pauses[NPAUSES];
     atomic_int_least64_t inflight, connections, cert_not_after, inflight_bytes;
     atomic_int ready;
+    atomic_uint_least64_t unproven[NHOOKS], handoffs, judges_full;
+    atomic_int_least64_t judge_queued;
 } m;
 
 static void inc(atomic_uint_least64_t *c)
@@ -269,6 +271,47 @@ static void render_reloads(gpa_buf_t *out)
                            ok ? "success" : "failure", get(&m.reloads[k][ok]));
 }
 
+/* ---- the allocator's budget and the judges (judge.h) ---- */
+
+void gpa_metrics_search_unproven(gpa_webhook_t hook)
+{
+    inc(&m.unproven[hook == GPA_WEBHOOK_MUTATE ? 1 : 0]);
+}
+
+void gpa_metrics_judge_handoff(void)
+{
+    inc(&m.handoffs);
+}
+
+void gpa_metrics_judge_full(void)
+{
+    inc(&m.judges_full);
+}
+
+void gpa_metrics_judge_queued_add(int delta)
+{
+    atomic_fetch_add_explicit(&m.judge_queued, delta, memory_order_relaxed);
+}
+
+static void render_judges(gpa_buf_t *out)
+{
+    gpa_buf_puts(out, "# HELP gpuadmit_search_unproven_total Reviews whose search budget ran out: infeasible warned \"could not "
+                      "prove\" instead of deciding.\n"
+                      "# TYPE gpuadmit_search_unproven_total counter\n");
+    for (unsigned h = 0; h < NHOOKS; h++)
+        gpa_buf_printf(out, "gpuadmit_search_unproven_total{webhook=\"%s\"} %" PRIu64 "\n", hook_names[h], get(&m.unproven[h]));
+    gpa_buf_printf(out,
+                   "# HELP gpuadmit_judge_handoffs_total Reviews that needed more than the event loop's slice, judged on a "
+                   "judge thread.\n"
+                   "# TYPE gpuadmit_judge_handoffs_total counter\ngpuadmit_judge_handoffs_total %" PRIu64 "\n"
+                   "# HELP gpuadmit_judge_queue_full_total Reviews answered 503 because every judge was busy and the queue "
+                   "full.\n"
+                   "# TYPE gpuadmit_judge_queue_full_total counter\ngpuadmit_judge_queue_full_total %" PRIu64 "\n"
+                   "# HELP gpuadmit_judge_queued Reviews waiting for a judge now.\n"
+                   "# TYPE gpuadmit_judge_queued gauge\ngpuadmit_judge_queued %" PRId64 "\n",
+                   get(&m.handoffs), get(&m.judges_full), (int64_t)atomic_load(&m.judge_queued));
+}
+
 /* ---- a second source (serve --cluster-inventory) ---- */
 
 static const gpa_metrics_source_t *source;
@@ -291,6 +334,7 @@ void gpa_metrics_render(gpa_buf_t *out, time_t now)
     render_gauges(out, now);
     render_reloads(out);
     render_limits(out);
+    render_judges(out);
     if (source != NULL && source->render != NULL)
         source->render(source->ctx, out, now);
 }

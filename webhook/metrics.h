@@ -17,6 +17,10 @@
  *   gpuadmit_inflight_bytes                            bytes of requests buffered now (the budget's measure)
  *   gpuadmit_accept_pauses_total{reason}               accepting paused for lack of descriptors: EMFILE | ENFILE
  *                                                      | ENOBUFS | ENOMEM
+ *   gpuadmit_search_unproven_total{webhook}            reviews whose search budget ran out ("could not prove")
+ *   gpuadmit_judge_handoffs_total                      reviews moved off the event loop to a judge (judge.h)
+ *   gpuadmit_judge_queue_full_total                    reviews answered 503: every judge busy, the queue full
+ *   gpuadmit_judge_queued                              reviews waiting for a judge now
  * and whatever a second source renders (gpa_metrics_set_source: serve --cluster-inventory, docs/cluster.md).
  */
 #ifndef GPA_WEBHOOK_METRICS_H
@@ -74,6 +78,12 @@ void gpa_metrics_reload(gpa_reload_kind_t what, int ok);
 void gpa_metrics_set_cert_not_after(int64_t not_after);
 void gpa_metrics_set_ready(int ready);
 int gpa_metrics_ready(void);
+/* A review whose search budget ran out (the infeasible rule warned "could not prove"). */
+void gpa_metrics_search_unproven(gpa_webhook_t hook);
+/* A review moved to a judge thread; one refused because the judges' queue was full; the queue's length. */
+void gpa_metrics_judge_handoff(void);
+void gpa_metrics_judge_full(void);
+void gpa_metrics_judge_queued_add(int delta);
 /* Appends the whole exposition to out; `now` is the wall clock used for the expiry gauge. */
 void gpa_metrics_render(gpa_buf_t *out, time_t now);
 /*

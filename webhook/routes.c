@@ -8,13 +8,11 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "conn.h"
+#include "judge.h"
 #include "log.h"
 #include "metrics.h"
 #include "reload.h"
 #include "admission/review.h"
-
-static __thread gpa_arena_t arena;
-static __thread gpa_snapshot_t snapshot;
 
 typedef struct st_inflight_t {
     int unused;
@@ -129,10 +127,12 @@ static int health(h2o_req_t *req)
     if (!method_is(req, "GET") && !method_is(req, "HEAD"))
         return method_not_allowed(req, "GET, HEAD");
     const char *waiting = ready ? gpa_metrics_waiting() : NULL;
+    char why[128];
+    const char *stuck = gpa_judge_stuck(gpa_judge_now_ms(), why, sizeof(why));
     if (ready && !gpa_metrics_ready())
         respond_text(req, 503, "Service Unavailable", "shutting down\n");
-    else if (waiting != NULL)
-        respond_text(req, 503, "Service Unavailable", waiting);
+    else if (waiting != NULL || stuck != NULL)
+        respond_text(req, 503, "Service Unavailable", stuck != NULL ? stuck : waiting);
     else
         respond_text(req, 200, "OK", "ok\n");
     return 0;
@@ -150,13 +150,6 @@ static int is_json(h2o_req_t *req)
     if (v.len < n || strncasecmp(v.base, json, n) != 0)
         return 0;
     return v.len == n || v.base[n] == ';' || v.base[n] == ' ' || v.base[n] == '\t';
-}
-
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static void on_inflight_done(void *p)
@@ -202,6 +195,25 @@ static void log_invalid(gpa_webhook_t hook, const gpa_review_t *r)
     gpa_log_end(l);
 }
 
+/* The review's answer (r NULL: every judge busy, the queue full), on the worker's loop. */
+static void answered(h2o_req_t *req, gpa_webhook_t hook, const gpa_review_t *r, uint64_t micros)
+{
+    if (r == NULL) {
+        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL, H2O_STRLIT("1"));
+        refuse(req, 503, "Service Unavailable", "every judge is busy; retry\n");
+        return;
+    }
+    if (r->http_status == 200)
+        respond(req, 200, "OK", "application/json", r->body, r->len);
+    else
+        respond(req, r->http_status, "Bad Request", "text/plain; charset=utf-8", r->body, r->len);
+    gpa_metrics_review(hook, r, micros);
+    if (r->http_status != 200)
+        log_invalid(hook, r);
+    else if (!r->allowed)
+        log_denial(hook, r);
+}
+
 static int review(h2o_req_t *req, gpa_webhook_t hook, const webhook_handler_t *h)
 {
     size_t max_body = h->max_body;
@@ -217,23 +229,7 @@ static int review(h2o_req_t *req, gpa_webhook_t hook, const webhook_handler_t *h
         return refuse_and_close(req, 503, "Service Unavailable", "too many request bytes in flight; retry\n");
     }
     hold(req);
-    gpa_reload_refresh(&snapshot);
-    uint64_t start = now_us();
-    gpa_review_t r;
-    memset(&r, 0, sizeof(r));
-    gpa_review(&arena, snapshot.config, snapshot.inventory, hook, req->entity.base != NULL ? req->entity.base : "", req->entity.len,
-               &r);
-    if (r.http_status == 200)
-        respond(req, 200, "OK", "application/json", r.body, r.len);
-    else
-        respond(req, r.http_status, "Bad Request", "text/plain; charset=utf-8", r.body, r.len);
-    gpa_metrics_review(hook, &r, now_us() - start);
-    if (r.http_status != 200)
-        log_invalid(hook, &r);
-    else if (!r.allowed)
-        log_denial(hook, &r);
-    /* h2o_send_inline copied the body into the request's pool: the arena can go. */
-    gpa_arena_clear(&arena);
+    gpa_judge_review(req, hook, answered); /* on this loop, or on a judge thread and answered later (judge.h) */
     return 0;
 }
 
@@ -286,10 +282,4 @@ void gpa_routes_metrics(h2o_hostconf_t *host)
 {
     h2o_pathconf_t *pc = h2o_config_register_path(host, "/", 0);
     h2o_create_handler(pc, sizeof(h2o_handler_t))->on_req = on_metrics;
-}
-
-void gpa_routes_thread_dispose(void)
-{
-    gpa_arena_dispose(&arena);
-    gpa_reload_forget(&snapshot);
 }

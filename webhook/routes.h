@@ -4,8 +4,8 @@
  * Webhook port (HTTPS):
  *   POST /validate, POST /mutate   AdmissionReview (Content-Type application/json) → gpa_review(); 200 with the
  *                                  answer, 400 with gpa_review's one-line reason, 415 for another Content-Type
- *   GET  /healthz                  200 while the process runs
- *   GET  /readyz                   200 while serving, 503 once shutdown has started
+ *   GET  /healthz                  200 while the process runs, 503 while a worker or judge is stuck (judge.h)
+ *   GET  /readyz                   200 while serving, 503 once shutdown has started or while stuck
  *   anything else                  404 (unknown path) or 405 (known path, wrong method, with Allow)
  * Metrics port (plain HTTP): GET /metrics (Prometheus text), /healthz, /readyz.
  *
@@ -16,8 +16,8 @@
  * gets 503 with Retry-After and the connection closes. While the server drains, every answer carries
  * "Connection: close".
  *
- * Per worker thread: one arena, cleared after each request (its memory kept for the next), and one snapshot of
- * configuration and inventory (reload.h), refreshed at the start of each request.
+ * Reviews are judged by judge.h: on the worker's loop, or on a judge thread when their search needs more (503
+ * with Retry-After when every judge is busy and the queue is full).
  */
 #ifndef GPA_WEBHOOK_ROUTES_H
 #define GPA_WEBHOOK_ROUTES_H
@@ -29,7 +29,5 @@
 void gpa_routes_webhook(h2o_hostconf_t *host, size_t max_body, size_t max_inflight);
 /* Registers the metrics-port routes on host. */
 void gpa_routes_metrics(h2o_hostconf_t *host);
-/* Frees the calling thread's arena and snapshot references (call when a worker thread ends). */
-void gpa_routes_thread_dispose(void);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "base/arena.h"
 #include "conn.h"
+#include "judge.h"
 #include "metrics.h"
 #include "reload.h"
 #include "routes.h"
@@ -44,6 +45,7 @@ typedef struct st_worker_t {
     h2o_timeout_entry_t resume; /* linked while paused */
     size_t buffered;            /* this worker's share of gpuadmit_inflight_bytes */
     int trim_pending;           /* past TRIM_AFTER(_CONNECTIONS): return memory once back down */
+    gpa_judge_loop_t judge;     /* webhook workers: answers from judge threads, the heartbeat (judge.h) */
 } worker_t;
 
 /* Memory held for requests, or open connections (each with its TLS state), above which freed memory is handed
@@ -77,6 +79,8 @@ void gpa_server_opts_init(gpa_server_opts_t *o)
     o->reload_interval_ms = 1000;
     o->max_connections = 128;
     o->max_inflight_bytes = 16u << 20;
+    o->judge_threads = 0;
+    o->search_deadline_ms = 2000;
 }
 
 /* ---- listening sockets ---------------------------------------------------------------------------------- */
@@ -318,10 +322,13 @@ static void *worker_main(void *arg)
     w->listener = h2o_evloop_socket_create(w->ctx.loop, w->fd, H2O_SOCKET_FLAG_DONT_READ);
     w->listener->data = w;
     h2o_socket_read_start(w->listener, on_accept);
+    if (!w->is_metrics)
+        gpa_judge_attach(&w->judge, w->ctx.loop);
     /* Wake every 100 ms so a phase change is seen without a cross-thread wake-up. */
     int p;
     while ((p = atomic_load(&phase)) != PHASE_STOP) {
         h2o_evloop_run(w->ctx.loop, 100);
+        gpa_judge_turned();
         gpa_conn_watch_writes(&w->conns);
         if (!w->is_metrics)
             account(w);
@@ -330,7 +337,7 @@ static void *worker_main(void *arg)
             gpa_conn_close_idle(&w->conns);
         }
     }
-    gpa_routes_thread_dispose();
+    gpa_judge_detach();
     return NULL;
 }
 
@@ -447,6 +454,8 @@ static void log_start(const gpa_server_opts_t *o, unsigned nthreads, const char 
     gpa_log_int(l, "inventoryFiles", (int64_t)o->ninventory);
     gpa_log_int(l, "maxConnections", o->max_connections);
     gpa_log_int(l, "maxInflightBytes", (int64_t)o->max_inflight_bytes);
+    gpa_log_int(l, "judgeThreads", o->judge_threads != 0 ? o->judge_threads : nthreads);
+    gpa_log_int(l, "searchDeadlineMs", (int64_t)o->search_deadline_ms);
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
         gpa_log_int(l, "openFileLimit", rl.rlim_cur == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_cur);
@@ -517,9 +526,16 @@ int gpa_server_run(const gpa_server_opts_t *o)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned nthreads = o->threads != 0 ? o->threads : cores > 0 ? (unsigned)cores : 1;
     char addr[64] = "", maddr[64] = "", err[512];
+    gpa_judge_opts_t jo;
+    gpa_judge_opts_init(&jo);
+    jo.threads = o->judge_threads != 0 ? o->judge_threads : nthreads;
+    jo.deadline_ms = o->search_deadline_ms;
+    jo.queue = 2 * jo.threads;
+    gpa_judge_start(&jo);
     atomic_store(&phase, PHASE_SERVE);
     if (start_workers(o, gpa_tls_ctx(tls), nthreads, addr, maddr, err, sizeof(err)) != 0) {
         gpa_log_msg(GPA_LOG_ERROR, "cannot listen", err);
+        gpa_judge_stop();
         gpa_reload_dispose();
         gpa_tls_free(tls);
         return 2;
@@ -536,6 +552,7 @@ int gpa_server_run(const gpa_server_opts_t *o)
     gpa_log_int(l, "connections", gpa_metrics_connections());
     gpa_log_end(l);
     drain(o->shutdown_grace_ms);
+    gpa_judge_stop(); /* before the workers end: no answer is posted to a loop that has stopped */
     atomic_store(&phase, PHASE_STOP);
     for (size_t i = 0; i < nworkers; i++)
         pthread_join(workers[i].tid, NULL);

@@ -10,6 +10,9 @@
  *
  * HTTP/2 is spoken only on the webhook port and only when asked (opts.http2: "h2" in ALPN); h2o's own upgrade
  * paths (a prior-knowledge preface, "Upgrade: h2c") are off on both ports.
+ *
+ * Judge threads (judge.h) take the reviews whose search needs more than a slice of a worker's loop; /healthz fails
+ * while a worker's loop or a judge is stuck.
  */
 #ifndef GPA_WEBHOOK_SERVER_H
 #define GPA_WEBHOOK_SERVER_H
@@ -41,6 +44,10 @@ typedef struct st_gpa_server_opts_t {
     /* Limits under attack (docs/webhook.md#limits): above either, new connections are closed at once. */
     unsigned max_connections;  /* open webhook connections, TLS handshakes in progress included */
     size_t max_inflight_bytes; /* bytes buffered for requests across every connection */
+    /* CPU under attack (docs/webhook.md#cpu): reviews whose search needs more than a slice of the event loop are
+     * judged on judge threads, each within the search budget and this deadline. */
+    unsigned judge_threads;      /* 0 = as many as worker threads */
+    uint64_t search_deadline_ms; /* a review's search deadline on a judge */
 } gpa_server_opts_t;
 
 /* The defaults documented in docs/webhook.md (listen ":9443", metrics ":8080", 4 MiB, ...). */

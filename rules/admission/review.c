@@ -141,8 +141,8 @@ static int decode(gpa_arena_t *a, const gpa_config_t *cfg, gpa_webhook_t hook, c
     return 0;
 }
 
-static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook,
-                  const gpa_envelope_t *req, gpa_review_t *out)
+static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+                  gpa_webhook_t hook, const gpa_envelope_t *req, gpa_review_t *out)
 {
     gpa_object_t *obj = NULL, *old = NULL;
     int judged = req->op == GPA_OP_CREATE || req->op == GPA_OP_UPDATE; /* DELETE and CONNECT: admitted as they are */
@@ -162,7 +162,8 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
                                  .old_object = old,
                                  .mutate = hook == GPA_WEBHOOK_MUTATE,
                                  .validate = hook == GPA_WEBHOOK_VALIDATE,
-                                 .inventory = inv};
+                                 .inventory = inv,
+                                 .budget = budget};
         gpa_error_t err;
         gpa_error_init(&err, NULL);
         if (gpa_check(a, cfg, obj, &opts, &out->verdict, &err) != 0) {
@@ -177,6 +178,12 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
 
 void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
                 size_t len, gpa_review_t *out)
+{
+    gpa_review_with(a, cfg, inv, NULL, hook, body, len, out);
+}
+
+void gpa_review_with(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+                     gpa_webhook_t hook, const char *body, size_t len, gpa_review_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->api_version = out->uid = out->operation = out->kind = out->ns = out->name = "";
@@ -202,5 +209,5 @@ void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *
     out->kind = req.kind;
     out->ns = req.ns;
     out->name = req.name;
-    check(a, cfg, inv, hook, &req, out);
+    check(a, cfg, inv, budget, hook, &req, out);
 }

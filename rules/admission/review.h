@@ -37,5 +37,9 @@ typedef struct st_gpa_review_t {
 /* Never fails otherwise than through out->http_status; `inv` may be NULL. */
 void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
                 size_t len, gpa_review_t *out);
+/* gpa_review with the request's search budget (alloc/placement.h; borrowed, NULL = the default steps and no
+ * deadline): the webhook's, with its deadline. */
+void gpa_review_with(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+                     gpa_webhook_t hook, const char *body, size_t len, gpa_review_t *out);
 
 #endif

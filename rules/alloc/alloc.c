@@ -11,13 +11,14 @@
 #include "alloc/search.h"
 #include "kube/quantity.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- one node ---- */
 
-/* Each init container alone, from the node's state (first fit). */
+/* Each init container alone, from the node's state (first fit). *bounded: a search was cut short (no answer). */
 static int init_containers_fit(gpa_arena_t *a, const gpa_alloc_policy_t *pol, const gpa_request_t *req,
-                               const gpa_alloc_opts_t *opts, const gpa_node_t *node, size_t *failed)
+                               const gpa_alloc_opts_t *opts, const gpa_node_t *node, size_t *failed, int *bounded)
 {
     gpa_alloc_opts_t o = *opts;
     o.first_fit = 1;
@@ -28,7 +29,11 @@ static int init_containers_fit(gpa_arena_t *a, const gpa_alloc_policy_t *pol, co
         gpa_search_t s;
         gpa_search_init(&s, a, pol, req, k, end, &o, node->ngpus);
         gpa_search_node(&s, node);
-        if (!s.found && !s.bounded) {
+        if (s.bounded) {
+            *bounded = 1;
+            return 0;
+        }
+        if (!s.found) {
             *failed = k;
             return 0;
         }
@@ -38,6 +43,14 @@ static int init_containers_fit(gpa_arena_t *a, const gpa_alloc_policy_t *pol, co
 }
 
 /* ---- results ---- */
+
+static int request_order(const void *x, const void *y)
+{
+    const gpa_share_t *a = x, *b = y;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return a->minor < b->minor ? -1 : a->minor > b->minor;
+}
 
 static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *out)
 {
@@ -55,6 +68,8 @@ static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *
         sh->fraction = gpu->memory > 0 ? gpa_mul_ceil_div_i64(p->mem, 10000, gpu->memory) : (p->core >= gpu->core ? 10000 : 0);
     }
     out->score = s->nshares > 0 ? s->best_score / (int64_t)s->nshares : 0;
+    if (s->first_fit) /* searched largest first: back to request order (a group's devices are in minor order) */
+        qsort(out->shares, out->nshares, sizeof(*out->shares), request_order);
 }
 
 static size_t max_gpus(const gpa_node_t *const *nodes, size_t n)
@@ -76,28 +91,55 @@ static const gpa_node_t **every_node(gpa_arena_t *a, const gpa_inventory_t *inv,
     return all;
 }
 
+/* The search stops: the budget ran out outside a device search (label tests, an init container's search). */
+static void stop_search(gpa_search_t *s)
+{
+    if (!s->bounded)
+        s->budget->cut++;
+    s->bounded = 1;
+}
+
+/* Why the node cannot take the Pod (r filled), or 0 when its app shares are to be searched. */
+static int refuse_node(gpa_arena_t *a, gpa_search_t *s, const gpa_nodes_pod_t *pp, const gpa_alloc_opts_t *o,
+                       const gpa_alloc_policy_t *pol, const gpa_request_t *req, const gpa_node_t *node, gpa_node_reason_t *r)
+{
+    size_t failed_init = 0;
+    int bounded = 0;
+    gpa_nodes_refusal_t refusal;
+    r->node = node->name;
+    if (gpa_alloc_budget_take(s->budget, pp->cost) != 0) {
+        stop_search(s);
+        return 1;
+    }
+    if (gpa_nodes_check(pp, req, node, &refusal) != 0) {
+        gpa_explain_refusal(a, req, node, &refusal, r);
+        return 1;
+    }
+    if (!init_containers_fit(a, pol, req, o, node, &failed_init, &bounded)) {
+        if (bounded)
+            stop_search(s);
+        else
+            gpa_explain_group(a, s, node, failed_init, r);
+        return 1;
+    }
+    return 0;
+}
+
 /* gpa_alloc_place over a list of nodes in name order (every node, or one per shape). */
 static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnodes, const gpa_alloc_policy_t *pol,
-                     const gpa_podspec_t *pod, const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+                     const gpa_nodes_pod_t *pp, const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
 {
     gpa_search_t s;
     memset(out, 0, sizeof(*out));
     gpa_search_init(&s, a, pol, req, 0, req->napp_groups, opts, max_gpus(nodes, nnodes));
+    gpa_alloc_opts_t o = *opts;
+    o.budget = s.budget; /* the init containers' searches share it */
     gpa_node_reason_t *reasons = gpa_arena_calloc(a, nnodes + 1, sizeof(*reasons));
     for (size_t i = 0; i < nnodes && !(s.found && s.first_fit) && !s.bounded; i++) {
         const gpa_node_t *node = nodes[i];
-        size_t failed_init = 0;
         gpa_node_reason_t *r = &reasons[i];
-        gpa_nodes_refusal_t refusal;
-        r->node = node->name;
-        if (gpa_nodes_check(pod, req, node, &refusal) != 0) {
-            gpa_explain_refusal(a, req, node, &refusal, r);
+        if (refuse_node(a, &s, pp, &o, pol, req, node, r))
             continue;
-        }
-        if (!init_containers_fit(a, pol, req, opts, node, &failed_init)) {
-            gpa_explain_group(a, &s, node, failed_init, r);
-            continue;
-        }
         gpa_search_node(&s, node);
         /* Reasons matter only when no node fits, and then no bound pruned anything: node_found is exact. */
         if (!s.node_found && !s.bounded)
@@ -119,8 +161,10 @@ int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_
                     const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
 {
     size_t nnodes;
+    gpa_nodes_pod_t pp;
+    gpa_nodes_prepare(a, pod, &pp);
     const gpa_node_t **all = every_node(a, inv, &nnodes);
-    place_on(a, all, nnodes, pol, pod, req, opts, out);
+    place_on(a, all, nnodes, pol, &pp, req, opts, out);
     return 0;
 }
 
@@ -139,37 +183,71 @@ static int selects_identity(const gpa_inventory_t *inv, const gpa_podspec_t *pod
     return 0;
 }
 
-/* The nodes to search: one per shape, or every node for a Pod selecting on an identity label. */
-static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_podspec_t *pod, int now, size_t *n)
+/*
+ * The nodes to search: one per shape as far as the Pod can tell. A Pod that selects on no identity label tells
+ * nodes apart only by their shape (the inventory's). Otherwise every node's labels are tested (logarithmic in a
+ * list's length); of the nodes that pass, the first of each shape is searched, and the first node that fails
+ * speaks for every node that fails (a label refusal ranks below every other reason, and ties go to the lowest
+ * name). So a no-op `kubernetes.io/hostname` affinity costs one label test per node, not one search per node.
+ */
+static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_nodes_pod_t *pp,
+                                           gpa_alloc_budget_t *budget, int now, size_t *n)
 {
-    if (!selects_identity(inv, pod))
+    if (!selects_identity(inv, pp->pod))
         return gpa_inventory_shapes(inv, now, n);
-    return every_node(a, inv, n);
+    size_t nnodes, nshapes, k = 0;
+    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &nnodes);
+    gpa_inventory_shapes(inv, now, &nshapes);
+    int *seen = gpa_arena_calloc(a, nshapes + 1, sizeof(*seen));
+    const gpa_node_t **out = gpa_arena_calloc(a, nnodes + 1, sizeof(*out));
+    int refused = 0;
+    for (size_t i = 0; i < nnodes && gpa_alloc_budget_take(budget, pp->cost) == 0; i++) {
+        gpa_nodes_refusal_t why;
+        int *first = gpa_nodes_labels(pp, &nodes[i], &why) ? &seen[gpa_inventory_shape_of(inv, &nodes[i], now)] : &refused;
+        if (!*first)
+            out[k++] = &nodes[i];
+        *first = 1;
+    }
+    *n = k;
+    return out;
+}
+
+/* Whether the Pod fits some node (now: with current usage); *reason for the closest when not; -1 when the budget
+ * ran out before an answer. */
+static int fits_some_node(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_nodes_pod_t *pp,
+                          const gpa_request_t *req, gpa_alloc_budget_t *budget, int now, const char **reason)
+{
+    gpa_placement_t p;
+    gpa_alloc_opts_t o = {.now = now, .first_fit = 1, .budget = budget};
+    size_t n;
+    /* Nodes of one shape fit alike and explain alike; the first-named of each speaks for them all. */
+    const gpa_node_t *const *shapes = candidates(a, inv, pp, budget, now, &n);
+    place_on(a, shapes, n, pol, pp, req, &o, &p);
+    if (p.feasible)
+        return 1;
+    if (p.bounded || budget->spent)
+        return -1; /* not proven: the rule only rejects what is certain */
+    *reason = gpa_explain_closest(a, &p);
+    return 0;
 }
 
 gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,
-                                     const gpa_podspec_t *pod, const gpa_request_t *req, const char **reason)
+                                     const gpa_podspec_t *pod, const gpa_request_t *req, gpa_alloc_budget_t *budget,
+                                     const char **reason)
 {
-    gpa_placement_t p;
-    gpa_alloc_opts_t o = {.now = 0, .first_fit = 1};
-    size_t n;
+    gpa_alloc_budget_t own = gpa_alloc_budget(0);
+    gpa_nodes_pod_t pp;
     *reason = "";
     if (req->ngroups == 0)
         return GPA_FEASIBLE_NOW;
-    /* Nodes of one shape fit alike and explain alike; the first-named of each speaks for them all. */
-    const gpa_node_t *const *shapes = candidates(a, inv, pod, 0, &n);
-    place_on(a, shapes, n, pol, pod, req, &o, &p);
-    if (!p.feasible) {
-        if (p.bounded)
-            return GPA_FEASIBLE_NOW; /* not proven impossible: the rule only rejects what is certain */
-        *reason = gpa_explain_closest(a, &p);
-        return GPA_FEASIBLE_NEVER;
+    if (budget == NULL)
+        budget = &own;
+    gpa_nodes_prepare(a, pod, &pp);
+    int ever = fits_some_node(a, inv, pol, &pp, req, budget, 0, reason);
+    if (ever <= 0) {
+        budget->unproven += ever < 0;
+        return ever < 0 ? GPA_FEASIBLE_UNKNOWN : GPA_FEASIBLE_NEVER;
     }
-    o.now = 1;
-    shapes = candidates(a, inv, pod, 1, &n);
-    place_on(a, shapes, n, pol, pod, req, &o, &p);
-    if (p.feasible || p.bounded)
-        return GPA_FEASIBLE_NOW;
-    *reason = gpa_explain_closest(a, &p);
-    return GPA_FEASIBLE_NOT_NOW;
+    /* Room now cannot be proven either way once the budget is spent: say nothing. */
+    return fits_some_node(a, inv, pol, &pp, req, budget, 1, reason) == 0 ? GPA_FEASIBLE_NOT_NOW : GPA_FEASIBLE_NOW;
 }

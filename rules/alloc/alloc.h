@@ -28,6 +28,7 @@ typedef enum en_gpa_feasibility_t {
     GPA_FEASIBLE_NOW,     /* some node has room now */
     GPA_FEASIBLE_NOT_NOW, /* some node could hold it empty, none has room with current usage */
     GPA_FEASIBLE_NEVER,   /* no node could hold it even empty */
+    GPA_FEASIBLE_UNKNOWN, /* the budget ran out before a node was found or every node ruled out: not proven */
 } gpa_feasibility_t;
 
 /*
@@ -35,11 +36,17 @@ typedef enum en_gpa_feasibility_t {
  * closest node's first reason ("node-3: device 1 has 12Gi free, needs 20Gi"); "" for NOW. The closest node is
  * the one that got furthest (labels < dialect < healthy devices < capacity < together), then, within that
  * stage, came nearest (more healthy devices; more of the needed devices with room, then the larger part of
- * the share its closest device could hold), then the lowest name. A Pod without GPU groups is NOW. A search
- * cut short by its bound never yields NEVER (the check only rejects what is certain).
+ * the share its closest device could hold), then the lowest name. A Pod without GPU groups is NOW.
+ *
+ * Every step is taken from `budget` (placement.h: the request's, shared by each template of the object; NULL =
+ * a budget of the call's own). A search cut short never yields NEVER: UNKNOWN (counted in budget->unproven)
+ * when "could it ever fit" was not answered, NOW when only "is there room now" was not. Nodes of one shape as
+ * far as the Pod can tell (the same devices, labels apart from identity labels, and label tests passed or
+ * failed alike) are searched once.
  */
 gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,
-                                     const gpa_podspec_t *pod, const gpa_request_t *req, const char **reason);
+                                     const gpa_podspec_t *pod, const gpa_request_t *req, gpa_alloc_budget_t *budget,
+                                     const char **reason);
 
 /*
  * Places the Pod: every node (name order) whose labels match and whose GPUs serve the request's dialects is

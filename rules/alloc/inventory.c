@@ -26,6 +26,7 @@ struct st_gpa_inventory_t {
     size_t nnodes;
     const gpa_node_t **shapes[2]; /* [0]: one node per distinct empty shape; [1]: per shape with usage */
     size_t nshapes[2];
+    size_t *shape_of[2];        /* [now][node index]: the index of its shape in shapes[now] */
     const char **identity_keys; /* label keys that tell nodes apart (sorted): no part of a shape */
     size_t nidentity_keys;
     char *advisory; /* set once before sharing: the infeasible rule only warns (inventory.h) */
@@ -520,6 +521,7 @@ static void build_shapes(gpa_inventory_t *inv, gpa_arena_t *a, int now)
     size_t *slots = gpa_arena_calloc(a, cap, sizeof(*slots)); /* index + 1 into the representatives; 0 = free */
     uint64_t *hashes = gpa_arena_calloc(a, inv->nnodes + 1, sizeof(*hashes));
     const gpa_node_t **reps = gpa_arena_calloc(a, inv->nnodes + 1, sizeof(*reps));
+    size_t *shape_of = gpa_arena_calloc(a, inv->nnodes + 1, sizeof(*shape_of));
     size_t n = 0;
     for (size_t i = 0; i < inv->nnodes; i++) {
         const gpa_node_t *node = &inv->nodes[i];
@@ -532,7 +534,9 @@ static void build_shapes(gpa_inventory_t *inv, gpa_arena_t *a, int now)
             reps[n++] = node;
             slots[k] = n;
         }
+        shape_of[i] = slots[k] - 1;
     }
+    inv->shape_of[now] = shape_of;
     inv->shapes[now] = reps;
     inv->nshapes[now] = n;
 }
@@ -541,6 +545,11 @@ const gpa_node_t *const *gpa_inventory_shapes(const gpa_inventory_t *inv, int no
 {
     *n = inv->nshapes[now != 0];
     return inv->shapes[now != 0];
+}
+
+size_t gpa_inventory_shape_of(const gpa_inventory_t *inv, const gpa_node_t *node, int now)
+{
+    return inv->shape_of[now != 0][node - inv->nodes];
 }
 
 void gpa_inventory_set_advisory(gpa_inventory_t *inv, const char *why)

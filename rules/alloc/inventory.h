@@ -79,6 +79,8 @@ const char *gpa_node_label(const gpa_node_t *node, const char *key);
  * closest node's reason, depend only on these (docs/allocator.md). Borrowed.
  */
 const gpa_node_t *const *gpa_inventory_shapes(const gpa_inventory_t *inv, int now, size_t *n);
+/* The index in gpa_inventory_shapes(inv, now) of the shape of `node` (one of this inventory's nodes). */
+size_t gpa_inventory_shape_of(const gpa_inventory_t *inv, const gpa_node_t *node, int now);
 /* Whether `key` is an identity label of this inventory (see above). */
 int gpa_inventory_identity_key(const gpa_inventory_t *inv, const char *key);
 

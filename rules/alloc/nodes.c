@@ -25,7 +25,37 @@ static int parse_i64(const char *s, int64_t *out)
     return 0;
 }
 
-static int requirement_matches(const gpa_node_t *node, const gpa_node_requirement_t *q)
+static int cmp_str_ptr(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+void gpa_nodes_prepare(gpa_arena_t *a, const gpa_podspec_t *pod, gpa_nodes_pod_t *out)
+{
+    size_t nreq = 0;
+    out->pod = pod;
+    out->first = gpa_arena_calloc(a, pod->nnode_terms + 1, sizeof(*out->first));
+    for (size_t t = 0; t < pod->nnode_terms; t++) {
+        out->first[t] = nreq;
+        nreq += pod->node_terms[t].len;
+    }
+    out->cost = 1 + (uint64_t)pod->nnode_selector + nreq;
+    out->sorted = gpa_arena_calloc(a, nreq + 1, sizeof(*out->sorted));
+    for (size_t t = 0; t < pod->nnode_terms; t++) {
+        const gpa_node_term_t *term = &pod->node_terms[t];
+        for (size_t i = 0; i < term->len; i++) {
+            const gpa_node_requirement_t *q = &term->requirements[i];
+            if (q->op != GPA_MATCH_IN && q->op != GPA_MATCH_NOT_IN)
+                continue;
+            const char **v = gpa_arena_calloc(a, q->nvalues + 1, sizeof(*v));
+            memcpy(v, q->values, q->nvalues * sizeof(*v));
+            qsort(v, q->nvalues, sizeof(*v), cmp_str_ptr);
+            out->sorted[out->first[t] + i] = v;
+        }
+    }
+}
+
+static int requirement_matches(const gpa_node_t *node, const gpa_node_requirement_t *q, const char *const *sorted)
 {
     const char *v = gpa_node_label(node, q->key);
     int64_t have, want;
@@ -40,29 +70,31 @@ static int requirement_matches(const gpa_node_t *node, const gpa_node_requiremen
             return 0;
         return q->op == GPA_MATCH_GT ? have > want : have < want;
     case GPA_MATCH_IN:
-    case GPA_MATCH_NOT_IN:
-        for (size_t i = 0; v != NULL && i < q->nvalues; i++)
-            if (strcmp(q->values[i], v) == 0)
-                return q->op == GPA_MATCH_IN;
-        return q->op == GPA_MATCH_NOT_IN;
+    case GPA_MATCH_NOT_IN: {
+        int listed = v != NULL && bsearch(&v, sorted, q->nvalues, sizeof(*sorted), cmp_str_ptr) != NULL;
+        return listed == (q->op == GPA_MATCH_IN);
+    }
     }
     return 0;
 }
 
 /* A term with no requirement matches no node (Kubernetes' rule for an empty nodeSelectorTerm). */
-static const gpa_node_requirement_t *term_failure(const gpa_node_t *node, const gpa_node_term_t *t, int *matches)
+static const gpa_node_requirement_t *term_failure(const gpa_node_t *node, const gpa_node_term_t *t,
+                                                  const char *const *const *sorted, int *matches)
 {
     *matches = t->len > 0;
     for (size_t i = 0; i < t->len; i++)
-        if (!requirement_matches(node, &t->requirements[i])) {
+        if (!requirement_matches(node, &t->requirements[i], sorted[i])) {
             *matches = 0;
             return &t->requirements[i];
         }
     return NULL;
 }
 
-static int labels_match(const gpa_podspec_t *pod, const gpa_node_t *node, gpa_nodes_refusal_t *out)
+int gpa_nodes_labels(const gpa_nodes_pod_t *pp, const gpa_node_t *node, gpa_nodes_refusal_t *out)
 {
+    const gpa_podspec_t *pod = pp->pod;
+    memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < pod->nnode_selector; i++) {
         const char *v = gpa_node_label(node, pod->node_selector[i].key);
         if (v == NULL || strcmp(v, pod->node_selector[i].value) != 0) {
@@ -74,7 +106,8 @@ static int labels_match(const gpa_podspec_t *pod, const gpa_node_t *node, gpa_no
     const gpa_node_requirement_t *first = NULL;
     for (size_t t = 0; t < pod->nnode_terms; t++) {
         int ok;
-        const gpa_node_requirement_t *q = term_failure(node, &pod->node_terms[t], &ok);
+        const gpa_node_requirement_t *q =
+            term_failure(node, &pod->node_terms[t], (const char *const *const *)pp->sorted + pp->first[t], &ok);
         if (ok)
             return 1;
         if (first == NULL)
@@ -109,10 +142,9 @@ static gpa_nodes_stage_t group_validity(const gpa_device_group_t *g)
     return GPA_NODES_OK;
 }
 
-int gpa_nodes_check(const gpa_podspec_t *pod, const gpa_request_t *req, const gpa_node_t *node, gpa_nodes_refusal_t *out)
+int gpa_nodes_check(const gpa_nodes_pod_t *pp, const gpa_request_t *req, const gpa_node_t *node, gpa_nodes_refusal_t *out)
 {
-    memset(out, 0, sizeof(*out));
-    if (!labels_match(pod, node, out))
+    if (!gpa_nodes_labels(pp, node, out))
         return -1;
     unsigned want = request_dialects(req);
     if ((want & node->dialects) != want) {

@@ -26,10 +26,36 @@ typedef struct st_gpa_alloc_policy_t {
     int64_t max_pods_per_device; /* share Pods on one device; default 16 */
 } gpa_alloc_policy_t;
 
+/* Steps a budget holds when its front end names none (docs/allocator.md#bounds). */
+#define GPA_ALLOC_BUDGET_STEPS 20000000ull
+
+/*
+ * One request's search budget, shared by every Pod template and node of the object it judges: each device
+ * check and each node-affinity requirement evaluated costs a step, and a front end may add a deadline (rules/
+ * has no clock: `expired` is the front end's, polled every few thousand steps and between nodes). Once the
+ * steps are spent or the deadline has passed, every search that uses the budget stops at once (bounded), so a
+ * request costs at most `steps` steps and a little past its deadline, however many templates it holds.
+ * Owned by the caller; searches change `steps`, `spent` and the counters.
+ */
+typedef struct st_gpa_alloc_budget_t {
+    uint64_t steps;            /* steps left; 0 = spent */
+    int (*expired)(void *ctx); /* nonzero once the deadline has passed; NULL = no deadline */
+    void *expired_ctx;         /* handed to expired */
+    int spent;                 /* set once the steps ran out or the deadline passed */
+    unsigned cut;              /* searches cut short */
+    unsigned unproven;         /* infeasible checks that could not prove their answer (gpa_alloc_feasible UNKNOWN) */
+    uint64_t poll_;            /* steps until expired is polled again */
+} gpa_alloc_budget_t;
+
+/* A budget of `steps` steps (0 = GPA_ALLOC_BUDGET_STEPS), with no deadline. */
+gpa_alloc_budget_t gpa_alloc_budget(uint64_t steps);
+/* Takes one step (or n) from b; returns 0 while the budget lasts, -1 once it is spent (and stays spent). */
+int gpa_alloc_budget_take(gpa_alloc_budget_t *b, uint64_t n);
+
 typedef struct st_gpa_alloc_opts_t {
-    int now;            /* count current usage (else every node is taken empty) */
-    int first_fit;      /* stop at the first feasible placement (feasibility only; no best-score search) */
-    uint64_t max_steps; /* device checks allowed per Pod before the search is cut (bounded); 0 = 20,000,000 */
+    int now;                    /* count current usage (else every node is taken empty) */
+    int first_fit;              /* stop at the first feasible placement (feasibility only; no best-score search) */
+    gpa_alloc_budget_t *budget; /* borrowed; NULL = a budget of the call's own, GPA_ALLOC_BUDGET_STEPS steps */
 } gpa_alloc_opts_t;
 
 /* One device share a placed Pod would hold. */
@@ -59,7 +85,7 @@ typedef struct st_gpa_placement_t {
     size_t nannotations;
     gpa_node_reason_t *reasons; /* when not feasible: every node in name order with its first reason */
     size_t nreasons;
-    int bounded; /* the search hit its step bound: the result is the best found, not proven best */
+    int bounded; /* the search was cut short by its budget: the result is the best found, not proven best */
 } gpa_placement_t;
 
 #endif

@@ -7,11 +7,48 @@
 #include "alloc/search.h"
 #include "kube/quantity.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_MAX_STEPS 20000000ull
+/* ---- the request's budget (placement.h) ---- */
+
+#define POLL_STEPS 1024 /* steps between two looks at the front end's clock */
+
+gpa_alloc_budget_t gpa_alloc_budget(uint64_t steps)
+{
+    return (gpa_alloc_budget_t){.steps = steps != 0 ? steps : GPA_ALLOC_BUDGET_STEPS};
+}
+
+int gpa_alloc_budget_take(gpa_alloc_budget_t *b, uint64_t n)
+{
+    if (b->spent)
+        return -1;
+    if (n > b->steps) {
+        b->steps = 0;
+        b->spent = 1;
+        return -1;
+    }
+    b->steps -= n;
+    if (b->expired == NULL)
+        return 0;
+    if (b->poll_ > n) {
+        b->poll_ -= n;
+        return 0;
+    }
+    b->poll_ = POLL_STEPS;
+    if (b->expired(b->expired_ctx))
+        b->spent = 1;
+    return b->spent ? -1 : 0;
+}
 
 /* ---- amounts ---- */
+
+/* x + y, or INT64_MAX when it overflows (a total no node can offer). */
+static int64_t add_sat(int64_t x, int64_t y)
+{
+    int64_t r;
+    return __builtin_add_overflow(x, y, &r) ? INT64_MAX : r;
+}
 
 int64_t gpa_search_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gpu)
 {
@@ -24,6 +61,32 @@ int64_t gpa_search_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gp
         return gpu->memory > 0 ? gpa_mul_ceil_div_i64(g->memory_ratio, gpu->memory, 100) : -1;
     default:
         return 0;
+    }
+}
+
+/* Whether the device could still take a whole-device share (nothing on it). */
+static int whole_free(const gpa_search_dev_t *d)
+{
+    return d->gpu->healthy && !d->whole_used && d->pods == 0 && !d->touched && d->core_free == d->gpu->core &&
+           d->mem_free == d->gpu->memory;
+}
+
+/* Adds (sign 1) or removes (-1) what device d has free to the node's totals (the capacity bound). */
+static void add_free(gpa_search_t *s, const gpa_search_dev_t *d, int sign)
+{
+    if (!d->gpu->healthy || d->whole_used)
+        return;
+    int64_t core = d->core_free > 0 ? d->core_free : 0, mem = d->mem_free > 0 ? d->mem_free : 0;
+    if (sign > 0) {
+        s->free_core = add_sat(s->free_core, core);
+        s->free_mem = add_sat(s->free_mem, mem);
+        s->free_whole += whole_free(d);
+    } else if (s->free_core != INT64_MAX && s->free_mem != INT64_MAX) {
+        s->free_core -= core;
+        s->free_mem -= mem;
+        s->free_whole -= whole_free(d);
+    } else {
+        s->free_whole -= whole_free(d); /* a saturated total stays saturated: the bound just never cuts */
     }
 }
 
@@ -41,6 +104,10 @@ void gpa_search_start(gpa_search_t *s, const gpa_node_t *node)
             st[i].whole_used = g->whole_used;
         }
     }
+    s->free_core = s->free_mem = 0;
+    s->free_whole = 0;
+    for (size_t i = 0; i < node->ngpus; i++)
+        add_free(s, &st[i], 1);
 }
 
 int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem)
@@ -108,6 +175,46 @@ static void record_leaf(gpa_search_t *s, int64_t score)
     memcpy(s->best, s->cur, s->nshares * sizeof(*s->best));
 }
 
+/* Stops the search: its budget is spent (steps or deadline). Counted once per search. */
+static void cut(gpa_search_t *s)
+{
+    if (!s->bounded)
+        s->budget->cut++;
+    s->bounded = 1;
+    s->stop = 1;
+}
+
+/* How many shares of at least `core` percent and `mem` bytes device d could still take (either may be 0: no bound). */
+static size_t shares_fitting(const gpa_search_t *s, const gpa_search_dev_t *d, int64_t core, int64_t mem)
+{
+    if (!d->gpu->healthy || d->whole_used || (!d->touched && d->pods >= s->max_pods) || d->core_free < 0 || d->mem_free < 0)
+        return 0;
+    int64_t n = INT64_MAX;
+    if (core > 0)
+        n = d->core_free / core;
+    if (mem > 0 && d->mem_free / mem < n)
+        n = d->mem_free / mem;
+    return n > (int64_t)s->nshares ? s->nshares : (size_t)n;
+}
+
+/* Count bound: the node's devices cannot take the remaining share slots, each at least the smallest of them. */
+static int too_many_shares(const gpa_search_t *s, size_t i)
+{
+    size_t room = 0, need = s->need_shares[i];
+    if (need == 0 || (s->min_core[i] <= 0 && s->min_mem[i] <= 0))
+        return 0;
+    for (size_t d = 0; d < s->ndev && room < need; d++)
+        room += shares_fitting(s, &s->dev[d], s->min_core[i], s->min_mem[i]);
+    return room < need;
+}
+
+/* Capacity bound: slots [i..) need more compute, bytes, untouched devices or room for shares than the node has. */
+static int cannot_complete(const gpa_search_t *s, size_t i)
+{
+    return s->need_core[i] > s->free_core || s->need_mem[i] > s->free_mem || s->need_whole[i] > s->free_whole ||
+           too_many_shares(s, i);
+}
+
 static void dfs(gpa_search_t *s, size_t i, int64_t score)
 {
     if (s->stop)
@@ -120,45 +227,103 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
     /* Bound: each remaining share scores at most 10000; a tie with the best found is not better. */
     if (s->found && score + (int64_t)(s->nshares - i) * 10000 <= s->best_score)
         return;
+    if (cannot_complete(s, i))
+        return;
     const gpa_search_slot_t *slot = &s->slots[i];
     const gpa_device_group_t *g = &s->req->groups[slot->group];
     size_t start = slot->first_of_group ? 0 : (size_t)s->cur[i - 1].dev + 1;
     for (size_t d = start; d < s->ndev && !s->stop; d++) {
         int64_t core, mem;
-        if (++s->steps > s->max_steps) {
-            s->bounded = 1;
-            s->stop = 1;
+        if (gpa_alloc_budget_take(s->budget, 1) != 0) {
+            cut(s);
             return;
         }
         if (!gpa_search_fits(s, &s->dev[d], g, &core, &mem) || symmetric_to_earlier(s, start, d))
             continue;
         gpa_search_dev_t saved = s->dev[d];
         gpa_search_dev_t *dv = &s->dev[d];
+        add_free(s, dv, -1);
         dv->core_free -= core;
         dv->mem_free -= mem;
         if (!dv->touched)
             dv->pods++, dv->touched = 1;
         if (g->whole)
             dv->whole_used = 1;
+        add_free(s, dv, 1);
         s->cur[i] = (gpa_search_pick_t){.dev = (uint32_t)d, .core = core, .mem = mem};
         dfs(s, i + 1, score + device_score(s, dv));
+        add_free(s, dv, -1);
         *dv = saved;
+        add_free(s, dv, 1);
     }
 }
 
-/* Flattens groups [from, to) into one slot per device share. */
-static size_t make_slots(gpa_arena_t *a, const gpa_request_t *req, size_t from, size_t to, gpa_search_slot_t **out)
+/* Groups [from, to) in the order their slots are searched: request order, or for a first-fit search the
+ * largest shares first (whole devices, then compute, then bytes), which proves "does not fit" sooner. */
+typedef struct st_group_key_t {
+    int64_t size[3]; /* whole, core, bytes */
+    size_t k;
+} group_key_t;
+
+static int larger_first(const void *x, const void *y)
+{
+    const group_key_t *a = x, *b = y;
+    for (int w = 0; w < 3; w++)
+        if (a->size[w] != b->size[w])
+            return a->size[w] > b->size[w] ? -1 : 1;
+    return a->k < b->k ? -1 : 1;
+}
+
+static group_key_t *group_order(gpa_arena_t *a, const gpa_request_t *req, size_t from, size_t to, int largest_first)
+{
+    group_key_t *keys = gpa_arena_calloc(a, to - from + 1, sizeof(*keys));
+    for (size_t k = from; k < to; k++) {
+        const gpa_device_group_t *g = &req->groups[k];
+        keys[k - from] = (group_key_t){{g->whole, g->core, g->memory_kind == GPA_MEMORY_BYTES ? g->memory_bytes : 0}, k};
+    }
+    if (largest_first)
+        qsort(keys, to - from, sizeof(*keys), larger_first);
+    return keys;
+}
+
+/* Flattens groups [from, to) into one slot per device share, in group_order. */
+static size_t make_slots(gpa_arena_t *a, const gpa_request_t *req, size_t from, size_t to, int largest_first,
+                         gpa_search_slot_t **out)
 {
     size_t n = 0;
     for (size_t k = from; k < to; k++)
         n += req->groups[k].count;
+    group_key_t *order = group_order(a, req, from, to, largest_first);
     gpa_search_slot_t *slots = gpa_arena_calloc(a, n + 1, sizeof(*slots));
     size_t i = 0;
-    for (size_t k = from; k < to; k++)
-        for (unsigned c = 0; c < req->groups[k].count; c++)
-            slots[i++] = (gpa_search_slot_t){.group = k, .first_of_group = c == 0};
+    for (size_t j = 0; j < to - from; j++)
+        for (unsigned c = 0; c < req->groups[order[j].k].count; c++)
+            slots[i++] = (gpa_search_slot_t){.group = order[j].k, .first_of_group = c == 0};
     *out = slots;
     return n;
+}
+
+/* What slots [i..) need in total, for the capacity bound: share slots' compute and bytes, whole devices. */
+static void make_needs(gpa_search_t *s, gpa_arena_t *a)
+{
+    s->need_core = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_core));
+    s->need_mem = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_mem));
+    s->need_whole = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_whole));
+    s->need_shares = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->need_shares));
+    s->min_core = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->min_core));
+    s->min_mem = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->min_mem));
+    s->min_core[s->nshares] = s->min_mem[s->nshares] = INT64_MAX;
+    for (size_t i = s->nshares; i-- > 0;) {
+        const gpa_device_group_t *g = &s->req->groups[s->slots[i].group];
+        int bytes = !g->whole && g->memory_kind == GPA_MEMORY_BYTES && g->memory_bytes > 0;
+        s->need_core[i] = add_sat(s->need_core[i + 1], g->whole || g->core < 0 ? 0 : g->core);
+        s->need_mem[i] = add_sat(s->need_mem[i + 1], bytes ? g->memory_bytes : 0);
+        s->need_whole[i] = s->need_whole[i + 1] + (g->whole != 0);
+        s->need_shares[i] = s->need_shares[i + 1] + (g->whole == 0);
+        int64_t core = g->whole ? INT64_MAX : g->core > 0 ? g->core : 0, mem = g->whole ? INT64_MAX : bytes ? g->memory_bytes : 0;
+        s->min_core[i] = core < s->min_core[i + 1] ? core : s->min_core[i + 1];
+        s->min_mem[i] = mem < s->min_mem[i + 1] ? mem : s->min_mem[i + 1];
+    }
 }
 
 /* Searches one node for slots [..nshares) from a fresh state; the search keeps its best across nodes. */
@@ -182,7 +347,8 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     s->req = req;
     s->now = opts->now;
     s->first_fit = opts->first_fit;
-    s->max_steps = opts->max_steps != 0 ? opts->max_steps : DEFAULT_MAX_STEPS;
+    s->own_budget = gpa_alloc_budget(0);
+    s->budget = opts->budget != NULL ? opts->budget : &s->own_budget;
     s->max_pods = pol->max_pods_per_device > 0 ? pol->max_pods_per_device : 16;
     s->core_weight = pol->core_weight < 0 ? 0 : pol->core_weight > 100 ? 100 : pol->core_weight;
     s->spread = pol->strategy == GPA_STRATEGY_SPREAD;
@@ -190,7 +356,8 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
      * beyond what a node could hold. */
     for (size_t k = from; k < to; k++)
         s->impossible |= req->groups[k].count > max_gpus;
-    s->nshares = s->impossible ? 0 : make_slots(a, req, from, to, &s->slots);
+    s->nshares = s->impossible ? 0 : make_slots(a, req, from, to, s->first_fit, &s->slots);
+    make_needs(s, a);
     s->cur = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->cur));
     s->best = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->best));
     s->dev = gpa_arena_calloc(a, max_gpus + 1, sizeof(*s->dev));

@@ -40,10 +40,19 @@ typedef struct st_gpa_search_pick_t {
 typedef struct st_gpa_search_t {
     const gpa_request_t *req;
     int now, first_fit, spread;
-    uint64_t max_steps, steps;
+    gpa_alloc_budget_t *budget; /* borrowed: the request's (opts->budget), or own_budget */
+    gpa_alloc_budget_t own_budget;
     int64_t max_pods, core_weight;
-    gpa_search_slot_t *slots;
+    gpa_search_slot_t *slots; /* in request order; first fit: the largest groups first (proves "no" sooner) */
     size_t nshares;
+    /* Capacity bound: what slots [i..) still need in total (core and bytes of the share slots, whole devices)
+     * and what the node's devices still have free; a partial placement needing more than is free is cut. */
+    int64_t *need_core, *need_mem, free_core, free_mem;
+    size_t *need_whole, free_whole;
+    /* Count bound: slots [i..) hold need_shares[i] share (not whole) slots, none smaller than min_core[i] percent
+     * and min_mem[i] bytes (0: no bound), so a device takes at most as many of them as those minimums fit in. */
+    size_t *need_shares;
+    int64_t *min_core, *min_mem;
     gpa_search_pick_t *cur, *best;
     gpa_search_dev_t *dev; /* the node's devices, scratch sized for the largest node */
     size_t ndev;
@@ -53,7 +62,11 @@ typedef struct st_gpa_search_t {
     int64_t best_score; /* sum of per-share scores */
 } gpa_search_t;
 
-/* Sets up a search over groups [from, to) of req; max_gpus sizes the device state (the largest node). */
+/*
+ * Sets up a search over groups [from, to) of req; max_gpus sizes the device state (the largest node). Every
+ * search step is taken from opts->budget (shared with every other search of the request), or from a budget of
+ * the search's own when it is NULL; once the budget is spent the search stops with `bounded` set.
+ */
 void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *pol, const gpa_request_t *req, size_t from,
                      size_t to, const gpa_alloc_opts_t *opts, size_t max_gpus);
 /* Searches one node; s keeps the best placement over every node searched so far (ties: the earlier). */

@@ -60,13 +60,14 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
                           gpa_verdict_t *out, gpa_error_t *err)
 {
     gpa_violations_t found = {0}, old = {0};
-    gpa_validate_object(a, cfg, opts->inventory, target, &found);
+    gpa_alloc_budget_t own = gpa_alloc_budget(0), *budget = opts->budget != NULL ? opts->budget : &own;
+    gpa_validate_object(a, cfg, opts->inventory, budget, target, &found);
     int update = opts->operation == GPA_OP_UPDATE && opts->old_object != NULL;
     if (update && found.len != 0) {
         gpa_object_t *old_target;
         if (as_mutated(a, cfg, opts->old_object, &old_target, err) != 0)
             return -1;
-        gpa_validate_object(a, cfg, opts->inventory, old_target, &old);
+        gpa_validate_object(a, cfg, opts->inventory, budget, old_target, &old);
     }
     for (size_t i = 0; i < found.len; i++) {
         const gpa_violation_t *v = &found.items[i];

@@ -13,6 +13,7 @@
 #include "kube/model.h"
 #include "document/patch.h"
 #include "policy/verdict.h"
+#include "alloc/placement.h"
 
 typedef struct st_gpa_inventory_t gpa_inventory_t; /* inventory.h */
 
@@ -32,6 +33,8 @@ typedef struct st_gpa_check_opts_t {
                                          configuration leaves on) would leave it, the old object as well */
     int validate;                     /* run the validation rules */
     const gpa_inventory_t *inventory; /* enables the infeasible rule; NULL = no inventory */
+    gpa_alloc_budget_t *budget;       /* borrowed: the search budget of every Pod template of the object (and of
+                                         oldObject's); NULL = one of GPA_ALLOC_BUDGET_STEPS steps, no deadline */
 } gpa_check_opts_t;
 
 /*

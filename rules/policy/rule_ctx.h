@@ -15,6 +15,7 @@
 #include "policy/config.h"
 #include "policy/rule_checks.h"
 #include "policy/verdict.h"
+#include "alloc/placement.h"
 
 typedef struct st_gpa_inventory_t gpa_inventory_t;
 
@@ -23,6 +24,7 @@ struct st_gpa_rule_ctx_t {
     gpa_arena_t *a;
     const gpa_config_t *cfg;
     const gpa_inventory_t *inv; /* NULL: no inventory (infeasible does not run) */
+    gpa_alloc_budget_t *budget; /* the infeasible rule's search budget, shared by the object's Pod specs */
     const gpa_podspec_t *pod;
     const gpa_pod_facts_t *facts;
     const gpa_container_t *c;

@@ -261,6 +261,16 @@ void gpa_rule_unit_hint(gpa_rule_ctx_t *ctx)
     }
 }
 
+/* A Pod-level finding of ctx's rule reported as a warning, whatever the configured action. */
+static gpa_violation_t *warn_only(gpa_rule_ctx_t *ctx, const char *message)
+{
+    gpa_action_t configured = ctx->action;
+    ctx->action = GPA_ACTION_WARN;
+    gpa_violation_t *v = gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "%s", message);
+    ctx->action = configured;
+    return v;
+}
+
 void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
 {
     if (ctx->inv == NULL)
@@ -276,30 +286,27 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
         reason = gpa_arena_printf(ctx->a, "%scontainer %s asks for %lld devices", req.too_many_container->is_init ? "init " : "",
                                   req.too_many_container->name, (long long)req.too_many);
     else
-        feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, &reason);
+        feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, ctx->budget, &reason);
     if (reason == NULL || reason[0] == '\0')
         reason = "no node has the devices it asks for";
     size_t nnodes; /* every node of the inventory has GPUs and was considered */
     gpa_inventory_nodes(ctx->inv, &nnodes);
     const char *considered = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, " (%zu GPU node%s)", nnodes, nnodes == 1 ? "" : "s");
     const char *advisory = gpa_inventory_advisory(ctx->inv);
-    if (feasible == GPA_FEASIBLE_NEVER && advisory != NULL) {
+    if (feasible == GPA_FEASIBLE_UNKNOWN) {
+        /* The request's search budget ran out (docs/allocator.md#bounds): a search cut short never denies. */
+        warn_only(ctx, gpa_arena_printf(ctx->a, "could not prove this Pod fits a node%s: the search budget ran out; admitted",
+                                        considered));
+    } else if (feasible == GPA_FEASIBLE_NEVER && advisory != NULL) {
         /* An inventory that may be out of date proves nothing: say what it shows, deny nothing. */
-        gpa_action_t configured = ctx->action;
-        ctx->action = GPA_ACTION_WARN;
-        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "%s; no node could ever hold this Pod%s: %s", advisory,
-                            considered, reason);
-        ctx->action = configured;
+        warn_only(ctx, gpa_arena_printf(ctx->a, "%s; no node could ever hold this Pod%s: %s", advisory, considered, reason));
     } else if (feasible == GPA_FEASIBLE_NEVER) {
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
     } else if (feasible == GPA_FEASIBLE_NOT_NOW) {
         /* Room may free up: a warning whatever the configured action (off never gets here). */
-        gpa_action_t configured = ctx->action;
-        ctx->action = GPA_ACTION_WARN;
-        gpa_violation_t *v = gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now%s: %s",
-                                                 considered, reason);
+        gpa_violation_t *v =
+            warn_only(ctx, gpa_arena_printf(ctx->a, "no node has room for this Pod now%s: %s", considered, reason));
         if (v != NULL)
             v->not_now = 1;
-        ctx->action = configured;
     }
 }

@@ -39,9 +39,10 @@ static void run_rule_on_pod(gpa_rule_ctx_t *ctx)
     }
 }
 
-void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, const gpa_object_t *obj,
-                         gpa_violations_t *out)
+void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+                         const gpa_object_t *obj, gpa_violations_t *out)
 {
+    gpa_alloc_budget_t own = gpa_alloc_budget(0);
     if (obj->npods == 0)
         return;
     gpa_pod_facts_t *facts = gpa_arena_alloc(a, obj->npods * sizeof(*facts));
@@ -57,6 +58,7 @@ void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inve
             gpa_rule_ctx_t ctx = {.a = a,
                                   .cfg = cfg,
                                   .inv = inv,
+                                  .budget = budget != NULL ? budget : &own,
                                   .pod = &obj->pods[p],
                                   .facts = &facts[p],
                                   .rule = i,

@@ -15,15 +15,18 @@
 #include "kube/model.h"
 #include "policy/config.h"
 #include "policy/verdict.h"
+#include "alloc/placement.h"
 
 typedef struct st_gpa_inventory_t gpa_inventory_t;
 
 /*
  * Validates one object as written: every rule whose configured action is not off, on every Pod spec,
- * appending findings (with their configured action) to out. `inv` may be NULL (no infeasible rule).
+ * appending findings (with their configured action) to out. `inv` may be NULL (no infeasible rule). The
+ * infeasible rule's searches, over every Pod spec, take their steps from `budget` (borrowed; NULL = one budget
+ * of GPA_ALLOC_BUDGET_STEPS for this call).
  */
-void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, const gpa_object_t *obj,
-                         gpa_violations_t *out);
+void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+                         const gpa_object_t *obj, gpa_violations_t *out);
 
 /*
  * The container-level findings of one container other than shared-required, from rules whose action is deny.

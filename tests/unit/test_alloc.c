@@ -165,10 +165,10 @@ START_TEST(fragmentation)
     ck_assert(!p.feasible);
     ck_assert_str_eq(reason_of(&p, "nd"), "device 0 has 6Gi free, needs 8Gi");
     const char *why;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NOT_NOW);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NOT_NOW);
     ck_assert_str_eq(why, "nd: device 0 has 6Gi free, needs 8Gi");
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 60, GPA_MEMORY_RATIO, 60);
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NOW);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NOW);
     gpa_inventory_release(inv);
 }
 END_TEST
@@ -181,7 +181,7 @@ START_TEST(unhealthy_never_used)
     q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 50, GPA_MEMORY_RATIO, 50);
     finish(&q, 1, 1);
     const char *why;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
     ck_assert_str_eq(why, "nd: needs 2 distinct devices, the node has 1 healthy of 2");
     q.g[0].count = 1;
     gpa_placement_t p = place(inv, NULL, &q.r, 0);
@@ -199,7 +199,7 @@ START_TEST(vendor_whole_counts)
     q.g[0] = whole(0, GPA_DIALECT_VENDOR, 2);
     finish(&q, 1, 1);
     const char *why;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NOT_NOW);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NOT_NOW);
     ck_assert_msg(strstr(why, "device 6 is shared by 1 Pod(s), a whole device is needed") != NULL, "%s", why);
     q.g[0].count = 1;
     gpa_placement_t p = place(inv, NULL, &q.r, 1);
@@ -208,7 +208,7 @@ START_TEST(vendor_whole_counts)
     ck_assert_int_eq(p.shares[0].fraction, 10000);
     ck_assert_uint_eq(p.nannotations, 1); /* compact nodes serve Koordinator: device-allocated */
     q.g[0].count = 9;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
     gpa_inventory_release(inv);
 }
 END_TEST
@@ -380,10 +380,13 @@ START_TEST(bounded_search_says_so)
         q.g[c] = share(c, GPA_DIALECT_KOORDINATOR, 1, 30, GPA_MEMORY_RATIO, 30);
     finish(&q, 6, 6);
     gpa_placement_t p;
-    gpa_alloc_opts_t o = {.max_steps = 5};
+    gpa_alloc_budget_t b = gpa_alloc_budget(5);
+    gpa_alloc_opts_t o = {.budget = &b};
     gpa_alloc_place(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &o, &p);
     ck_assert(p.bounded);
-    o.max_steps = 0;
+    ck_assert(b.spent);
+    ck_assert_uint_eq(b.cut, 1);
+    o.budget = NULL;
     gpa_alloc_place(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, &o, &p);
     ck_assert(!p.bounded);
     ck_assert(p.feasible);
@@ -396,7 +399,7 @@ END_TEST
 static const char *feasible_why(const gpa_inventory_t *inv, const gpa_request_t *r, gpa_feasibility_t want)
 {
     const char *why = NULL;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, r, &why), want);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, r, NULL, &why), want);
     return why;
 }
 

@@ -79,7 +79,7 @@ static const char *list1(const char *a)
 static size_t validate(const gpa_object_t *obj)
 {
     memset(&V, 0, sizeof(V));
-    gpa_validate_object(&A, CFG, NULL, obj, &V);
+    gpa_validate_object(&A, CFG, NULL, NULL, obj, &V);
     return V.len;
 }
 
@@ -705,18 +705,18 @@ START_TEST(infeasible_needs_inventory)
     gpa_object_t *obj =
         pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-memory':'30Gi','koordinator.sh/gpu.shared':'1'}")), NULL);
     memset(&V, 0, sizeof(V));
-    gpa_validate_object(&A, CFG, inv, obj, &V);
+    gpa_validate_object(&A, CFG, inv, NULL, obj, &V);
     expect("infeasible");
     ck_assert_int_eq(V.items[0].action, GPA_ACTION_DENY);
     ck_assert_str_eq(V.items[0].message, "no node could ever hold this Pod (1 GPU node): n1: device 0 has 24Gi free, needs 30Gi");
     obj = pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-memory':'20Gi','koordinator.sh/gpu.shared':'1'}")), NULL);
     memset(&V, 0, sizeof(V));
-    gpa_validate_object(&A, CFG, inv, obj, &V);
+    gpa_validate_object(&A, CFG, inv, NULL, obj, &V);
     expect("");
     set_action("infeasible", GPA_ACTION_OFF);
     obj = pod_with(NULL, list1(ctr("c0", "{'koordinator.sh/gpu-memory':'30Gi','koordinator.sh/gpu.shared':'1'}")), NULL);
     memset(&V, 0, sizeof(V));
-    gpa_validate_object(&A, CFG, inv, obj, &V);
+    gpa_validate_object(&A, CFG, inv, NULL, obj, &V);
     expect("");
     gpa_inventory_release(inv);
 }
