@@ -500,7 +500,7 @@ START_TEST(closest_label_value)
         gpa_pair_t sel = {.key = "gpu", .value = cases[i].value};
         gpa_podspec_t pod = {.node_selector = &sel, .nnode_selector = 1};
         const char *why = NULL;
-        ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &pod, &q.r, &why), GPA_FEASIBLE_NEVER);
+        ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &pod, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
         ck_assert_str_eq(why, cases[i].want);
     }
     /* required node affinity In: the nearest of its values */
@@ -509,7 +509,7 @@ START_TEST(closest_label_value)
     gpa_node_term_t term = {.requirements = &req, .len = 1};
     gpa_podspec_t pod = {.node_terms = &term, .nnode_terms = 1};
     const char *why = NULL;
-    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &pod, &q.r, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &pod, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
     ck_assert_msg(strncmp(why, "b-a100: ", 8) == 0, "%s", why);
     gpa_inventory_release(inv);
 }
