@@ -13,3 +13,15 @@ if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
       TIMEOUT 120 LABELS "e2e;cluster")
   endforeach()
 endif()
+
+# Tenants' Pods against the live inventory (tests/e2e/run_tenant_pods.py): 256 KiB annotations, unreadable ones.
+if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
+  foreach(t TenantPods.test_annotations_neither_inflate_nor_poison TenantPods.test_fit_cluster_reads_them_the_same)
+    string(REPLACE "." "_" name ${t})
+    add_test(NAME e2e_cluster_${name}
+             COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_tenant_pods.py ${t})
+    set_tests_properties(e2e_cluster_${name} PROPERTIES
+      ENVIRONMENT "GPUADMIT=$<TARGET_FILE:gpuadmit>;GPA_FAKEAPI=${GPA_FAKEAPI};E2E_WORK=${CMAKE_BINARY_DIR}/e2e/cluster_${name}"
+      TIMEOUT 300 LABELS "e2e;cluster")
+  endforeach()
+endif()
