@@ -11,6 +11,7 @@ Usage: run_tenant_pods.py [unittest names]
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 import unittest
@@ -128,6 +129,50 @@ class TenantPods(unittest.TestCase):
         self.assertIn("device 1: core 100%", r.stdout)
         self.assertRegex(r.stderr, r"Pod tenant/unreadable holds no GPU: not JSON")
         self.assertNotIn("big-", r.stderr)
+
+
+@unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
+class ClusterPaths(unittest.TestCase):
+    """audit, fit --cluster and serve --cluster-inventory on a few tenant Pods, with waits long enough to run under
+    Valgrind (tests/valgrind/memcheck.py runs this class: label "valgrind")."""
+
+    @classmethod
+    def setUpClass(cls):
+        run_cluster.Live.setUpClass.__func__(cls)
+
+    serve = run_cluster.Live.serve
+
+    def setUp(self):
+        self.fake = Fake(self.id())
+        self.server = None
+        self.fake.apply("nodes", koord_node("k1"))
+        inflated = '{"gpu":[%s]}' % ",".join('{"minor":%d,"resources":{"koordinator.sh/gpu-core":"100"}}' % m for m in range(64))
+        self.fake.apply("pods", tenant_pod("inflated", inflated), tenant_pod("unreadable", '{"gpu":[{"minor":1,'),
+                        tenant_pod("odd", '{"gpu":{"minor":1}}'))
+
+    def tearDown(self):
+        if self.server is not None:
+            self.server.stop(timeout=120)
+        self.fake.stop()
+        shutil.rmtree(self.fake.dir, ignore_errors=True)
+
+    def test_serve_fit_audit(self):
+        path = os.path.join(self.fake.dir, "whole.json")
+        with open(path, "w") as f:
+            json.dump(whole_pod(), f)
+        k = ["--kubeconfig", self.fake.kubeconfig]
+        r = subprocess.run([run_cluster.GPUADMIT, "fit", "--cluster", *k, "--now", path], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Pod tenant/unreadable holds no GPU", r.stderr)
+        r = subprocess.run([run_cluster.GPUADMIT, "audit", *k, "-A"], capture_output=True, text=True, timeout=300)
+        self.assertIn(r.returncode, (0, 1), r.stdout + r.stderr)
+        self.assertIn("Pod/tenant/unreadable", r.stdout)
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200, timeout=300)
+        eventually("the unreadable Pods counted",
+                   lambda: s.metrics().get('gpuadmit_cluster_objects_unreadable_total{kind="pods"}') == 2, timeout=120)
+        self.assertTrue(validate(s, whole_pod())["allowed"])
 
 
 if __name__ == "__main__":
