@@ -75,8 +75,9 @@ def tenant_pod(name, ann, limits=SHARE, node="k1"):
     return p
 
 
-@unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
-class TenantPods(unittest.TestCase):
+class FakeCluster(unittest.TestCase):
+    """A fake API server with node k1 per test, and serve --cluster-inventory against it (run_cluster.Live's)."""
+
     @classmethod
     def setUpClass(cls):
         run_cluster.Live.setUpClass.__func__(cls)
@@ -87,17 +88,23 @@ class TenantPods(unittest.TestCase):
         self.fake = Fake(self.id())
         self.server = None
         self.fake.apply("nodes", koord_node("k1"))
+
+    def tearDown(self):
+        if self.server is not None:
+            self.server.stop(timeout=120)
+        self.fake.stop()
+        shutil.rmtree(self.fake.dir, ignore_errors=True)
+
+
+@unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
+class TenantPods(FakeCluster):
+    def setUp(self):
+        super().setUp()
         ann = huge_allocation()
         self.assertGreater(len(ann), ANNOTATION_LIMIT - 4096)
         for k in range(0, PODS, 50):  # the same annotation text for every Pod: the fake keeps one copy per Pod anyway
             self.fake.apply("pods", *[tenant_pod("big-%05d" % i, ann) for i in range(k, min(k + 50, PODS))], batch=50)
         self.fake.apply("pods", tenant_pod("unreadable", '{"gpu":[{"minor":1,'))
-
-    def tearDown(self):
-        if self.server is not None:
-            self.server.stop()
-        self.fake.stop()
-        shutil.rmtree(self.fake.dir, ignore_errors=True)
 
     def test_annotations_neither_inflate_nor_poison(self):
         start = time.time()
@@ -132,29 +139,15 @@ class TenantPods(unittest.TestCase):
 
 
 @unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
-class ClusterPaths(unittest.TestCase):
+class ClusterPaths(FakeCluster):
     """audit, fit --cluster and serve --cluster-inventory on a few tenant Pods, with waits long enough to run under
     Valgrind (tests/valgrind/memcheck.py runs this class: label "valgrind")."""
 
-    @classmethod
-    def setUpClass(cls):
-        run_cluster.Live.setUpClass.__func__(cls)
-
-    serve = run_cluster.Live.serve
-
     def setUp(self):
-        self.fake = Fake(self.id())
-        self.server = None
-        self.fake.apply("nodes", koord_node("k1"))
+        super().setUp()
         inflated = '{"gpu":[%s]}' % ",".join('{"minor":%d,"resources":{"koordinator.sh/gpu-core":"100"}}' % m for m in range(64))
         self.fake.apply("pods", tenant_pod("inflated", inflated), tenant_pod("unreadable", '{"gpu":[{"minor":1,'),
                         tenant_pod("odd", '{"gpu":{"minor":1}}'))
-
-    def tearDown(self):
-        if self.server is not None:
-            self.server.stop(timeout=120)
-        self.fake.stop()
-        shutil.rmtree(self.fake.dir, ignore_errors=True)
 
     def test_serve_fit_audit(self):
         path = os.path.join(self.fake.dir, "whole.json")
