@@ -385,7 +385,7 @@ static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
     const char *path = gpa_arena_printf(l->a, "metadata.annotations[\"%s\"]", ann->key);
     const gpa_device_group_t *g = mgpu_group_of(p, cname);
     int32_t cards[MAX_DEVICES];
-    int64_t k = 0;
+    int64_t k = 0, listed = 0;
     for (const char *s = ann->value; *s != '\0';) {
         char *end;
         while (*s == ' ')
@@ -393,6 +393,8 @@ static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
         long long v = strtoll(s, &end, 10);
         if (end == s || v < 0 || v > INT32_MAX)
             return gpa_error_set(l->err, 0, 0, path, "\"%.64s\" is not a list of card indices", ann->value);
+        if (++listed > MAX_DEVICES) /* no node has more cards: a list this long is not one gpuadmit reads */
+            return gpa_error_set(l->err, 0, 0, path, "%s", "more than 1024 card indices");
         int64_t seen = 0;
         while (seen < k && cards[seen] != (int32_t)v)
             seen++;

@@ -327,6 +327,21 @@ START_TEST(usage_mgpu_cards_capped)
     ck_assert_int_eq(gpu(inv, "m", 3)->pods, 1);
     for (int m = 0; m < 3; m++)
         ck_assert_int_eq(gpu(inv, "m", m)->pods, 0);
+    /* a list longer than any node's cards is not read: the Pod holds nothing and is named */
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "kind: Pod\nmetadata:\n  name: q\n  namespace: t\n  annotations:\n"
+                     "    vke.volcengine.com/gpu-index-container-c: '0");
+    for (int i = 0; i < 1024; i++)
+        gpa_buf_puts(&b, ",1");
+    gpa_buf_puts(&b, "'\nspec:\n  nodeName: m\n  containers:\n  - name: c\n    resources:\n"
+                     "      limits: {vke.volcengine.com/mgpu-core: 30}\n");
+    ck_assert_msg(parse_text(inv, b.base, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(gpu(inv, "m", 0)->pods, 0);
+    size_t n;
+    const gpa_error_t *w = gpa_inventory_warnings(inv, &n, NULL);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_msg(strstr(w[0].message, "Pod t/q holds no GPU: more than 1024 card indices") != NULL, "%s", w[0].message);
+    gpa_buf_dispose(&b);
     gpa_inventory_release(inv);
 }
 END_TEST
