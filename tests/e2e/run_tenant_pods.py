@@ -168,5 +168,30 @@ class ClusterPaths(FakeCluster):
         self.assertTrue(validate(s, whole_pod())["allowed"])
 
 
+class FileInventory(unittest.TestCase):
+    """serve --inventory with a kubectl dump holding a tenant's unreadable Pod: it starts, logs the Pod at start and
+    at every reload, and the rest of the inventory is in force (the reading before this branch exited 2)."""
+
+    def test_poisoned_dump_serves_and_warns(self):
+        os.makedirs(run_cluster.WORK, exist_ok=True)
+        certdir = os.path.join(run_cluster.WORK, "certs-file")
+        run_cluster.make_certs(certdir)
+        inv = os.path.join(run_cluster.WORK, "poisoned-pods.json")
+        here = os.path.dirname(os.path.abspath(__file__))
+        shutil.copy(os.path.join(here, "..", "cli", "data", "poisoned-pods.json"), inv)
+        s = run_cluster.Server("poisoned", certdir, "--inventory", inv)
+        try:
+            s.wait_log(lambda l: "Pod tenant/not-json holds no GPU" in l.get("error", ""), 30)
+            big = pod("big", [("main", {"limits": {"nvidia.com/gpu": "4"}})])
+            self.assertFalse(validate(s, big)["allowed"])  # the inventory is in force: no node has 4 GPUs
+            with open(inv) as f:
+                text = f.read()
+            with open(inv, "w") as f:  # a reload: the warning again
+                f.write(text.replace('"tenant"', '"tenant2"'))
+            s.wait_log(lambda l: "Pod tenant2/not-json holds no GPU" in l.get("error", ""), 30)
+        finally:
+            s.stop()
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], *sys.argv[1:]], verbosity=2)
