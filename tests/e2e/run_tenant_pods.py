@@ -35,6 +35,13 @@ def proc_status(pid, field):
     raise KeyError(field)
 
 
+def sanitized():
+    """An ASan build (CI runs the suite under it too) keeps freed memory in quarantine: its RSS says nothing of the
+    product's, so the bound is printed, not asserted, there (as run_attack.py does)."""
+    with open(run_cluster.GPUADMIT, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
 def koord_node(name):
     return {"metadata": {"name": name},
             "status": {"allocatable": {"koordinator.sh/gpu-core": "200", "koordinator.sh/gpu-memory": "32Gi",
@@ -116,7 +123,8 @@ class TenantPods(FakeCluster):
         print("\n%d Pods with %d KiB annotations: synced in %.1f s, VmHWM %.1f MiB, VmRSS %.1f MiB" %
               (PODS, ANNOTATION_LIMIT // 1024, synced_after, peak / MB, proc_status(s.proc.pid, "VmRSS") / MB),
               file=sys.stderr)
-        self.assertLess(peak, PEAK_BOUND, "VmHWM %.1f MiB" % (peak / MB))
+        if not sanitized():
+            self.assertLess(peak, PEAK_BOUND, "VmHWM %.1f MiB" % (peak / MB))
         # The unreadable Pod is counted and named; it did not stop the inventory.
         self.assertEqual(m['gpuadmit_cluster_objects_unreadable_total{kind="pods"}'], 1)
         s.wait_log(lambda l: "tenant/unreadable" in l.get("error", ""), 5)
