@@ -525,6 +525,7 @@ int main(void)
 {
     Suite *s = suite_create("view");
     TCase *tc = tcase_create("view");
+    tcase_set_timeout(tc, 60); /* catches hangs; the property test ran past the default 4 s on a loaded machine */
     tcase_add_test(tc, same_as_the_file);
     tcase_add_test(tc, pods_come_and_go);
     tcase_add_test(tc, relist_replaces);
