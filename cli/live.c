@@ -34,13 +34,18 @@
  */
 #define QUIET_MS 60000
 #define MAX_FINDINGS 32 /* distinct rules counted per Pod */
+/*
+ * Pods per list page. A Pod's annotations may reach 256 KiB (the API server's limit), and a page is held whole
+ * while it is read: 50 such Pods are 12.5 MiB, where the reflectors' default of 500 would be 125 MiB.
+ */
+#define POD_PAGE_LIMIT 50
 
 typedef struct st_kind_state_t {
     struct st_gpa_live_t *live;
     gpa_view_kind_t kind;
     gpa_reflector_t *reflector;
     int listed; /* a list completed at least once */
-    uint64_t lists, restarts, events, rejected;
+    uint64_t lists, restarts, events, rejected, warned;
     int64_t last_sync;     /* wall clock, seconds */
     uint64_t broken_since; /* monotonic ms of the first failure since the view was last current; 0 = current */
     uint64_t last_broken;  /* monotonic ms of the latest failure */
@@ -128,6 +133,14 @@ static void log_rejected(kind_state_t *k, const gpa_value_t *obj, const gpa_erro
     gpa_log_end(l);
 }
 
+/* A Pod that holds nothing because its annotation or spec cannot be read (docs/allocator.md, "Usage"). */
+static void log_warned(const gpa_error_t *err)
+{
+    char why[512];
+    gpa_error_format(err, why, sizeof(why));
+    gpa_log_msg(GPA_LOG_WARN, "cluster Pod holds no GPU in the inventory: it cannot be read", why);
+}
+
 static void on_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
 {
     kind_state_t *k = ctx;
@@ -141,11 +154,14 @@ static void on_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *obje
     atomic_fetch_add_explicit(&live->applied, 1, memory_order_relaxed);
     pthread_mutex_lock(&live->lock);
     k->events++;
-    k->rejected += rc != 0;
+    k->rejected += rc < 0;
+    k->warned += rc > 0;
     k->broken_since = 0; /* an event arrived: the watch is up */
     pthread_mutex_unlock(&live->lock);
-    if (rc != 0)
+    if (rc < 0)
         log_rejected(k, object, &err);
+    else if (rc > 0)
+        log_warned(&err);
 }
 
 static void on_end_list(void *ctx)
@@ -303,6 +319,8 @@ static void render_kinds(gpa_live_t *live, gpa_buf_t *out)
         {"gpuadmit_cluster_watch_restarts_total", "counter", "Watches that failed and were retried, by kind."},
         {"gpuadmit_cluster_events_total", "counter", "Objects applied to the live inventory, by kind."},
         {"gpuadmit_cluster_objects_rejected_total", "counter", "Objects that could not be read, by kind."},
+        {"gpuadmit_cluster_objects_unreadable_total", "counter",
+         "Objects kept holding no GPU because an annotation or spec could not be read (Pods), by kind."},
     };
     for (size_t s = 0; s < sizeof(series) / sizeof(series[0]); s++) {
         gpa_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", series[s].name, series[s].help, series[s].name, series[s].type);
@@ -313,7 +331,8 @@ static void render_kinds(gpa_live_t *live, gpa_buf_t *out)
                             k->lists > 0 ? k->lists - 1 : 0,
                             k->restarts,
                             k->events,
-                            k->rejected};
+                            k->rejected,
+                            k->warned};
             gpa_buf_printf(out, "%s{kind=\"%s\"} %" PRIu64 "\n", series[s].name, gpa_view_kind_name(k->kind), v[s]);
         }
     }
@@ -359,9 +378,10 @@ static int start_reflectors(gpa_live_t *live, gpa_error_t *err)
     for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
         kind_state_t *k = &live->kinds[i];
         gpa_reflector_sink_t sink = {on_begin_list, on_apply, on_end_list, on_broken, k};
+        gpa_reflector_options_t opts = {.page_limit = i == GPA_VIEW_PODS ? POD_PAGE_LIMIT : 0};
         k->live = live;
         k->kind = (gpa_view_kind_t)i;
-        k->reflector = gpa_reflector_start(&live->target, gpa_view_kind_path(k->kind), &sink, err);
+        k->reflector = gpa_reflector_start_with(&live->target, gpa_view_kind_path(k->kind), &sink, &opts, err);
         if (k->reflector == NULL)
             return -1;
     }

@@ -30,6 +30,17 @@ void gpa_load_report(const gpa_load_report_t *rep, const gpa_error_t *err)
     fprintf(stderr, "%s\n", line);
 }
 
+void gpa_load_warn(const gpa_load_report_t *rep, const gpa_error_t *why)
+{
+    if (rep != NULL && rep->on_warning != NULL) {
+        rep->on_warning(rep->ctx, why);
+        return;
+    }
+    char line[1024];
+    gpa_error_format(why, line, sizeof(line));
+    fprintf(stderr, "warning: %s\n", line);
+}
+
 /* Reports "path: message" and returns -1. */
 __attribute__((format(printf, 3, 4))) static int fail(const gpa_load_report_t *rep, const char *path, const char *fmt, ...)
 {
@@ -231,6 +242,21 @@ static int seen_before(const char *const *files, size_t i)
     return 0;
 }
 
+/* Pods the inventory left out (they hold nothing): each named, and how many more were not kept. */
+static void report_warnings(const gpa_inventory_t *inv, const gpa_load_report_t *rep)
+{
+    size_t n, total;
+    const gpa_error_t *w = gpa_inventory_warnings(inv, &n, &total);
+    for (size_t i = 0; i < n; i++)
+        gpa_load_warn(rep, &w[i]);
+    if (total > n) {
+        gpa_error_t more;
+        gpa_error_init(&more, NULL);
+        gpa_error_set(&more, 0, 0, NULL, "%zu more Pods hold no GPU because they cannot be read (not listed)", total - n);
+        gpa_load_warn(rep, &more);
+    }
+}
+
 int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_inventory_t **out, const gpa_load_report_t *rep)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
@@ -252,6 +278,7 @@ int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_invent
         gpa_inventory_release(inv);
         return -1;
     }
+    report_warnings(inv, rep);
     *out = inv;
     return 0;
 }

@@ -23,10 +23,13 @@
 typedef struct st_gpa_load_report_t {
     void (*on_error)(void *ctx, const gpa_error_t *err);
     void *ctx;
+    void (*on_warning)(void *ctx, const gpa_error_t *why); /* NULL: on stderr, "warning: file:line:column: ..." */
 } gpa_load_report_t;
 
 /* Hands err to rep (NULL: prints it on stderr as "file:line:column: path: reason"). */
 void gpa_load_report(const gpa_load_report_t *rep, const gpa_error_t *err);
+/* Hands a warning to rep (NULL, or no on_warning: prints "warning: file:line:column: path: reason" on stderr). */
+void gpa_load_warn(const gpa_load_report_t *rep, const gpa_error_t *why);
 
 /* A list of file names, each new (gpa_load_files_dispose frees them and the list). */
 typedef struct st_gpa_load_files_t {
@@ -50,7 +53,8 @@ int gpa_load_config(const char *path, gpa_config_t **out, const gpa_load_report_
 /*
  * One new inventory from every file listed (as gpa_load_files lists them). A file reached twice (the same device
  * and inode, e.g. through the `..data` symlink of a mounted ConfigMap) is read once. Returns 0, or -1 when any
- * file cannot be read or parsed (reported: the first such file; *out untouched).
+ * file cannot be read or parsed (reported: the first such file; *out untouched). Pods left out because they cannot
+ * be read (they hold nothing; the inventory loads) are handed to rep's on_warning, each once.
  */
 int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_inventory_t **out, const gpa_load_report_t *rep);
 /* --inventory PATH (repeatable): gpa_load_files then gpa_load_inventory_files. */

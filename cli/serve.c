@@ -679,7 +679,7 @@ static int load_files(void *ctx, const char *const *paths, size_t npaths, char *
 {
     (void)ctx;
     first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_report_t rep = {keep_first, &f, NULL};
     gpa_load_files_t list = {0};
     if (gpa_load_files(paths, npaths, &list, &rep) != 0) {
         gpa_load_files_dispose(&list);
@@ -694,16 +694,25 @@ static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t 
 {
     (void)ctx;
     first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_report_t rep = {keep_first, &f, NULL};
     gpa_config_t *cfg = NULL;
     return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
+}
+
+/* A Pod the inventory left out (it holds nothing): logged at every load and reload. */
+static void log_warning(void *ctx, const gpa_error_t *why)
+{
+    char line[1024];
+    (void)ctx;
+    gpa_error_format(why, line, sizeof(line));
+    gpa_log_msg(GPA_LOG_WARN, "inventory: a Pod holds no GPU: it cannot be read", line);
 }
 
 static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize)
 {
     (void)ctx;
     first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_report_t rep = {keep_first, &f, log_warning};
     gpa_inventory_t *inv = NULL;
     return gpa_load_inventory_files(files, nfiles, &inv, &rep) == 0 ? inv : NULL;
 }

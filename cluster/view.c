@@ -234,6 +234,8 @@ typedef struct st_reader_t {
     const char *pod; /* the key, shared by the Pod's usages */
     int bad_node;    /* a Device object lists a minor twice */
     int32_t dup_minor;
+    int warned; /* a Pod that holds nothing because it could not be read: why */
+    gpa_error_t warning;
 } reader_t;
 
 static void on_node(void *ctx, const gpa_node_desc_t *d)
@@ -280,6 +282,14 @@ static void on_usage(void *ctx, const gpa_usage_desc_t *d)
     u->line = 0;
 }
 
+static void on_warn(void *ctx, const gpa_error_t *why)
+{
+    reader_t *r = ctx;
+    if (!r->warned)
+        r->warning = *why;
+    r->warned = 1;
+}
+
 /* The object's key: name, or namespace/name for Pods; NULL when it has no name. */
 static char *key_of(gpa_view_kind_t kind, const gpa_value_t *obj, char **ns)
 {
@@ -300,20 +310,28 @@ static char *key_of(gpa_view_kind_t kind, const gpa_value_t *obj, char **ns)
 
 static const gpa_inventory_kind_t inventory_kinds[GPA_VIEW_NKINDS] = {GPA_INVENTORY_NODE, GPA_INVENTORY_DEVICE, GPA_INVENTORY_POD};
 
-/* Reads the object's records into r; 0, or -1 with err (r then holds nothing). */
+/* Reads the object's records into r; 0, 1 with err a warning (a Pod that holds nothing), or -1 with err (r then
+ * holds nothing). */
 static int read_object(gpa_view_kind_t kind, const gpa_value_t *obj, const char *key, reader_t *r, gpa_error_t *err)
 {
     gpa_arena_t a;
-    gpa_inventory_sink_t sink = {on_node, on_gpu, on_usage, r};
+    gpa_inventory_sink_t sink = {on_node, on_gpu, on_usage, r, on_warn};
     gpa_arena_init(&a);
     gpa_value_t *doc = gpa_kube_kind_stamp(&a, obj, kinds[kind]); /* list items come without their kind */
     int rc = gpa_inventory_read_object(&a, inventory_kinds[kind], doc, kind_sources[kind], &sink, err);
     gpa_arena_dispose(&a);
     if (rc == 0 && r->bad_node)
         rc = gpa_error_set(err, 0, 0, "spec.devices", "Device %s: minor %d is listed twice", key, (int)r->dup_minor);
-    if (rc != 0)
+    if (rc != 0) {
         records_dispose(&r->rec);
-    return rc;
+        return rc;
+    }
+    if (r->warned) {
+        *err = r->warning;
+        err->source = kind_sources[kind]; /* the reader's source is the view's own, not a borrowed one */
+        return 1;
+    }
+    return 0;
 }
 
 static int records_empty(const records_t *r)
@@ -333,7 +351,7 @@ int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event,
     int rc = 0;
     if (event != GPA_WATCH_DELETED) {
         rc = read_object(kind, object, key, &r, err);
-        if (rc == 0 && kind == GPA_VIEW_PODS && nrules > 0) {
+        if (rc >= 0 && kind == GPA_VIEW_PODS && nrules > 0) {
             r.rec.rules = gpa_xcalloc(nrules, sizeof(*r.rec.rules));
             for (size_t i = 0; i < nrules; i++)
                 r.rec.rules[r.rec.nrules++] = gpa_xstrdup(rules[i]);

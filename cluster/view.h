@@ -44,8 +44,11 @@ void gpa_view_free(gpa_view_t *v);
 void gpa_view_begin_list(gpa_view_t *v, gpa_view_kind_t kind);
 /*
  * Applies one watch event. For Pods, `rules` (borrowed, may be NULL) are the ids of the rules the Pod breaks as
- * stored. Returns 0, or -1 with err when the object cannot be read: it is then absent from the view (an
- * unreadable object never leaves an older reading behind).
+ * stored. Returns 0; 1 with err a warning naming a Pod (namespace/name) that holds nothing because its annotation
+ * or spec cannot be read (docs/allocator.md, "Usage": it stays in the view with its findings, holding no GPU); or
+ * -1 with err when the object cannot be read: it is then absent from the view (an unreadable object never leaves
+ * an older reading behind). A Pod's records are at most as many as the devices its request spans, whatever its
+ * annotations say.
  */
 int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event, const gpa_value_t *object,
                    const char *const *rules, size_t nrules, gpa_error_t *err);
@@ -66,8 +69,8 @@ void gpa_view_audit_counts(gpa_view_t *v, void (*fn)(void *ctx, const char *rule
 
 /*
  * One list of each kind into the view, no watch (fit --cluster). An object that cannot be read is left out and
- * passed to on_reject (may be NULL) with why. Returns 0, or -1 with err when a list failed (a kind the cluster
- * does not serve is an empty list).
+ * passed to on_reject (may be NULL) with why, as is a Pod's warning (gpa_view_apply returned 1). Returns 0, or -1 with err when a
+ * list failed (a kind the cluster does not serve is an empty list).
  */
 int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, void (*on_reject)(void *ctx, const gpa_error_t *why),
                       void *ctx, gpa_error_t *err);

@@ -13,3 +13,23 @@ if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
       TIMEOUT 120 LABELS "e2e;cluster")
   endforeach()
 endif()
+
+# Tenants' Pods against the live inventory (tests/e2e/run_tenant_pods.py): 256 KiB annotations, unreadable ones.
+if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
+  foreach(t TenantPods.test_annotations_neither_inflate_nor_poison TenantPods.test_fit_cluster_reads_them_the_same
+            FileInventory.test_poisoned_dump_serves_and_warns)
+    string(REPLACE "." "_" name ${t})
+    add_test(NAME e2e_cluster_${name}
+             COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_tenant_pods.py ${t})
+    set_tests_properties(e2e_cluster_${name} PROPERTIES
+      ENVIRONMENT "GPUADMIT=$<TARGET_FILE:gpuadmit>;GPA_FAKEAPI=${GPA_FAKEAPI};E2E_WORK=${CMAKE_BINARY_DIR}/e2e/cluster_${name}"
+      TIMEOUT 300 LABELS "e2e;cluster")
+  endforeach()
+  # The cluster paths, also run under Valgrind by tests/valgrind/memcheck.py (label "valgrind").
+  add_test(NAME e2e_cluster_ClusterPaths_test_serve_fit_audit
+           COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_tenant_pods.py
+                   ClusterPaths.test_serve_fit_audit)
+  set_tests_properties(e2e_cluster_ClusterPaths_test_serve_fit_audit PROPERTIES
+    ENVIRONMENT "GPUADMIT=$<TARGET_FILE:gpuadmit>;GPA_FAKEAPI=${GPA_FAKEAPI};E2E_WORK=${CMAKE_BINARY_DIR}/e2e/cluster_paths"
+    TIMEOUT 1200 LABELS "e2e;cluster;valgrind")
+endif()

@@ -13,6 +13,7 @@
 typedef GPA_VEC(gpa_node_desc_t) node_vec_t;
 typedef GPA_VEC(gpa_gpu_desc_t) gpu_vec_t;
 typedef GPA_VEC(gpa_usage_desc_t) usage_vec_t;
+typedef GPA_VEC(gpa_error_t) warning_vec_t;
 
 struct st_gpa_inventory_t {
     int refcnt;
@@ -29,7 +30,9 @@ struct st_gpa_inventory_t {
     size_t *shape_of[2];        /* [now][node index]: the index of its shape in shapes[now] */
     const char **identity_keys; /* label keys that tell nodes apart (sorted): no part of a shape */
     size_t nidentity_keys;
-    char *advisory; /* set once before sharing: the infeasible rule only warns (inventory.h) */
+    char *advisory;         /* set once before sharing: the infeasible rule only warns (inventory.h) */
+    warning_vec_t warnings; /* Pods left out (the first GPA_INVENTORY_MAX_WARNINGS); in rec_ */
+    size_t nwarnings, committed_warnings, committed_nwarnings; /* all of them, and both at the last good commit */
 };
 
 gpa_inventory_t *gpa_inventory_new(void)
@@ -97,6 +100,23 @@ void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d)
     u->node = dup_str(inv, d->node);
     u->pod = dup_str(inv, d->pod != NULL ? d->pod : "");
     u->source = dup_str(inv, d->source);
+}
+
+void gpa_inventory_add_warning(gpa_inventory_t *inv, const gpa_error_t *why)
+{
+    if (inv->nwarnings++ >= GPA_INVENTORY_MAX_WARNINGS)
+        return;
+    gpa_error_t *w = gpa_vec_push(&inv->rec_, &inv->warnings);
+    *w = *why;
+    w->source = dup_str(inv, why->source);
+}
+
+const gpa_error_t *gpa_inventory_warnings(const gpa_inventory_t *inv, size_t *n, size_t *total)
+{
+    *n = inv->warnings.len;
+    if (total != NULL)
+        *total = inv->nwarnings;
+    return inv->warnings.items;
 }
 
 /* ---- the view ---- */
@@ -568,6 +588,8 @@ void gpa_inventory_rollback(gpa_inventory_t *inv)
     inv->nodes_rec.len = inv->committed_nodes;
     inv->gpus_rec.len = inv->committed_gpus;
     inv->usages_rec.len = inv->committed_usages;
+    inv->warnings.len = inv->committed_warnings;
+    inv->nwarnings = inv->committed_nwarnings;
 }
 
 int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
@@ -604,5 +626,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     inv->committed_nodes = inv->nodes_rec.len;
     inv->committed_gpus = inv->gpus_rec.len;
     inv->committed_usages = inv->usages_rec.len;
+    inv->committed_warnings = inv->warnings.len;
+    inv->committed_nwarnings = inv->nwarnings;
     return 0;
 }

@@ -165,21 +165,41 @@ typedef enum en_gpa_inventory_kind_t {
     GPA_INVENTORY_POD,    /* v1 Pod: what it holds if scheduled and not finished */
 } gpa_inventory_kind_t;
 
-/* Receives records; every string in a desc is borrowed for the call only (copy what you keep). */
+/*
+ * Receives records; every string in a desc is borrowed for the call only (copy what you keep). `warn` (may be
+ * NULL) hears of each Pod that holds nothing because it could not be read (see gpa_inventory_read_object).
+ */
 typedef struct st_gpa_inventory_sink_t {
     void (*node)(void *ctx, const gpa_node_desc_t *d);
     void (*gpu)(void *ctx, const gpa_gpu_desc_t *d);
     void (*usage)(void *ctx, const gpa_usage_desc_t *d);
     void *ctx;
+    void (*warn)(void *ctx, const gpa_error_t *why);
 } gpa_inventory_sink_t;
 
 /*
  * Reads one object of `kind` into records for `sink` (a Pod without GPU usage gives none). Scratch memory comes
  * from `a`. Returns 0, or -1 with err (path inside the object); records handed over before an error stand, so a
  * caller that keeps them per object drops that object's records on error.
+ *
+ * Pods are written by tenants, so a Pod never fails (docs/allocator.md, "Usage"): only a Pod with
+ * spec.nodeName and a phase other than Succeeded/Failed holds anything; it holds at most what its own request
+ * could hold (its devices, and per device its share), whatever its annotations claim, so its records are at most
+ * as many as the devices its request spans; a Pod whose annotation or spec cannot be read holds nothing and is
+ * handed to sink->warn (source, line, path, "Pod ns/name: why"). Its records reach the sink only once the whole
+ * Pod was read.
  */
 int gpa_inventory_read_object(gpa_arena_t *a, gpa_inventory_kind_t kind, gpa_value_t *obj, const char *source,
                               const gpa_inventory_sink_t *sink, gpa_error_t *err);
+
+/*
+ * Pods left out because they could not be read (their warnings, in load order; the first GPA_INVENTORY_MAX_WARNINGS
+ * are kept, *total counts them all). Borrowed; a failed load drops its own.
+ */
+#define GPA_INVENTORY_MAX_WARNINGS 100
+const gpa_error_t *gpa_inventory_warnings(const gpa_inventory_t *inv, size_t *n, size_t *total);
+/* Records one such warning (what gpa_inventory_parse's sink does; copied). */
+void gpa_inventory_add_warning(gpa_inventory_t *inv, const gpa_error_t *why);
 
 /*
  * For loaders: drops every record added since the last successful commit, so that a text that fails half-way

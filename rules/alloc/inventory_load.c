@@ -5,6 +5,7 @@
  */
 #include "base/arena.h"
 #include "kube/decode.h"
+#include "alloc/normalize.h"
 #include "alloc/inventory.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
@@ -202,15 +203,115 @@ static int load_device(loader_t *l, const gpa_value_t *doc)
     return 0;
 }
 
-/* ---- Pod usage ---- */
+/* ---- Pod usage (docs/allocator.md, "Usage"): tenants write Pods, so a Pod is read defensively ---- */
+
+/* What a Pod's own request could hold: at most `devices` devices, and on each at most this share. */
+typedef struct st_claim_t {
+    int64_t devices;
+    int64_t core;  /* percent per device */
+    int64_t bytes; /* memory per device, bytes */
+    int64_t ratio; /* percent of a device's memory */
+} claim_t;
+
+typedef GPA_VEC(gpa_usage_desc_t) usages_t;
 
 typedef struct st_pod_ctx_t {
-    loader_t *l;
-    const gpa_object_t *obj;
+    loader_t *l; /* its err is the Pod's own: a Pod never fails the load, it is named in a warning */
     const gpa_podspec_t *spec;
     const char *pod; /* namespace/name */
     const gpa_value_t *at;
+    gpa_request_t req;
+    claim_t claim;
+    int from_request; /* the records' amounts are the request's own (mGPU): nothing to cut */
+    usages_t held;    /* merged per device; handed to the sink once the whole Pod was read */
 } pod_ctx_t;
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The Pod's claim: app containers add up (they may share a device), the largest init container stands alone. */
+static claim_t claim_of(const gpa_request_t *r)
+{
+    claim_t app = {0}, init = {0};
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const gpa_device_group_t *g = &r->groups[i];
+        claim_t c = {.devices = g->count,
+                     .core = g->whole ? 100 : g->core,
+                     .bytes = g->memory_kind == GPA_MEMORY_BYTES ? g->memory_bytes : 0,
+                     .ratio = g->whole                             ? 100
+                              : g->memory_kind == GPA_MEMORY_RATIO ? g->memory_ratio
+                                                                   : 0};
+        if (i < r->napp_groups) {
+            app.devices = gpa_sat_add_i64(app.devices, c.devices);
+            app.core = min64(100, gpa_sat_add_i64(app.core, c.core));
+            app.bytes = gpa_sat_add_i64(app.bytes, c.bytes);
+            app.ratio = min64(100, gpa_sat_add_i64(app.ratio, c.ratio));
+        } else {
+            init = (claim_t){max64(init.devices, c.devices), max64(init.core, c.core), max64(init.bytes, c.bytes),
+                             max64(init.ratio, c.ratio)};
+        }
+    }
+    return (claim_t){min64(MAX_DEVICES, max64(app.devices, init.devices)), max64(app.core, init.core), max64(app.bytes, init.bytes),
+                     max64(app.ratio, init.ratio)};
+}
+
+/* Adds what an annotation says the Pod holds on device `minor`: merged with the device's earlier entries, and
+ * ignored once the Pod names more devices than its request spans. */
+static void hold(pod_ctx_t *p, const gpa_usage_desc_t *d)
+{
+    for (size_t i = 0; i < p->held.len; i++) {
+        gpa_usage_desc_t *u = &p->held.items[i];
+        if (u->minor != d->minor)
+            continue;
+        u->core = gpa_sat_add_i64(u->core, d->core);
+        u->memory = d->memory < 0 ? u->memory : u->memory < 0 ? d->memory : gpa_sat_add_i64(u->memory, d->memory);
+        u->ratio = gpa_sat_add_i64(u->ratio, d->ratio);
+        u->whole |= d->whole;
+        return;
+    }
+    if ((int64_t)p->held.len < p->claim.devices)
+        *gpa_vec_push(p->l->a, &p->held) = *d;
+}
+
+/*
+ * Hands the Pod's records to the sink, each cut down to the claim: core and memory per device at most what the
+ * request asked. Memory is counted the way the request asks it (a ratio of each device, or bytes); a Pod whose
+ * containers ask both ways holds both on each device.
+ */
+static void settle(pod_ctx_t *p)
+{
+    const claim_t *c = &p->claim;
+    for (size_t i = 0; i < p->held.len; i++) {
+        const gpa_usage_desc_t *u = &p->held.items[i];
+        if (p->from_request) {
+            p->l->sink->usage(p->l->sink->ctx, u);
+            continue;
+        }
+        int said = u->memory > 0 || u->ratio > 0; /* the annotation gives the device some memory */
+        gpa_usage_desc_t v = *u;
+        v.core = min64(u->core, c->core);
+        v.memory = -1;
+        v.ratio = min64(u->ratio > 0 ? u->ratio : said ? c->ratio : 0, c->ratio);
+        if (c->ratio == 0) {
+            v.memory = min64(u->memory >= 0 ? u->memory : said ? c->bytes : 0, c->bytes);
+            v.ratio = 0;
+        }
+        p->l->sink->usage(p->l->sink->ctx, &v);
+        if (c->ratio > 0 && c->bytes > 0 && !u->whole) {
+            gpa_usage_desc_t b = *u;
+            b.core = 0, b.ratio = 0;
+            b.memory = min64(u->memory >= 0 ? u->memory : said ? c->bytes : 0, c->bytes);
+            p->l->sink->usage(p->l->sink->ctx, &b);
+        }
+    }
+}
 
 static int amount_of(const gpa_container_t *c, gpa_resource_t r, int64_t *out)
 {
@@ -239,7 +340,7 @@ static int load_allocation(pod_ctx_t *p, const gpa_value_t *v, const char *path)
     if (minor < 0 || minor > INT32_MAX)
         return fail(l, v, path, "%s", "an allocation needs a minor number");
     u.minor = (int32_t)minor;
-    l->sink->usage(l->sink->ctx, &u);
+    hold(p, &u);
     return 0;
 }
 
@@ -251,69 +352,71 @@ static int load_device_allocated(pod_ctx_t *p, const char *text)
     const char *path = "metadata.annotations[\"" GPA_ANNOTATION_DEVICE_ALLOCATED "\"]";
     gpa_error_init(&jerr, NULL);
     if (gpa_json_parse(l->a, text, strlen(text), &root, &jerr) != 0)
-        return gpa_error_set(l->err, p->at->line, p->at->column, path, "Pod %s: not JSON: %s", p->pod, jerr.message);
+        return gpa_error_set(l->err, 0, 0, path, "not JSON: %s", jerr.message);
     const gpa_value_t *gpus = gpa_value_get(root, "gpu");
     if (gpus == NULL)
         return 0;
-    if (gpa_schema_want(l->err, gpus, GPA_VARRAY, gpa_schema_path(l->a, path, "gpu")) != 0) {
-        l->err->line = p->at->line, l->err->column = p->at->column; /* the annotation's own lines: point at the Pod */
+    if (gpa_schema_want(l->err, gpus, GPA_VARRAY, gpa_schema_path(l->a, path, "gpu")) != 0)
         return -1;
-    }
     for (size_t i = 0; i < gpus->u.array.len; i++)
-        if (load_allocation(p, gpus->u.array.items[i], gpa_arena_printf(l->a, "%s.gpu[%zu]", path, i)) != 0) {
-            l->err->line = p->at->line; /* the annotation's JSON has its own lines; point at the Pod */
+        if (load_allocation(p, gpus->u.array.items[i], gpa_arena_printf(l->a, "%s.gpu[%zu]", path, i)) != 0)
             return -1;
-        }
     return 0;
 }
 
-static const gpa_container_t *container_named(const gpa_podspec_t *s, const char *name)
+/* The container's mGPU group of the normalized request, or NULL (it asks for no mGPU share). */
+static const gpa_device_group_t *mgpu_group_of(const pod_ctx_t *p, const char *name)
 {
-    for (size_t i = 0; i < s->ncontainers; i++)
-        if (strcmp(s->containers[i].name, name) == 0)
-            return &s->containers[i];
+    for (size_t i = 0; i < p->req.ngroups; i++)
+        if (p->req.groups[i].dialect == GPA_DIALECT_MGPU && strcmp(p->req.groups[i].container->name, name) == 0)
+            return &p->req.groups[i];
     return NULL;
 }
 
-/* vke.volcengine.com/gpu-index-container-<name>: "1,0": that container's per-card share on each card. */
+/*
+ * vke.volcengine.com/gpu-index-container-<name>: "1,0": the cards that container's share is on. The annotation
+ * says where, the request how much: each listed card (the first as many distinct cards as the container asks)
+ * holds the container's per-card share.
+ */
 static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
 {
     loader_t *l = p->l;
     const char *cname = ann->key + strlen(GPA_ANNOTATION_GPU_INDEX_PREFIX);
     const char *path = gpa_arena_printf(l->a, "metadata.annotations[\"%s\"]", ann->key);
-    const gpa_container_t *c = container_named(p->spec, cname);
-    int64_t core = 0, mib = 0, cards[MAX_DEVICES], k = 0;
-    if (c == NULL)
-        return 0; /* the container is gone from the spec: nothing to account */
-    if (amount_of(c, GPA_R_MGPU_CORE, &core) != 0 || amount_of(c, GPA_R_MGPU_MEMORY, &mib) != 0)
-        return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: container %s has an unreadable mGPU amount", p->pod,
-                             cname);
+    const gpa_device_group_t *g = mgpu_group_of(p, cname);
+    int32_t cards[MAX_DEVICES];
+    int64_t k = 0, listed = 0;
     for (const char *s = ann->value; *s != '\0';) {
         char *end;
         while (*s == ' ')
             s++;
         long long v = strtoll(s, &end, 10);
-        if (end == s || v < 0 || v > INT32_MAX || k == MAX_DEVICES)
-            return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: \"%s\" is not a list of card indices", p->pod,
-                                 ann->value);
-        cards[k++] = v;
+        if (end == s || v < 0 || v > INT32_MAX)
+            return gpa_error_set(l->err, 0, 0, path, "\"%.64s\" is not a list of card indices", ann->value);
+        if (++listed > MAX_DEVICES) /* no node has more cards: a list this long is not one gpuadmit reads */
+            return gpa_error_set(l->err, 0, 0, path, "%s", "more than 1024 card indices");
+        int64_t seen = 0;
+        while (seen < k && cards[seen] != (int32_t)v)
+            seen++;
+        if (g != NULL && seen == k && k < (int64_t)g->count && k < MAX_DEVICES)
+            cards[k++] = (int32_t)v;
         for (s = end; *s == ' '; s++)
             ;
         if (*s == ',')
             s++;
         else if (*s != '\0')
-            return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: \"%s\" is not a list of card indices", p->pod,
-                                 ann->value);
+            return gpa_error_set(l->err, 0, 0, path, "\"%.64s\" is not a list of card indices", ann->value);
     }
     for (int64_t i = 0; i < k; i++) {
-        gpa_usage_desc_t u = {
-            .node = p->spec->node_name, .pod = p->pod, .minor = (int32_t)cards[i], .source = l->source, .line = ann->line};
-        u.core = core / k;
-        u.whole = u.core >= 100;
-        u.memory = gpa_mul_ceil_div_i64(mib, MIB, k);
-        if (u.memory < 0)
-            return gpa_error_set(l->err, ann->line, ann->column, path, "Pod %s: mgpu-memory is too large", p->pod);
-        l->sink->usage(l->sink->ctx, &u);
+        gpa_usage_desc_t u = {.node = p->spec->node_name,
+                              .pod = p->pod,
+                              .minor = cards[i],
+                              .whole = g->whole,
+                              .core = g->core,
+                              .memory = g->memory_kind == GPA_MEMORY_BYTES ? g->memory_bytes : 0,
+                              .source = l->source,
+                              .line = p->at->line};
+        hold(p, &u);
     }
     return 0;
 }
@@ -334,31 +437,86 @@ static int64_t vendor_devices(const gpa_podspec_t *s)
     return app > init ? app : init;
 }
 
-static int load_pod(loader_t *l, gpa_value_t *doc)
+static int has_share_annotation(const gpa_object_t *obj)
 {
+    size_t plen = strlen(GPA_ANNOTATION_GPU_INDEX_PREFIX);
+    for (size_t i = 0; i < obj->nannotations; i++)
+        if (strcmp(obj->annotations[i].key, GPA_ANNOTATION_DEVICE_ALLOCATED) == 0 ||
+            strncmp(obj->annotations[i].key, GPA_ANNOTATION_GPU_INDEX_PREFIX, plen) == 0)
+            return 1;
+    return 0;
+}
+
+/* Reads what a scheduled, running Pod holds into p->held (or the sink, for vendor devices); -1 with l->err. */
+static int read_pod(pod_ctx_t *p, const gpa_object_t *obj)
+{
+    loader_t *l = p->l;
+    if (has_share_annotation(obj)) {
+        if (gpa_normalize(l->a, GPA_DIALECT_ALL, p->spec, &p->req) != 0)
+            return gpa_error_set(l->err, 0, 0, "spec", "%s", "its request is not one gpuadmit can read");
+        p->claim = claim_of(&p->req);
+    }
+    const char *allocated = gpa_pairs_get(obj->annotations, obj->nannotations, GPA_ANNOTATION_DEVICE_ALLOCATED);
+    if (allocated != NULL)
+        return load_device_allocated(p, allocated);
+    size_t plen = strlen(GPA_ANNOTATION_GPU_INDEX_PREFIX);
+    p->from_request = 1;
+    for (size_t i = 0; i < obj->nannotations; i++)
+        if (strncmp(obj->annotations[i].key, GPA_ANNOTATION_GPU_INDEX_PREFIX, plen) == 0 &&
+            load_mgpu_index(p, &obj->annotations[i]) != 0)
+            return -1;
+    int64_t whole = vendor_devices(p->spec);
+    if (whole > 0) {
+        gpa_usage_desc_t u = {
+            .node = p->spec->node_name, .pod = p->pod, .whole_count = whole, .source = l->source, .line = p->at->line};
+        l->sink->usage(l->sink->ctx, &u);
+    }
+    return 0;
+}
+
+/* "namespace/name" from the object itself (arena-owned; "?" for a missing part). */
+static const char *pod_name(loader_t *l, const gpa_value_t *doc)
+{
+    const gpa_value_t *meta = gpa_value_get(doc, "metadata");
+    const char *ns = str_of(meta, "namespace"), *name = str_of(meta, "name");
+    return gpa_arena_printf(l->a, "%s/%s", ns != NULL ? ns : "", name != NULL ? name : "?");
+}
+
+/* A Pod that could not be read holds nothing and is named in a warning (at the Pod; path within its List). */
+static void warn_pod(loader_t *l, const gpa_value_t *doc, const char *path, const gpa_error_t *why)
+{
+    gpa_error_t w;
+    gpa_error_init(&w, l->source);
+    const char *at = why->path;
+    if (path[0] != '\0')
+        at = why->path[0] != '\0' ? gpa_arena_printf(l->a, "%s.%s", path, why->path) : path;
+    gpa_error_set(&w, doc->line, doc->column, at, "Pod %s holds no GPU: %s", pod_name(l, doc), why->message);
+    if (l->sink->warn != NULL)
+        l->sink->warn(l->sink->ctx, &w);
+}
+
+static int load_pod(loader_t *l, gpa_value_t *doc, const char *path)
+{
+    gpa_error_t why;
+    loader_t pl = *l;
+    pl.err = &why;
+    gpa_error_init(&why, l->source);
     gpa_object_t *obj;
-    if (gpa_decode_object(l->a, doc, &obj, l->err) != 0)
-        return -1;
+    if (gpa_decode_object(l->a, doc, &obj, &why) != 0) {
+        warn_pod(l, doc, path, &why);
+        return 0;
+    }
     if (obj->npods != 1 || obj->pods[0].node_name == NULL || obj->pods[0].node_name[0] == '\0')
         return 0; /* not scheduled: holds nothing */
     if (obj->phase != NULL && (strcmp(obj->phase, "Succeeded") == 0 || strcmp(obj->phase, "Failed") == 0))
-        return 0;
-    pod_ctx_t p = {.l = l, .obj = obj, .spec = &obj->pods[0], .at = doc};
+        return 0; /* finished: holds nothing */
+    pod_ctx_t p = {.l = &pl, .spec = &obj->pods[0], .at = doc};
     p.pod = gpa_arena_printf(l->a, "%s/%s", obj->ns, obj->name);
-    const char *allocated = gpa_pairs_get(obj->annotations, obj->nannotations, GPA_ANNOTATION_DEVICE_ALLOCATED);
-    if (allocated != NULL)
-        return load_device_allocated(&p, allocated);
-    size_t plen = strlen(GPA_ANNOTATION_GPU_INDEX_PREFIX);
-    for (size_t i = 0; i < obj->nannotations; i++)
-        if (strncmp(obj->annotations[i].key, GPA_ANNOTATION_GPU_INDEX_PREFIX, plen) == 0 &&
-            load_mgpu_index(&p, &obj->annotations[i]) != 0)
-            return -1;
-    int64_t whole = vendor_devices(p.spec);
-    if (whole > 0) {
-        gpa_usage_desc_t u = {
-            .node = p.spec->node_name, .pod = p.pod, .whole_count = whole, .source = l->source, .line = doc->line};
-        l->sink->usage(l->sink->ctx, &u);
+    if (read_pod(&p, obj) != 0) {
+        warn_pod(l, doc, path, &why);
+        return 0;
     }
+    settle(&p);
     return 0;
 }
 
@@ -566,7 +724,7 @@ static int load_doc(loader_t *l, gpa_value_t *doc, const char *path)
     if (strcmp(kind, "Device") == 0)
         return located(l, path, load_device(l, doc));
     if (strcmp(kind, "Pod") == 0)
-        return located(l, path, load_pod(l, doc));
+        return load_pod(l, doc, path);
     if (strcmp(kind, "GPUInventory") == 0)
         return located(l, path, load_compact(l, doc));
     return 0; /* any other kind: not inventory */
@@ -587,11 +745,16 @@ static void to_inventory_usage(void *ctx, const gpa_usage_desc_t *d)
     gpa_inventory_add_usage(ctx, d);
 }
 
+static void to_inventory_warning(void *ctx, const gpa_error_t *why)
+{
+    gpa_inventory_add_warning(ctx, why);
+}
+
 int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, const char *source, gpa_error_t *err)
 {
     gpa_arena_t a;
     gpa_docs_t docs;
-    gpa_inventory_sink_t sink = {to_inventory_node, to_inventory_gpu, to_inventory_usage, inv};
+    gpa_inventory_sink_t sink = {to_inventory_node, to_inventory_gpu, to_inventory_usage, inv, to_inventory_warning};
     loader_t l = {.sink = &sink, .a = &a, .err = err, .source = source};
     int rc = -1;
     gpa_arena_init(&a);
@@ -622,7 +785,7 @@ int gpa_inventory_read_object(gpa_arena_t *a, gpa_inventory_kind_t kind, gpa_val
     case GPA_INVENTORY_DEVICE:
         return load_device(&l, obj);
     case GPA_INVENTORY_POD:
-        return load_pod(&l, obj);
+        return load_pod(&l, obj, "");
     }
     return 0;
 }

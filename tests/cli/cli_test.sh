@@ -383,6 +383,26 @@ case_messages() {
     expect_grep "$tmp/out" "Pod/t/denied container \"main\": core-without-memory: "
 }
 
+# A tenant's Pod with an unreadable or inflated annotation never makes an inventory unreadable (docs/allocator.md,
+# "Usage"): it holds nothing, and is named in a warning on stderr.
+case_poisoned_inventory() {
+    local inv="$data/poisoned-pods.json"
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: whole, namespace: ml}\nspec:\n  containers:\n  - name: main\n    image: a\n    resources: {limits: {koordinator.sh/gpu-core: "100", koordinator.sh/gpu-memory-ratio: "100"}}\n' >"$tmp/whole.yaml"
+    expect_exit 0 "$gpuadmit" fit --now --inventory "$inv" "$tmp/whole.yaml"
+    expect_grep "$tmp/out" "fits on k1"
+    expect_grep "$tmp/out" "device 1: core 100%"
+    expect_grep "$tmp/err" "^warning: .*poisoned-pods.json:[0-9]+:[0-9]+: items\\[2\\]\\.metadata\\.annotations.*Pod tenant/not-json holds no GPU: not JSON"
+    expect_grep "$tmp/err" "Pod tenant/wrong-shape holds no GPU"
+    expect_grep "$tmp/err" "Pod tenant/mgpu-spread holds no GPU"
+    expect_no_grep "$tmp/err" "inflated|unscheduled|finished|elsewhere|ml/good"
+    # the good Pod's share and the inflated Pod's 10% stay on device 0: two whole devices do not fit
+    sed 's/"100"/"200"/g' "$tmp/whole.yaml" >"$tmp/two.yaml"
+    expect_exit 1 "$gpuadmit" fit --now --inventory "$inv" "$tmp/two.yaml"
+    expect_grep "$tmp/err" "Pod tenant/not-json holds no GPU"
+    expect_exit 0 "$gpuadmit" validate --inventory "$inv" "$tmp/whole.yaml"
+    expect_grep "$tmp/err" "Pod tenant/not-json holds no GPU"
+}
+
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2

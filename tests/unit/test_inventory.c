@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "alloc/inventory.h"
+#include "base/buf.h"
+#include "document/json.h"
 #include "run.h"
 
 #define GI ((int64_t)1 << 30)
@@ -202,17 +204,249 @@ START_TEST(errors_with_lines_nothing_half_loaded)
     ck_assert_str_eq(err.path, "items[0]");
     ck_assert_str_eq(err.message, "unknown field \"colour\"; known: apiVersion, kind, metadata, nodes");
     ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes: [}\n", &err), -1); /* syntax */
-    ck_assert_int_eq(
-        parse_text(inv,
-                   "kind: Pod\nmetadata: {name: p, annotations: {scheduling.koordinator.sh/device-allocated: '{bad'}}\n"
-                   "spec: {nodeName: a, containers: [{name: c}]}\n",
-                   &err),
-        -1);
-    ck_assert_msg(strstr(err.message, "not JSON") != NULL, "%s", err.message);
     gpa_inventory_nodes(inv, &n);
     ck_assert_uint_eq(n, 1);
     ck_assert_int_eq(gpu(inv, "a", 0)->memory, 8 * GI);
     gpa_inventory_release(inv);
+}
+END_TEST
+
+/* ---- usage: what tenants' Pods may hold (docs/allocator.md, "Usage") ---- */
+
+static const char two_gpus[] = "kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 2, memory: 16Gi}}\n";
+
+/* A Koordinator Pod on node a asking `limits`, whose device-allocated annotation says `allocated`. */
+static char *koord_pod(const char *name, const char *node, const char *phase, const char *limits, const char *allocated)
+{
+    char *text;
+    ck_assert(asprintf(&text,
+                       "---\nkind: Pod\nmetadata:\n  name: %s\n  namespace: t\n  annotations:\n"
+                       "    scheduling.koordinator.sh/device-allocated: '%s'\nspec:\n  %s\n  containers:\n"
+                       "  - name: c\n    resources: {limits: {%s}}\nstatus: {phase: %s}\n",
+                       name, allocated, node != NULL ? node : "schedulerName: x", limits, phase) > 0);
+    return text;
+}
+
+/* Loads two_gpus and one Pod; the Pod must not fail the load. */
+static gpa_inventory_t *with_pod(char *pod)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err;
+    ck_assert_int_eq(parse_text(inv, two_gpus, &err), 0);
+    ck_assert_msg(parse_text(inv, pod, &err) == 0, "%s", err.message);
+    free(pod);
+    return inv;
+}
+
+static int untouched(const gpa_inventory_t *inv, int minor)
+{
+    const gpa_gpu_t *g = gpu(inv, "a", minor);
+    return g->core_used == 0 && g->memory_used == 0 && g->pods == 0 && !g->whole_used;
+}
+
+#define SHARE "koordinator.sh/gpu-core: 50, koordinator.sh/gpu-memory-ratio: 50"
+#define FULL_0                                                                                                                     \
+    "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}]}"
+
+START_TEST(usage_scheduled_running_pods_only)
+{
+    gpa_inventory_t *inv = with_pod(koord_pod("p", "nodeName: a", "Running", SHARE, FULL_0));
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 50);
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 8 * GI);
+    gpa_inventory_release(inv);
+    inv = with_pod(koord_pod("p", NULL, "Pending", SHARE, FULL_0)); /* no spec.nodeName: not scheduled */
+    ck_assert(untouched(inv, 0));
+    gpa_inventory_release(inv);
+    inv = with_pod(koord_pod("p", "nodeName: a", "Failed", SHARE, FULL_0));
+    ck_assert(untouched(inv, 0));
+    gpa_inventory_release(inv);
+    inv = with_pod(koord_pod("p", "nodeName: a", "Succeeded", SHARE, FULL_0));
+    ck_assert(untouched(inv, 0));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(usage_unknown_device_ignored)
+{
+    gpa_inventory_t *inv = with_pod(koord_pod(
+        "p", "nodeName: a", "Running", SHARE,
+        "{\"gpu\":[{\"minor\":7,\"resources\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}]}"));
+    ck_assert(untouched(inv, 0));
+    ck_assert(untouched(inv, 1));
+    ck_assert(gpa_inventory_find(inv, "a")->ngpus == 2);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* A Pod's annotation cannot claim more devices, or more of a device, than its request asked. */
+START_TEST(usage_capped_by_the_request)
+{
+    gpa_inventory_t *inv = with_pod(koord_pod(
+        "p", "nodeName: a", "Running", SHARE,
+        "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"100\",\"koordinator.sh/gpu-memory\":\"16Gi\","
+        "\"koordinator.sh/gpu-memory-ratio\":\"100\"}},{\"minor\":1,\"resources\":{\"koordinator.sh/gpu-core\":\"100\"}}]}"));
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 50);
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 8 * GI);
+    ck_assert(untouched(inv, 1)); /* one device asked, one held */
+    gpa_inventory_release(inv);
+    /* the same device named a thousand times: one Pod, its share once */
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "{\"gpu\":[");
+    for (int i = 0; i < 1000; i++)
+        gpa_buf_printf(&b, "%s{\"minor\":%d,\"resources\":{\"koordinator.sh/gpu-core\":\"50\"}}", i > 0 ? "," : "", i % 2);
+    gpa_buf_puts(&b, "]}");
+    inv = with_pod(koord_pod("p", "nodeName: a", "Running", "koordinator.sh/gpu-core: 50, koordinator.sh/gpu-memory: 1Gi", b.base));
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 50);
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 0); /* the annotation names no memory */
+    ck_assert_int_eq(gpu(inv, "a", 0)->pods, 1);
+    ck_assert(untouched(inv, 1));
+    gpa_buf_dispose(&b);
+    gpa_inventory_release(inv);
+    /* a Pod that asks no GPU holds none, whatever its annotation says */
+    inv = with_pod(koord_pod("p", "nodeName: a", "Running", "cpu: 1", FULL_0));
+    ck_assert(untouched(inv, 0));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(usage_mgpu_cards_capped)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err;
+    ck_assert_int_eq(
+        parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: m, dialects: [mgpu], gpus: {count: 4, memory: 16Gi}}\n", &err), 0);
+    ck_assert_msg(parse_text(inv,
+                             "kind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+                             "    vke.volcengine.com/gpu-index-container-c: '3,3,2,1,0'\n"
+                             "spec:\n  nodeName: m\n  containers:\n  - name: c\n    resources:\n"
+                             "      limits: {vke.volcengine.com/mgpu-core: 30, vke.volcengine.com/mgpu-memory: 1024}\n",
+                             &err) == 0,
+                  "%s", err.message);
+    ck_assert_int_eq(gpu(inv, "m", 3)->core_used, 30);
+    ck_assert_int_eq(gpu(inv, "m", 3)->memory_used, 1024 * MI);
+    ck_assert_int_eq(gpu(inv, "m", 3)->pods, 1);
+    for (int m = 0; m < 3; m++)
+        ck_assert_int_eq(gpu(inv, "m", m)->pods, 0);
+    /* a list longer than any node's cards is not read: the Pod holds nothing and is named */
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "kind: Pod\nmetadata:\n  name: q\n  namespace: t\n  annotations:\n"
+                     "    vke.volcengine.com/gpu-index-container-c: '0");
+    for (int i = 0; i < 1024; i++)
+        gpa_buf_puts(&b, ",1");
+    gpa_buf_puts(&b, "'\nspec:\n  nodeName: m\n  containers:\n  - name: c\n    resources:\n"
+                     "      limits: {vke.volcengine.com/mgpu-core: 30}\n");
+    ck_assert_msg(parse_text(inv, b.base, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(gpu(inv, "m", 0)->pods, 0);
+    size_t n;
+    const gpa_error_t *w = gpa_inventory_warnings(inv, &n, NULL);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_msg(strstr(w[0].message, "Pod t/q holds no GPU: more than 1024 card indices") != NULL, "%s", w[0].message);
+    gpa_buf_dispose(&b);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* One tenant's unreadable annotation never makes the inventory unreadable: the Pod holds nothing, named. */
+START_TEST(usage_unreadable_pod_warns)
+{
+    static const char *const bad[][2] = {
+        {"'{bad'", "not JSON"},
+        {"'{\"gpu\": 3}'", "must be a list"},
+        {"'{\"gpu\":[{\"minor\":\"x\"}]}'", "\"x\""},
+        {"'{\"gpu\":[{\"resources\":{}}]}'", "needs a minor"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        gpa_inventory_t *inv = gpa_inventory_new();
+        gpa_error_t err;
+        char *text;
+        ck_assert(
+            asprintf(&text,
+                     "kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 2, memory: 16Gi}}\n---\n"
+                     "kind: Pod\nmetadata:\n  name: evil\n  namespace: tenant\n  annotations:\n"
+                     "    scheduling.koordinator.sh/device-allocated: %s\nspec:\n  nodeName: a\n  containers:\n"
+                     "  - name: c\n    resources: {limits: {" SHARE "}}\n---\n"
+                     "kind: Pod\nmetadata: {name: good, namespace: t, annotations: {scheduling.koordinator.sh/device-allocated: "
+                     "'" FULL_0 "'}}\nspec:\n  nodeName: a\n  containers:\n  - name: c\n    resources: {limits: {" SHARE "}}\n",
+                     bad[i][0]) > 0);
+        ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+        free(text);
+        ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 50); /* the good Pod only */
+        ck_assert_int_eq(gpu(inv, "a", 0)->pods, 1);
+        size_t n, total;
+        const gpa_error_t *w = gpa_inventory_warnings(inv, &n, &total);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(total, 1);
+        ck_assert_str_eq(w[0].source, "t.yaml");
+        ck_assert_uint_eq(w[0].line, 5);
+        ck_assert_msg(strstr(w[0].message, "Pod tenant/evil holds no GPU") != NULL, "%s", w[0].message);
+        ck_assert_msg(strstr(w[0].message, bad[i][1]) != NULL, "%s", w[0].message);
+        ck_assert_msg(strstr(w[0].path, "device-allocated") != NULL, "%s", w[0].path);
+        gpa_inventory_release(inv);
+    }
+    /* in a List, the path says where; a failed load later drops its own warnings only */
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err;
+    ck_assert_int_eq(parse_text(inv,
+                                "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\","
+                                "\"annotations\":{\"vke.volcengine.com/gpu-index-container-c\":\"0,zero\"}},"
+                                "\"spec\":{\"nodeName\":\"a\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"
+                                "{\"vke.volcengine.com/mgpu-core\":\"30\"}}}]}}]}",
+                                &err),
+                     0);
+    size_t n;
+    const gpa_error_t *w = gpa_inventory_warnings(inv, &n, NULL);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_msg(strncmp(w[0].path, "items[0].metadata.annotations[", 30) == 0, "%s", w[0].path);
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes: [}\n", &err), -1);
+    gpa_inventory_warnings(inv, &n, NULL);
+    ck_assert_uint_eq(n, 1);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* Records per Pod are bounded by the devices its request spans, not by the annotation's size. */
+static void count_usage(void *ctx, const gpa_usage_desc_t *d)
+{
+    (void)d;
+    ++*(size_t *)ctx;
+}
+
+static void no_node(void *ctx, const gpa_node_desc_t *d)
+{
+    (void)ctx, (void)d;
+}
+
+static void no_gpu(void *ctx, const gpa_gpu_desc_t *d)
+{
+    (void)ctx, (void)d;
+}
+
+START_TEST(usage_records_bounded)
+{
+    gpa_buf_t ann = GPA_BUF_INIT, pod = GPA_BUF_INIT;
+    gpa_buf_puts(&ann, "{\\\"gpu\\\":[");
+    for (int i = 0; i < 20000; i++)
+        gpa_buf_printf(&ann, "%s{\\\"minor\\\":%d}", i > 0 ? "," : "", i % 1000);
+    gpa_buf_puts(&ann, "]}");
+    gpa_buf_printf(
+        &pod,
+        "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"annotations\":{"
+        "\"scheduling.koordinator.sh/device-allocated\":\"%s\"}},\"spec\":{\"nodeName\":\"a\",\"containers\":[{"
+        "\"name\":\"c\",\"resources\":{\"limits\":{\"koordinator.sh/gpu-core\":\"200\",\"koordinator.sh/gpu-memory-ratio\":"
+        "\"200\"}}}]}}",
+        ann.base);
+    gpa_arena_t a = {0};
+    gpa_value_t *doc;
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    ck_assert_msg(gpa_json_parse(&a, pod.base, pod.len, &doc, &err) == 0, "%s", err.message);
+    size_t records = 0;
+    gpa_inventory_sink_t sink = {no_node, no_gpu, count_usage, &records, NULL};
+    ck_assert_int_eq(gpa_inventory_read_object(&a, GPA_INVENTORY_POD, doc, "t", &sink, &err), 0);
+    ck_assert_uint_eq(records, 2); /* two whole devices asked */
+    gpa_arena_dispose(&a);
+    gpa_buf_dispose(&ann);
+    gpa_buf_dispose(&pod);
 }
 END_TEST
 
@@ -237,6 +471,12 @@ int main(void)
     tcase_add_test(tc, mixed_files_any_order);
     tcase_add_test(tc, errors_with_lines_nothing_half_loaded);
     tcase_add_test(tc, retain_release);
+    tcase_add_test(tc, usage_scheduled_running_pods_only);
+    tcase_add_test(tc, usage_unknown_device_ignored);
+    tcase_add_test(tc, usage_capped_by_the_request);
+    tcase_add_test(tc, usage_mgpu_cards_capped);
+    tcase_add_test(tc, usage_unreadable_pod_warns);
+    tcase_add_test(tc, usage_records_bounded);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

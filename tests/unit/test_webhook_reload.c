@@ -36,7 +36,7 @@ static int load_files(void *ctx, const char *const *paths, size_t n, char ***fil
 {
     (void)ctx, (void)size;
     err[0] = '\0';
-    gpa_load_report_t rep = {first_error, err};
+    gpa_load_report_t rep = {first_error, err, NULL};
     gpa_load_files_t list = {0};
     if (gpa_load_files(paths, n, &list, &rep) != 0) {
         gpa_load_files_dispose(&list);
@@ -51,7 +51,7 @@ static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t 
 {
     (void)ctx, (void)size;
     err[0] = '\0';
-    gpa_load_report_t rep = {first_error, err};
+    gpa_load_report_t rep = {first_error, err, NULL};
     gpa_config_t *cfg = NULL;
     return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
 }
@@ -60,7 +60,7 @@ static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size
 {
     (void)ctx, (void)size;
     err[0] = '\0';
-    gpa_load_report_t rep = {first_error, err};
+    gpa_load_report_t rep = {first_error, err, NULL};
     gpa_inventory_t *inv = NULL;
     return gpa_load_inventory_files(files, n, &inv, &rep) == 0 ? inv : NULL;
 }

@@ -9,13 +9,16 @@ the case directories), each run as ctest would (command, environment, working di
 
 - a test whose command is a program of the build (the unit tests, `gpuadmit test ...`) run under valgrind;
 - every other mention of the built gpuadmit (the CLI tests' bash script gets its path as an argument; the unit
-  tests that run the binary find it through GPA_BINARY_DIR) replaced by a wrapper that runs it under valgrind,
-  so each gpuadmit a script starts is checked too, not the shell or python around it.
+  tests that run the binary find it through GPA_BINARY_DIR; the cluster tests through GPUADMIT) replaced by a
+  wrapper that runs it under valgrind, so each gpuadmit a script starts is checked too, not the shell or python
+  around it.
 
 Each valgrind process writes its own log (BUILD_DIR/memcheck/<test>/vg.<pid>.log, forked Check children
 included); a test fails when it fails on its own or when any of its logs reports an error (a leak of kind
 definite or indirect counts as one). The e2e, chart and guard tests are not run: they start servers, Go and
-linters, which Valgrind would only slow down (the server is covered by the soak, tests/soak/).
+linters, which Valgrind would only slow down (the server is covered by the soak, tests/soak/); except the ones
+labelled "valgrind": the cluster paths (audit, fit --cluster, serve --cluster-inventory) against the fake API
+server, with waits long enough for Valgrind (tests/live.cmake).
 """
 import argparse
 import concurrent.futures
@@ -32,6 +35,7 @@ VALGRIND = [
     "valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=full",
     "--errors-for-leak-kinds=definite,indirect", "--show-leak-kinds=definite,indirect", "--track-origins=yes",
     "--num-callers=30",
+    "--suppressions=" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "h2o.supp"),
 ]
 ERRORS = re.compile(r"ERROR SUMMARY: ([1-9][0-9]*) errors")
 
@@ -77,6 +81,8 @@ def run_one(test, build, out):
     bindir = os.path.join(out, "bin")
     if env.get("GPA_BINARY_DIR") == build:
         env["GPA_BINARY_DIR"] = bindir
+    if env.get("GPUADMIT") == built:
+        env["GPUADMIT"] = os.path.join(bindir, "gpuadmit")
     cmd = list(test["command"])
     if os.path.dirname(os.path.abspath(cmd[0])) == os.path.abspath(build):
         cmd = VALGRIND + [f"--log-file={logs}/vg.%p.log"] + cmd
@@ -97,7 +103,7 @@ def run_one(test, build, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
-    ap.add_argument("-L", dest="labels", default="^(unit|cli|suites|cases)$")
+    ap.add_argument("-L", dest="labels", default="^(unit|cli|suites|cases|valgrind)$")
     ap.add_argument("-E", dest="exclude", default="")
     ap.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
