@@ -66,14 +66,20 @@ static size_t max_gpus(const gpa_node_t *const *nodes, size_t n)
     return m;
 }
 
+/* n nodes as a list of pointers (arena-owned). */
+static const gpa_node_t **pointers(gpa_arena_t *a, const gpa_node_t *nodes, size_t n)
+{
+    const gpa_node_t **all = gpa_arena_calloc(a, n + 1, sizeof(*all));
+    for (size_t i = 0; i < n; i++)
+        all[i] = &nodes[i];
+    return all;
+}
+
 /* Every node of the inventory, in name order, as a list of pointers (arena-owned). */
 static const gpa_node_t **every_node(gpa_arena_t *a, const gpa_inventory_t *inv, size_t *n)
 {
     const gpa_node_t *nodes = gpa_inventory_nodes(inv, n);
-    const gpa_node_t **all = gpa_arena_calloc(a, *n + 1, sizeof(*all));
-    for (size_t i = 0; i < *n; i++)
-        all[i] = &nodes[i];
-    return all;
+    return pointers(a, nodes, *n);
 }
 
 /* gpa_alloc_place over a list of nodes in name order (every node, or one per shape). */
@@ -90,6 +96,7 @@ static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnod
         gpa_node_reason_t *r = &reasons[i];
         gpa_nodes_refusal_t refusal;
         r->node = node->name;
+        r->is_template = node->is_template;
         if (gpa_nodes_check(pod, req, node, &refusal) != 0) {
             gpa_explain_refusal(a, req, node, &refusal, r);
             continue;
@@ -115,12 +122,53 @@ static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnod
     out->nreasons = nnodes;
 }
 
+/* ---- node templates: they count for "could it ever be placed", never for "room now" (inventory.h) ---- */
+
+/* The Pod on every template, taken empty (as place_on). */
+static void place_on_templates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
+                               const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+{
+    size_t n;
+    const gpa_node_t *templates = gpa_inventory_templates(inv, &n);
+    place_on(a, pointers(a, templates, n), n, pol, pod, req, opts, out);
+}
+
+/* After no node took the Pod (p, not cut short): a template that does takes its place, keeping the nodes' reasons;
+ * else the templates' reasons follow the nodes'. */
+static void add_templates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
+                          const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *p)
+{
+    gpa_placement_t t;
+    size_t n;
+    if (gpa_inventory_templates(inv, &n) == NULL || n == 0)
+        return;
+    place_on_templates(a, inv, pol, pod, req, opts, &t);
+    if (t.feasible) {
+        t.template_name = t.node;
+        t.node = NULL;
+        t.reasons = p->reasons;
+        t.nreasons = p->nreasons;
+        *p = t;
+        return;
+    }
+    gpa_node_reason_t *all = gpa_arena_calloc(a, p->nreasons + t.nreasons + 1, sizeof(*all));
+    if (p->nreasons > 0)
+        memcpy(all, p->reasons, p->nreasons * sizeof(*all));
+    if (t.nreasons > 0)
+        memcpy(all + p->nreasons, t.reasons, t.nreasons * sizeof(*all));
+    p->reasons = all;
+    p->nreasons += t.nreasons;
+    p->bounded = t.bounded;
+}
+
 int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
                     const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
 {
     size_t nnodes;
     const gpa_node_t **all = every_node(a, inv, &nnodes);
     place_on(a, all, nnodes, pol, pod, req, opts, out);
+    if (!out->feasible && !out->bounded && !opts->now)
+        add_templates(a, inv, pol, pod, req, opts, out);
     return 0;
 }
 
@@ -159,17 +207,26 @@ gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv,
     /* Nodes of one shape fit alike and explain alike; the first-named of each speaks for them all. */
     const gpa_node_t *const *shapes = candidates(a, inv, pod, 0, &n);
     place_on(a, shapes, n, pol, pod, req, &o, &p);
+    if (!p.feasible && !p.bounded)
+        add_templates(a, inv, pol, pod, req, &o, &p);
     if (!p.feasible) {
         if (p.bounded)
             return GPA_FEASIBLE_NOW; /* not proven impossible: the rule only rejects what is certain */
         *reason = gpa_explain_closest(a, &p);
         return GPA_FEASIBLE_NEVER;
     }
+    if (p.template_name != NULL) { /* only a new node would hold it: never room now */
+        *reason = gpa_explain_with_template(a, &p, p.template_name);
+        return GPA_FEASIBLE_NOT_NOW;
+    }
     o.now = 1;
     shapes = candidates(a, inv, pod, 1, &n);
     place_on(a, shapes, n, pol, pod, req, &o, &p);
     if (p.feasible || p.bounded)
         return GPA_FEASIBLE_NOW;
-    *reason = gpa_explain_closest(a, &p);
+    gpa_placement_t t;
+    o.now = 0;
+    place_on_templates(a, inv, pol, pod, req, &o, &t);
+    *reason = t.feasible ? gpa_explain_with_template(a, &p, t.node) : gpa_explain_closest(a, &p);
     return GPA_FEASIBLE_NOT_NOW;
 }

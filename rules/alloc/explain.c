@@ -259,14 +259,31 @@ static int nearer(const gpa_node_reason_t *r, const gpa_node_reason_t *best)
     return r->near_ > best->near_;
 }
 
-/* Reasons are in node name order, so ties keep the lowest name. */
-const char *gpa_explain_closest(gpa_arena_t *a, const gpa_placement_t *p)
+/* The closest node's reason, or NULL. Reasons are in node name order (templates after nodes), so ties keep the
+ * lowest name, and a node before a template. */
+static const gpa_node_reason_t *closest(const gpa_placement_t *p)
 {
     const gpa_node_reason_t *best = NULL;
     for (size_t i = 0; i < p->nreasons; i++)
         if (p->reasons[i].reason != NULL && (best == NULL || nearer(&p->reasons[i], best)))
             best = &p->reasons[i];
-    if (best == NULL)
-        return "the inventory has no GPU nodes";
-    return gpa_arena_printf(a, "%s: %s", best->node, best->reason);
+    return best;
+}
+
+static const char *reason_line(gpa_arena_t *a, const gpa_node_reason_t *r)
+{
+    return gpa_arena_printf(a, "%s%s: %s", r->is_template ? "template " : "", r->node, r->reason);
+}
+
+const char *gpa_explain_closest(gpa_arena_t *a, const gpa_placement_t *p)
+{
+    const gpa_node_reason_t *best = closest(p);
+    return best != NULL ? reason_line(a, best) : "the inventory has no GPU nodes";
+}
+
+const char *gpa_explain_with_template(gpa_arena_t *a, const gpa_placement_t *p, const char *template_name)
+{
+    const gpa_node_reason_t *best = closest(p);
+    const char *fits = gpa_arena_printf(a, "fits a new node of template %s", template_name);
+    return best != NULL ? gpa_arena_printf(a, "%s; %s", reason_line(a, best), fits) : fits;
 }

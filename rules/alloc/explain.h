@@ -22,8 +22,14 @@ void gpa_explain_group(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, 
 void gpa_explain_app(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, gpa_node_reason_t *r);
 /*
  * The closest node's reason, "node: reason" (arena-owned): the node that got furthest, then came nearest
- * within its rank, then the lowest name; "the inventory has no GPU nodes" when p has no reason at all.
+ * within its rank, then the lowest name (a node before a template); a template's reads "template T: reason";
+ * "the inventory has no GPU nodes" when p has no reason at all.
  */
 const char *gpa_explain_closest(gpa_arena_t *a, const gpa_placement_t *p);
+/*
+ * A Pod no node has room for that a new node of template T would hold (arena-owned): "fits a new node of template
+ * T", after the closest node's reason in p when there is one ("a10-0: ...; fits a new node of template T").
+ */
+const char *gpa_explain_with_template(gpa_arena_t *a, const gpa_placement_t *p, const char *template_name);
 
 #endif

@@ -223,9 +223,15 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
     gpa_feasibility_t feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, &reason);
     if (reason == NULL || reason[0] == '\0')
         reason = "no node has the devices it asks for";
-    size_t nnodes; /* every node of the inventory has GPUs and was considered */
+    size_t nnodes, ntemplates; /* every node of the inventory has GPUs and was considered, and every template */
     gpa_inventory_nodes(ctx->inv, &nnodes);
-    const char *considered = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, " (%zu GPU node%s)", nnodes, nnodes == 1 ? "" : "s");
+    gpa_inventory_templates(ctx->inv, &ntemplates);
+    const char *nodes = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, "%zu GPU node%s", nnodes, nnodes == 1 ? "" : "s");
+    const char *templates =
+        ntemplates == 0 ? "" : gpa_arena_printf(ctx->a, "%zu node template%s", ntemplates, ntemplates == 1 ? "" : "s");
+    const char *considered = nnodes + ntemplates == 0 ? ""
+                                                      : gpa_arena_printf(ctx->a, " (%s%s%s)", nodes,
+                                                                         nnodes > 0 && ntemplates > 0 ? ", " : "", templates);
     const char *advisory = gpa_inventory_advisory(ctx->inv);
     if (feasible == GPA_FEASIBLE_NEVER && advisory != NULL) {
         /* An inventory that may be out of date proves nothing: say what it shows, deny nothing. */
