@@ -219,6 +219,8 @@ static gpa_inventory_t *snapshot(gpa_live_t *live, int stale, uint64_t broken_ms
         gpa_log_msg(GPA_LOG_ERROR, "cluster inventory does not resolve; keeping the previous one", why);
         return NULL;
     }
+    if (live->opts.templates != NULL)
+        gpa_inventory_set_templates(inv, live->opts.templates); /* the autoscaled pools' nodes-to-be */
     if (stale) {
         char note[96];
         snprintf(note, sizeof(note), "not enforced: cluster inventory stale for %" PRIu64 "s", broken_ms / 1000);
@@ -372,6 +374,8 @@ gpa_live_t *gpa_live_start(const gpa_live_opts_t *opts, gpa_error_t *err)
 {
     gpa_live_t *live = gpa_xcalloc(1, sizeof(*live));
     live->opts = *opts;
+    if (opts->templates != NULL)
+        gpa_inventory_retain(opts->templates);
     pthread_mutex_init(&live->lock, NULL);
     pthread_cond_init(&live->wake, NULL);
     live->view = gpa_view_new();
@@ -417,6 +421,7 @@ void gpa_live_stop(gpa_live_t *live)
         gpa_arena_dispose(&live->kinds[i].judge);
     gpa_view_free(live->view);
     gpa_kube_target_dispose(&live->target);
+    gpa_inventory_release(live->opts.templates);
     pthread_cond_destroy(&live->wake);
     pthread_mutex_destroy(&live->lock);
     free(live);

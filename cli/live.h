@@ -16,13 +16,16 @@
 #define GPA_CLI_LIVE_H
 #include <stdint.h>
 
+#include "alloc/inventory.h"
 #include "base/error.h"
 #include "kubeconfig.h"
 
 typedef struct st_gpa_live_opts_t {
     gpa_kube_options_t kube;
-    uint64_t stale_after_ms; /* --inventory-stale-after (default 5m) */
-    int serve_before_sync;   /* --serve-before-sync: /readyz does not wait for the first sync */
+    uint64_t stale_after_ms;    /* --inventory-stale-after (default 5m) */
+    int serve_before_sync;      /* --serve-before-sync: /readyz does not wait for the first sync */
+    gpa_inventory_t *templates; /* node templates from --inventory files (templates only), or NULL: every inventory
+                                   published takes them (gpa_inventory_set_templates); retained by gpa_live_start */
 } gpa_live_opts_t;
 
 typedef struct st_gpa_live_t gpa_live_t;

@@ -59,6 +59,7 @@ static const char usage_text[] =
     "  --cert-sync-interval DURATION how often the Secret and caBundle are checked (default 1m)\n"
     "Inventory from the cluster instead of files (docs/cluster.md):\n"
     "  --cluster-inventory           watch Nodes, Koordinator Devices and Pods; /readyz waits for the first sync\n"
+    "                                (with --inventory: node templates of autoscaled pools, read at start)\n"
     "  --kubeconfig FILE             (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
     "  --context NAME                kubeconfig context (default: current-context)\n"
     "  --inventory-stale-after DURATION  watches broken this long: infeasible warns, denies nothing (default 5m)\n"
@@ -428,10 +429,7 @@ static int apply_cluster(serve_args_t *a, int opt, const char *v)
 /* The cluster flags make sense together only; 0, or -1 after saying why. */
 static int check_cluster(const serve_args_t *a)
 {
-    if (a->cluster_inventory && a->ninventory != 0)
-        fprintf(stderr, "gpuadmit serve: --cluster-inventory and --inventory exclude each other\n");
-    else if (!a->cluster_inventory && a->certsync.secret == NULL &&
-             (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL))
+    if (!a->cluster_inventory && a->certsync.secret == NULL && (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL))
         fprintf(stderr, "gpuadmit serve: --kubeconfig and --context need --cluster-inventory or --cert-secret\n");
     else if (!a->cluster_inventory && (a->live.serve_before_sync || a->live.stale_after_ms != DEFAULT_STALE_AFTER_MS))
         fprintf(stderr, "gpuadmit serve: --inventory-stale-after and --serve-before-sync need --cluster-inventory\n");
@@ -601,6 +599,25 @@ static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size
 
 static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};
 
+/* --inventory beside --cluster-inventory: node templates only (the cluster has the nodes and the usage), read once at
+ * start into a.live.templates. 0, or -1 after logging why. */
+static int load_templates(serve_args_t *a)
+{
+    char why[768] = "";
+    first_error_t f = {why, sizeof(why), 0};
+    gpa_load_report_t rep = {keep_first, &f};
+    gpa_error_t err;
+    if (a->ninventory == 0)
+        return 0;
+    if (gpa_load_inventory(a->inventory, a->ninventory, &a->live.templates, &rep) == 0 &&
+        gpa_inventory_templates_only(a->live.templates, &err) == 0)
+        return 0;
+    if (!f.set)
+        gpa_error_format(&err, why, sizeof(why));
+    gpa_log_msg(GPA_LOG_ERROR, "cannot read the node templates given beside --cluster-inventory", why);
+    return -1;
+}
+
 int gpa_cmd_serve(int argc, char **argv)
 {
     serve_args_t a;
@@ -616,6 +633,8 @@ int gpa_cmd_serve(int argc, char **argv)
         gpa_error_t err;
         if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {
             code = GPA_EXIT_USAGE; /* a start-up failure, as an unreadable certificate (docs/webhook.md) */
+        } else if (a.cluster_inventory && load_templates(&a) != 0) {
+            code = GPA_EXIT_USAGE;
         } else if (a.cluster_inventory && (live = gpa_live_start(&a.live, &err)) == NULL) {
             char why[768];
             gpa_error_format(&err, why, sizeof(why));
@@ -624,10 +643,11 @@ int gpa_cmd_serve(int argc, char **argv)
         } else {
             a.opts.loader = &loader;
             a.opts.inventory = a.inventory;
-            a.opts.ninventory = a.ninventory;
+            a.opts.ninventory = a.cluster_inventory ? 0 : a.ninventory; /* beside the cluster: its templates, above */
             code = gpa_server_run(&a.opts);
         }
         gpa_live_stop(live);
+        gpa_inventory_release(a.live.templates);
         certsync_stop(&run);
     }
     free(a.inventory);
