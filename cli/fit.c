@@ -85,7 +85,7 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     for (size_t i = 0; i < r->p.nannotations; i++)
         json_object_set_new(ann, r->p.annotations[i].key, json_string(r->p.annotations[i].value));
     for (size_t i = 0; i < r->ninvalid; i++)
-        json_array_append_new(reasons, json_pack("{s:n, s:s}", "node", "reason", r->invalid[i]));
+        json_array_append_new(reasons, json_pack("{s:n, s:n, s:s}", "node", "template", "reason", r->invalid[i]));
     for (size_t i = 0; i < r->p.nreasons; i++) {
         const gpa_node_reason_t *why = &r->p.reasons[i];
         if (why->reason != NULL) /* a template's: "node": null, "template": its name */
