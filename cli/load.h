@@ -28,6 +28,15 @@ typedef struct st_gpa_load_report_t {
 /* Hands err to rep (NULL: prints it on stderr as "file:line:column: path: reason"). */
 void gpa_load_report(const gpa_load_report_t *rep, const gpa_error_t *err);
 
+/* A report that keeps the first error as one line ("file:line:column: path: reason") in buf (borrowed; NULL with
+ * set already 1 keeps nothing): pass gpa_load_keep_first as on_error and this as ctx. */
+typedef struct st_gpa_load_first_t {
+    char *buf;
+    size_t size;
+    int set; /* an error came */
+} gpa_load_first_t;
+void gpa_load_keep_first(void *ctx, const gpa_error_t *err);
+
 /* A list of file names, each new (gpa_load_files_dispose frees them and the list). */
 typedef struct st_gpa_load_files_t {
     char **items;

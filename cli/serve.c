@@ -59,7 +59,7 @@ static const char usage_text[] =
     "  --cert-sync-interval DURATION how often the Secret and caBundle are checked (default 1m)\n"
     "Inventory from the cluster instead of files (docs/cluster.md):\n"
     "  --cluster-inventory           watch Nodes, Koordinator Devices and Pods; /readyz waits for the first sync\n"
-    "                                (with --inventory: node templates of autoscaled pools, read at start)\n"
+    "                                (with --inventory: node templates of autoscaled pools; reloaded on change)\n"
     "  --kubeconfig FILE             (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
     "  --context NAME                kubeconfig context (default: current-context)\n"
     "  --inventory-stale-after DURATION  watches broken this long: infeasible warns, denies nothing (default 5m)\n"
@@ -550,25 +550,11 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
 
 /* ---- the webhook's loader: cli/load.h, its first error kept as the one-line reason the webhook logs ---- */
 
-typedef struct st_first_error_t {
-    char *buf;
-    size_t size;
-    int set;
-} first_error_t;
-
-static void keep_first(void *ctx, const gpa_error_t *err)
-{
-    first_error_t *f = ctx;
-    if (!f->set)
-        gpa_error_format(err, f->buf, f->size);
-    f->set = 1;
-}
-
 static int load_files(void *ctx, const char *const *paths, size_t npaths, char ***files, size_t *nfiles, char *err, size_t errsize)
 {
     (void)ctx;
-    first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_first_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f};
     gpa_load_files_t list = {0};
     if (gpa_load_files(paths, npaths, &list, &rep) != 0) {
         gpa_load_files_dispose(&list);
@@ -582,8 +568,8 @@ static int load_files(void *ctx, const char *const *paths, size_t npaths, char *
 static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t errsize)
 {
     (void)ctx;
-    first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_first_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f};
     gpa_config_t *cfg = NULL;
     return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
 }
@@ -591,24 +577,27 @@ static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t 
 static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize)
 {
     (void)ctx;
-    first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_first_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f};
     gpa_inventory_t *inv = NULL;
     return gpa_load_inventory_files(files, nfiles, &inv, &rep) == 0 ? inv : NULL;
 }
 
 static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};
 
-/* --inventory beside --cluster-inventory: node templates only (the cluster has the nodes and the usage), read once at
- * start into a.live.templates. 0, or -1 after logging why. */
+/* --inventory beside --cluster-inventory: node templates only (the cluster has the nodes and the usage), read at start
+ * into a.live.templates, then watched by the live view (cli/live.h). 0, or -1 after logging why. */
 static int load_templates(serve_args_t *a)
 {
     char why[768] = "";
-    first_error_t f = {why, sizeof(why), 0};
-    gpa_load_report_t rep = {keep_first, &f};
+    gpa_load_first_t f = {why, sizeof(why), 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f};
     gpa_error_t err;
     if (a->ninventory == 0)
         return 0;
+    a->live.template_paths = a->inventory;
+    a->live.ntemplate_paths = a->ninventory;
+    a->live.reload_every_ms = a->opts.reload_interval_ms;
     if (gpa_load_inventory(a->inventory, a->ninventory, &a->live.templates, &rep) == 0 &&
         gpa_inventory_templates_only(a->live.templates, &err) == 0)
         return 0;

@@ -258,6 +258,21 @@ class Live(unittest.TestCase):
                                   "status": {"allocatable": {"nvidia.com/gpu": "8"}}})
         eventually("the new node counts", lambda: not validate(s, a100).get("warnings"))
 
+    def test_templates_reload_when_their_file_changes(self):
+        path = os.path.join(self.fake.dir, "templates.yaml")
+        write = lambda text: (open(path + ".new", "w").write(text), os.replace(path + ".new", path))
+        write("kind: GPUInventory\ntemplates:\n- {name: pool, gpus: {count: 8, memory: 80Gi}}\n")
+        s = self.serve("--inventory", path)
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertFalse(validate(s, vendor_pod("sixteen", 16))["allowed"])
+        write("kind: GPUInventory\ntemplates:\n- {name: pool, gpus: {count: 16, memory: 80Gi}}\n")
+        eventually("the bigger template counts", lambda: validate(s, vendor_pod("sixteen", 16))["allowed"])
+        s.wait_log(lambda l: l.get("msg") == "node templates reloaded", 5)
+        # A bad change (a node beside the cluster) is logged and the templates in force stay.
+        write("kind: GPUInventory\nnodes:\n- {name: gpu-0, gpus: {count: 1}}\n")
+        line = s.wait_log(lambda l: l.get("msg") == "node templates not reloaded; keeping the previous ones", 10)
+        self.assertIn("only node templates", json.dumps(line))
+        self.assertTrue(validate(s, vendor_pod("sixteen", 16))["allowed"])
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "inventory", "templates.yaml")
 
