@@ -39,7 +39,7 @@ typedef enum en_gpa_feasibility_t {
  * cut short by its bound never yields NEVER (the check only rejects what is certain).
  *
  * Node templates (inventory.h) count for "ever" only: a Pod that no node but a template could hold is NOT_NOW,
- * its reason ending "fits a new node of template T" (after the closest node's reason, if any node has GPUs); a
+ * its reason starting "fits a new node of template T" (then the closest node's reason, if any node has GPUs); a
  * NOT_NOW Pod that a template could hold says so too. A template's reason reads "template T: ...".
  */
 gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,

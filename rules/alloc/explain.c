@@ -285,5 +285,5 @@ const char *gpa_explain_with_template(gpa_arena_t *a, const gpa_placement_t *p, 
 {
     const gpa_node_reason_t *best = closest(p);
     const char *fits = gpa_arena_printf(a, "fits a new node of template %s", template_name);
-    return best != NULL ? gpa_arena_printf(a, "%s; %s", reason_line(a, best), fits) : fits;
+    return best != NULL ? gpa_arena_printf(a, "%s; %s", fits, reason_line(a, best)) : fits;
 }

@@ -28,7 +28,8 @@ void gpa_explain_app(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, gp
 const char *gpa_explain_closest(gpa_arena_t *a, const gpa_placement_t *p);
 /*
  * A Pod no node has room for that a new node of template T would hold (arena-owned): "fits a new node of template
- * T", after the closest node's reason in p when there is one ("a10-0: ...; fits a new node of template T").
+ * T", then the closest node's reason in p when there is one ("fits a new node of template T; a10-0: ..."). The
+ * template comes first: a webhook's warnings are cut at 120 bytes, and it is what the Pod's owner needs to read.
  */
 const char *gpa_explain_with_template(gpa_arena_t *a, const gpa_placement_t *p, const char *template_name);
 

@@ -243,11 +243,12 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
     } else if (feasible == GPA_FEASIBLE_NEVER) {
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
     } else if (feasible == GPA_FEASIBLE_NOT_NOW) {
-        /* Room may free up: a warning whatever the configured action (off never gets here). */
+        /* Room may free up: a warning whatever the configured action (off never gets here). The reason (a template that
+         * would hold it comes first) before the counts: the API server shows a webhook's warnings cut at 120 bytes. */
         gpa_action_t configured = ctx->action;
         ctx->action = GPA_ACTION_WARN;
-        gpa_violation_t *v = gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now%s: %s",
-                                                 considered, reason);
+        gpa_violation_t *v = gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node has room for this Pod now: %s%s",
+                                                 reason, considered);
         if (v != NULL)
             v->not_now = 1;
         ctx->action = configured;

@@ -339,7 +339,14 @@ EOF
     expect_exit 1 "$gpuadmit" validate --inventory "$templates" "$tmp/huge.yaml"
     expect_grep "$tmp/out" "infeasible: no node could ever hold this Pod \(2 node templates\): template "
     expect_exit 0 "$gpuadmit" validate --inventory "$templates" "$tmp/pod.yaml"
-    expect_grep "$tmp/out" "no node has room for this Pod now \(2 node templates\): fits a new node of template karpenter-a100"
+    expect_grep "$tmp/out" "no node has room for this Pod now: fits a new node of template karpenter-a100 \(2 node templates\)"
+    # The webhook's warnings are cut at 120 bytes: the template comes before the closest node's reason and the counts.
+    printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE",
+"namespace":"ml","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},
+"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"finetune","namespace":"ml"},"spec":{"nodeSelector":
+{"karpenter.sh/nodepool":"a100"},"containers":[{"name":"train","image":"x","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}}}' >"$tmp/review.json"
+    expect_exit 0 "$gpuadmit" review --webhook validate --inventory "$nodes" --inventory "$templates" "$tmp/review.json"
+    expect_grep "$tmp/out" '"warnings":\["infeasible: no node has room for this Pod now: fits a new node of template karpenter-a100; a100: '
     printf 'kind: GPUInventory\ntemplates:\n- name: t\n  gpus: {count: 1}\n  used: []\n' >"$tmp/bad.yaml"
     expect_exit 2 "$gpuadmit" fit --inventory "$tmp/bad.yaml" "$tmp/pod.yaml"
     expect_grep "$tmp/err" 'bad.yaml:5:[0-9]+: templates\[0\]: unknown field "used"; known: name, labels, dialects, gpus, devices'
