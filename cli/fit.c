@@ -41,13 +41,15 @@ typedef struct st_fit_result_t {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gpuadmit fit --inventory F [--inventory F]... [--now] [--config F] [-o text|json] PATH...\n"
-                 "       gpuadmit fit --cluster [--kubeconfig F] [--context C] [--now] [--config F] [-o text|json] PATH...\n"
+                 "       gpuadmit fit --cluster [--inventory F]... [--kubeconfig F] [--context C] [--now] [--config F]\n"
+                 "                    [-o text|json] PATH...\n"
                  "\n"
                  "Places each Pod (or workload template) on the inventory's GPUs, as the scheduler would:\n"
                  "the node, each device share (core %%, bytes, fraction of the device), the score, and the\n"
                  "annotation the scheduler writes; when nothing fits, each node's first reason.\n"
                  "\n"
                  "  --inventory F     Nodes, Device objects, Pods (kubectl get -o json) or the compact form\n"
+                 "                    (with --cluster: node templates of autoscaled pools, in the compact form)\n"
                  "  --cluster         the inventory of the live cluster: one list of Nodes, Devices and Pods\n"
                  "  --kubeconfig F    with --cluster (default: $KUBECONFIG, then ~/.kube/config)\n"
                  "  --context C       with --cluster: the kubeconfig context (default: current-context)\n"
@@ -74,6 +76,7 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     json_object_set_new(o, "name", json_string(r->name));
     json_object_set_new(o, "feasible", json_boolean(r->p.feasible));
     json_object_set_new(o, "node", r->p.node != NULL ? json_string(r->p.node) : json_null());
+    json_object_set_new(o, "template", r->p.template_name != NULL ? json_string(r->p.template_name) : json_null());
     json_object_set_new(o, "score", json_integer(r->p.score));
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
@@ -84,10 +87,13 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     for (size_t i = 0; i < r->p.nannotations; i++)
         json_object_set_new(ann, r->p.annotations[i].key, json_string(r->p.annotations[i].value));
     for (size_t i = 0; i < r->ninvalid; i++)
-        json_array_append_new(reasons, json_pack("{s:n, s:s}", "node", "reason", r->invalid[i]));
-    for (size_t i = 0; i < r->p.nreasons; i++)
-        if (r->p.reasons[i].reason != NULL)
-            json_array_append_new(reasons, json_pack("{s:s, s:s}", "node", r->p.reasons[i].node, "reason", r->p.reasons[i].reason));
+        json_array_append_new(reasons, json_pack("{s:n, s:n, s:s}", "node", "template", "reason", r->invalid[i]));
+    for (size_t i = 0; i < r->p.nreasons; i++) {
+        const gpa_node_reason_t *why = &r->p.reasons[i];
+        if (why->reason != NULL) /* a template's: "node": null, "template": its name */
+            json_array_append_new(reasons, json_pack("{s:s?, s:s?, s:s}", "node", why->is_template ? NULL : why->node, "template",
+                                                     why->is_template ? why->node : NULL, "reason", why->reason));
+    }
     json_object_set_new(o, "devices", devs);
     json_object_set_new(o, "annotations", ann);
     json_object_set_new(o, "reasons", reasons);
@@ -95,6 +101,20 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     json_object_set_new(o, "asksForGPU", json_boolean(!r->no_gpu));
     json_object_set_new(o, "excluded", json_boolean(r->excluded));
     return o;
+}
+
+/* Each node's reason, one line each ("template T: ..." for a template's); how many were printed. */
+static size_t print_reasons(const gpa_placement_t *p, const char *prefix)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < p->nreasons; i++) {
+        const gpa_node_reason_t *why = &p->reasons[i];
+        if (why->reason == NULL)
+            continue;
+        printf("  %s%s%s: %s\n", prefix, why->is_template ? "template " : "", why->node, why->reason);
+        shown++;
+    }
+    return shown;
 }
 
 static void print_text(fit_cmd_t *f, const fit_result_t *r)
@@ -109,11 +129,7 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
     }
     if (!r->p.feasible) {
         printf("%s: does not fit%s\n", who, r->p.bounded ? " (search bounded)" : "");
-        size_t shown = 0;
-        for (size_t i = 0; i < r->p.nreasons; i++)
-            if (r->p.reasons[i].reason != NULL)
-                printf("  %s: %s\n", r->p.reasons[i].node, r->p.reasons[i].reason), shown++;
-        if (shown == 0)
+        if (print_reasons(&r->p, "") == 0)
             printf("  the inventory has no GPU nodes\n");
         return;
     }
@@ -121,7 +137,11 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
         printf("%s: asks for no GPU: no GPU placement to make\n", who);
         return;
     }
-    printf("%s: fits on %s (score %" PRId64 ")%s\n", who, r->p.node, r->p.score, r->p.bounded ? " (search bounded)" : "");
+    if (r->p.template_name != NULL)
+        printf("%s: fits a new node of template %s (score %" PRId64 ")%s\n", who, r->p.template_name, r->p.score,
+               r->p.bounded ? " (search bounded)" : "");
+    else
+        printf("%s: fits on %s (score %" PRId64 ")%s\n", who, r->p.node, r->p.score, r->p.bounded ? " (search bounded)" : "");
     if (r->excluded)
         printf("  namespace %s is excluded by the configuration's namespaces.exclude: admitted unchecked\n", r->ns);
     for (size_t i = 0; i < r->p.nshares; i++) {
@@ -134,6 +154,7 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
         printf("  annotation %s: %s\n", r->p.annotations[i].key, r->p.annotations[i].value);
+    print_reasons(&r->p, "not on "); /* on a template: why no existing node would do */
 }
 
 /* ---- placing ---- */
@@ -243,6 +264,23 @@ static gpa_inventory_t *cluster_inventory(const gpa_kube_options_t *kube)
     return inv;
 }
 
+/* --cluster with --inventory F: the files' node templates join the cluster's nodes (the files may hold nothing
+ * else: the cluster has the nodes and the usage). One reference, or NULL after saying why on stderr. */
+static gpa_inventory_t *cluster_with_templates(const gpa_kube_options_t *kube, gpa_inventory_t *files)
+{
+    gpa_error_t err;
+    if (files != NULL && gpa_inventory_templates_only(files, &err) != 0) {
+        char text[1024];
+        gpa_error_format(&err, text, sizeof(text));
+        fprintf(stderr, "fit: %s (with --cluster, --inventory adds node templates; the cluster has the nodes)\n", text);
+        return NULL;
+    }
+    gpa_inventory_t *inv = cluster_inventory(kube);
+    if (inv != NULL && files != NULL)
+        gpa_inventory_set_templates(inv, files);
+    return inv;
+}
+
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise; paths start at optind. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
@@ -269,10 +307,6 @@ static int parse_args(int argc, char **argv, options_t *o)
         else
             return c == 'h' ? 1 : -1;
     }
-    if (o->cluster && o->common.ninventories > 0) {
-        fprintf(stderr, "fit: --cluster and --inventory exclude each other\n");
-        return -1;
-    }
     if (!o->cluster && (o->kube.kubeconfig != NULL || o->kube.context != NULL)) {
         fprintf(stderr, "fit: --kubeconfig and --context need --cluster\n");
         return -1;
@@ -291,7 +325,13 @@ int gpa_cmd_fit(int argc, char **argv)
     }
     fit_cmd_t f = {.vb.json = strcmp(o.common.output, "json") == 0, .now = o.now};
     rc = GPA_EXIT_USAGE;
-    if (gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0 && (!o.cluster || (f.vb.inv = cluster_inventory(&o.kube)) != NULL)) {
+    int ready = gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0;
+    if (ready && o.cluster) {
+        gpa_inventory_t *files = f.vb.inv;
+        ready = (f.vb.inv = cluster_with_templates(&o.kube, files)) != NULL;
+        gpa_inventory_release(files);
+    }
+    if (ready) {
         gpa_verb_walk(&f.vb, argv + optind, (size_t)(argc - optind));
         size_t fits = f.pods - f.misfits - f.no_gpu;
         const char *summary =

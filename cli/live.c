@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/arena.h"
 #include "kinds.h"
 #include "kube/decode.h"
+#include "load.h"
 #include "log.h"
 #include "metrics.h"
 #include "policy/engine.h"
@@ -68,6 +70,9 @@ struct st_gpa_live_t {
     uint64_t stale_ms;                       /* longest broken watch, as last computed */
     atomic_uint_least64_t apply_ns, applied; /* time spent applying watch events to the view */
     gpa_metrics_source_t source;
+    uint64_t templates_state;   /* the template files as last read (templates_state); the publisher's own */
+    uint64_t templates_checked; /* monotonic ms of the last look at them */
+    int templates_changed;      /* new templates not yet published */
 };
 
 static uint64_t mono_ms(void)
@@ -196,6 +201,63 @@ static void on_broken(void *ctx, int unserved, const char *why)
     gpa_log_end(l);
 }
 
+/* ---- node templates from files beside the cluster (live.h) ---- */
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+    return (h ^ x) * 0x100000001b3ULL;
+}
+
+/*
+ * The template files as they are now: which files the paths stand for and each one's device, inode, size and
+ * modification time (a mounted ConfigMap's update swaps a symlink: another inode). 0 when they cannot be listed.
+ */
+static uint64_t templates_state(const gpa_live_t *live, gpa_load_files_t *files, const gpa_load_report_t *rep)
+{
+    if (gpa_load_files(live->opts.template_paths, live->opts.ntemplate_paths, files, rep) != 0)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < files->len; i++) {
+        struct stat st;
+        for (const char *c = files->items[i]; *c != '\0'; c++)
+            h = mix(h, (unsigned char)*c);
+        if (stat(files->items[i], &st) == 0)
+            h = mix(
+                mix(mix(mix(mix(h, (uint64_t)st.st_dev), (uint64_t)st.st_ino), (uint64_t)st.st_size), (uint64_t)st.st_mtim.tv_sec),
+                (uint64_t)st.st_mtim.tv_nsec);
+    }
+    return h | 1;
+}
+
+/* Reads the templates again when their files changed (publisher thread, lock not held): the new ones in force, or
+ * the previous kept and the fault logged once per state of the files. */
+static void reload_templates(gpa_live_t *live)
+{
+    char why[768] = "";
+    gpa_load_first_t f = {why, sizeof(why), 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f, NULL};
+    gpa_load_files_t files = {0};
+    uint64_t state = templates_state(live, &files, &rep);
+    if (state != live->templates_state) {
+        gpa_inventory_t *inv = NULL;
+        gpa_error_t err;
+        live->templates_state = state;
+        if (state != 0 && gpa_load_inventory_files((const char *const *)files.items, files.len, &inv, &rep) == 0 &&
+            gpa_inventory_templates_only(inv, &err) == 0) {
+            gpa_inventory_release(live->opts.templates);
+            live->opts.templates = inv;
+            live->templates_changed = 1;
+            gpa_log_msg(GPA_LOG_INFO, "node templates reloaded", NULL);
+        } else {
+            if (!f.set)
+                gpa_error_format(&err, why, sizeof(why));
+            gpa_inventory_release(inv);
+            gpa_log_msg(GPA_LOG_ERROR, "node templates not reloaded; keeping the previous ones", why);
+        }
+    }
+    gpa_load_files_dispose(&files);
+}
+
 /* ---- the publisher ---- */
 
 /* Under the lock: whether every kind was listed, and the longest time a watch has been broken (ms). */
@@ -235,6 +297,8 @@ static gpa_inventory_t *snapshot(gpa_live_t *live, int stale, uint64_t broken_ms
         gpa_log_msg(GPA_LOG_ERROR, "cluster inventory does not resolve; keeping the previous one", why);
         return NULL;
     }
+    if (live->opts.templates != NULL)
+        gpa_inventory_set_templates(inv, live->opts.templates); /* the autoscaled pools' nodes-to-be */
     if (stale) {
         char note[96];
         snprintf(note, sizeof(note), "not enforced: cluster inventory stale for %" PRIu64 "s", broken_ms / 1000);
@@ -250,8 +314,9 @@ static void publish_once(gpa_live_t *live)
     int stale = synced && broken_ms > live->opts.stale_after_ms;
     uint64_t gen = gpa_view_generation(live->view);
     live->stale_ms = broken_ms;
-    if (!synced || (synced == live->synced && stale == live->stale && gen == live->published_gen))
+    if (!synced || (synced == live->synced && stale == live->stale && gen == live->published_gen && !live->templates_changed))
         return;
+    live->templates_changed = 0;
     if (stale != live->stale)
         log_stale(stale, broken_ms, live->opts.stale_after_ms);
     if (!live->synced)
@@ -275,6 +340,12 @@ static void *publisher(void *arg)
     gpa_live_t *live = arg;
     pthread_mutex_lock(&live->lock);
     while (!live->stopping) {
+        if (live->opts.ntemplate_paths > 0 && mono_ms() - live->templates_checked >= live->opts.reload_every_ms) {
+            pthread_mutex_unlock(&live->lock); /* file reads: never while the reflectors wait */
+            reload_templates(live);
+            live->templates_checked = mono_ms();
+            pthread_mutex_lock(&live->lock);
+        }
         publish_once(live);
         uint64_t pause_ns = (uint64_t)PUBLISH_EVERY_MS * 1000000u;
         if (live->build_ns * BUILD_SHARE > pause_ns)
@@ -392,6 +463,15 @@ gpa_live_t *gpa_live_start(const gpa_live_opts_t *opts, gpa_error_t *err)
 {
     gpa_live_t *live = gpa_xcalloc(1, sizeof(*live));
     live->opts = *opts;
+    if (opts->templates != NULL)
+        gpa_inventory_retain(opts->templates);
+    if (opts->ntemplate_paths > 0) { /* the files as the caller just read them (and reported any fault) */
+        gpa_load_first_t reported = {NULL, 0, 1};
+        gpa_load_files_t files = {0};
+        live->templates_state = templates_state(live, &files, &(gpa_load_report_t){gpa_load_keep_first, &reported, NULL});
+        live->templates_checked = mono_ms();
+        gpa_load_files_dispose(&files);
+    }
     pthread_mutex_init(&live->lock, NULL);
     pthread_cond_init(&live->wake, NULL);
     live->view = gpa_view_new();
@@ -437,6 +517,7 @@ void gpa_live_stop(gpa_live_t *live)
         gpa_arena_dispose(&live->kinds[i].judge);
     gpa_view_free(live->view);
     gpa_kube_target_dispose(&live->target);
+    gpa_inventory_release(live->opts.templates);
     pthread_cond_destroy(&live->wake);
     pthread_mutex_destroy(&live->lock);
     free(live);

@@ -8,7 +8,8 @@
  * served; meanwhile no inventory is in force (infeasible is silent). Staleness: when a watch has been broken
  * for longer than the limit, the inventory in force is marked advisory: infeasible warns and denies nothing
  * (logged once, gauge gpuadmit_cluster_stale). Every Pod event is also judged as stored and its findings
- * counted in gpuadmit_audit_violations{rule,namespace}.
+ * counted in gpuadmit_audit_violations{rule,namespace}. Node templates (--inventory files beside the cluster) join
+ * every inventory published; their files are watched like the server's and a change publishes a new inventory.
  *
  * The threads are started with SIGTERM and SIGINT blocked (gpa_server_run waits for them on its own thread).
  */
@@ -16,13 +17,19 @@
 #define GPA_CLI_LIVE_H
 #include <stdint.h>
 
+#include "alloc/inventory.h"
 #include "base/error.h"
 #include "kubeconfig.h"
 
 typedef struct st_gpa_live_opts_t {
     gpa_kube_options_t kube;
-    uint64_t stale_after_ms; /* --inventory-stale-after (default 5m) */
-    int serve_before_sync;   /* --serve-before-sync: /readyz does not wait for the first sync */
+    uint64_t stale_after_ms;           /* --inventory-stale-after (default 5m) */
+    int serve_before_sync;             /* --serve-before-sync: /readyz does not wait for the first sync */
+    gpa_inventory_t *templates;        /* node templates from --inventory files (templates only), or NULL: every inventory
+                                          published takes them (gpa_inventory_set_templates); retained by gpa_live_start */
+    const char *const *template_paths; /* those files or directories (borrowed): checked every reload_every_ms and */
+    size_t ntemplate_paths;            /* read again when they change; a bad change keeps the templates in force */
+    uint64_t reload_every_ms;          /* --reload-interval */
 } gpa_live_opts_t;
 
 typedef struct st_gpa_live_t gpa_live_t;

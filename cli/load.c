@@ -41,6 +41,14 @@ void gpa_load_warn(const gpa_load_report_t *rep, const gpa_error_t *why)
     fprintf(stderr, "warning: %s\n", line);
 }
 
+void gpa_load_keep_first(void *ctx, const gpa_error_t *err)
+{
+    gpa_load_first_t *f = ctx;
+    if (!f->set)
+        gpa_error_format(err, f->buf, f->size);
+    f->set = 1;
+}
+
 /* Reports "path: message" and returns -1. */
 __attribute__((format(printf, 3, 4))) static int fail(const gpa_load_report_t *rep, const char *path, const char *fmt, ...)
 {

@@ -31,6 +31,15 @@ void gpa_load_report(const gpa_load_report_t *rep, const gpa_error_t *err);
 /* Hands a warning to rep (NULL, or no on_warning: prints "warning: file:line:column: path: reason" on stderr). */
 void gpa_load_warn(const gpa_load_report_t *rep, const gpa_error_t *why);
 
+/* A report that keeps the first error as one line ("file:line:column: path: reason") in buf (borrowed; NULL with
+ * set already 1 keeps nothing): pass gpa_load_keep_first as on_error and this as ctx. */
+typedef struct st_gpa_load_first_t {
+    char *buf;
+    size_t size;
+    int set; /* an error came */
+} gpa_load_first_t;
+void gpa_load_keep_first(void *ctx, const gpa_error_t *err);
+
 /* A list of file names, each new (gpa_load_files_dispose frees them and the list). */
 typedef struct st_gpa_load_files_t {
     char **items;

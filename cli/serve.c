@@ -62,6 +62,7 @@ static const char usage_text[] =
     "  --cert-sync-interval DURATION how often the Secret and caBundle are checked (default 1m)\n"
     "Inventory from the cluster instead of files (docs/cluster.md):\n"
     "  --cluster-inventory           watch Nodes, Koordinator Devices and Pods; /readyz waits for the first sync\n"
+    "                                (with --inventory: node templates of autoscaled pools; reloaded on change)\n"
     "  --kubeconfig FILE             (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
     "  --context NAME                kubeconfig context (default: current-context)\n"
     "  --inventory-stale-after DURATION  watches broken this long: infeasible warns, denies nothing (default 5m)\n"
@@ -534,10 +535,8 @@ static int apply_cluster(serve_args_t *a, int opt, const char *v)
 /* The cluster flags make sense together only; 0, or -1 after saying why. */
 static int check_cluster(const serve_args_t *a)
 {
-    if (a->cluster_inventory && a->ninventory != 0)
-        fprintf(stderr, "gpuadmit serve: --cluster-inventory and --inventory exclude each other\n");
-    else if (!a->cluster_inventory && a->certsync.secret == NULL && a->registrar.reg.dir == NULL &&
-             (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL))
+    if (!a->cluster_inventory && a->certsync.secret == NULL && a->registrar.reg.dir == NULL &&
+        (a->live.kube.kubeconfig != NULL || a->live.kube.context != NULL))
         fprintf(stderr, "gpuadmit serve: --kubeconfig and --context need --cluster-inventory, --cert-secret or "
                         "--register-webhooks\n");
     else if (!a->cluster_inventory && (a->live.serve_before_sync || a->live.stale_after_ms != DEFAULT_STALE_AFTER_MS))
@@ -661,25 +660,11 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
 
 /* ---- the webhook's loader: cli/load.h, its first error kept as the one-line reason the webhook logs ---- */
 
-typedef struct st_first_error_t {
-    char *buf;
-    size_t size;
-    int set;
-} first_error_t;
-
-static void keep_first(void *ctx, const gpa_error_t *err)
-{
-    first_error_t *f = ctx;
-    if (!f->set)
-        gpa_error_format(err, f->buf, f->size);
-    f->set = 1;
-}
-
 static int load_files(void *ctx, const char *const *paths, size_t npaths, char ***files, size_t *nfiles, char *err, size_t errsize)
 {
     (void)ctx;
-    first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f, NULL};
+    gpa_load_first_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f, NULL};
     gpa_load_files_t list = {0};
     if (gpa_load_files(paths, npaths, &list, &rep) != 0) {
         gpa_load_files_dispose(&list);
@@ -693,8 +678,8 @@ static int load_files(void *ctx, const char *const *paths, size_t npaths, char *
 static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t errsize)
 {
     (void)ctx;
-    first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f, NULL};
+    gpa_load_first_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f, NULL};
     gpa_config_t *cfg = NULL;
     return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
 }
@@ -711,13 +696,35 @@ static void log_warning(void *ctx, const gpa_error_t *why)
 static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize)
 {
     (void)ctx;
-    first_error_t f = {err, errsize, 0};
-    gpa_load_report_t rep = {keep_first, &f, log_warning};
+    gpa_load_first_t f = {err, errsize, 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f, log_warning};
     gpa_inventory_t *inv = NULL;
     return gpa_load_inventory_files(files, nfiles, &inv, &rep) == 0 ? inv : NULL;
 }
 
 static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};
+
+/* --inventory beside --cluster-inventory: node templates only (the cluster has the nodes and the usage), read at start
+ * into a.live.templates, then watched by the live view (cli/live.h). 0, or -1 after logging why. */
+static int load_templates(serve_args_t *a)
+{
+    char why[768] = "";
+    gpa_load_first_t f = {why, sizeof(why), 0};
+    gpa_load_report_t rep = {gpa_load_keep_first, &f, NULL};
+    gpa_error_t err;
+    if (a->ninventory == 0)
+        return 0;
+    a->live.template_paths = a->inventory;
+    a->live.ntemplate_paths = a->ninventory;
+    a->live.reload_every_ms = a->opts.reload_interval_ms;
+    if (gpa_load_inventory(a->inventory, a->ninventory, &a->live.templates, &rep) == 0 &&
+        gpa_inventory_templates_only(a->live.templates, &err) == 0)
+        return 0;
+    if (!f.set)
+        gpa_error_format(&err, why, sizeof(why));
+    gpa_log_msg(GPA_LOG_ERROR, "cannot read the node templates given beside --cluster-inventory", why);
+    return -1;
+}
 
 int gpa_cmd_serve(int argc, char **argv)
 {
@@ -737,6 +744,8 @@ int gpa_cmd_serve(int argc, char **argv)
         gpa_error_init(&err, NULL);
         if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {
             code = GPA_EXIT_USAGE; /* a start-up failure, as an unreadable certificate (docs/webhook.md) */
+        } else if (a.cluster_inventory && load_templates(&a) != 0) {
+            code = GPA_EXIT_USAGE;
         } else if (a.cluster_inventory && (live = gpa_live_start(&a.live, &err)) == NULL) {
             gpa_error_format(&err, why, sizeof(why));
             gpa_log_msg(GPA_LOG_ERROR, "cannot watch the cluster", why);
@@ -748,11 +757,12 @@ int gpa_cmd_serve(int argc, char **argv)
         } else {
             a.opts.loader = &loader;
             a.opts.inventory = a.inventory;
-            a.opts.ninventory = a.ninventory;
+            a.opts.ninventory = a.cluster_inventory ? 0 : a.ninventory; /* beside the cluster: its templates, above */
             code = gpa_server_run(&a.opts);
         }
         gpa_registrar_stop(registrar); /* first: it reads the server's readiness */
         gpa_live_stop(live);
+        gpa_inventory_release(a.live.templates);
         certsync_stop(&run);
     }
     free(a.inventory);

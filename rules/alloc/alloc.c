@@ -82,13 +82,19 @@ static size_t max_gpus(const gpa_node_t *const *nodes, size_t n)
 }
 
 /* Every node of the inventory, in name order, as a list of pointers (arena-owned). */
+/* n nodes as a list of pointers (arena-owned). */
+static const gpa_node_t **pointers(gpa_arena_t *a, const gpa_node_t *nodes, size_t n)
+{
+    const gpa_node_t **all = gpa_arena_calloc(a, n + 1, sizeof(*all));
+    for (size_t i = 0; i < n; i++)
+        all[i] = &nodes[i];
+    return all;
+}
+
 static const gpa_node_t **every_node(gpa_arena_t *a, const gpa_inventory_t *inv, size_t *n)
 {
     const gpa_node_t *nodes = gpa_inventory_nodes(inv, n);
-    const gpa_node_t **all = gpa_arena_calloc(a, *n + 1, sizeof(*all));
-    for (size_t i = 0; i < *n; i++)
-        all[i] = &nodes[i];
-    return all;
+    return pointers(a, nodes, *n);
 }
 
 /* The search stops: the budget ran out outside a device search (label tests, an init container's search). */
@@ -107,6 +113,7 @@ static int refuse_node(gpa_arena_t *a, gpa_search_t *s, const gpa_nodes_pod_t *p
     int bounded = 0;
     gpa_nodes_refusal_t refusal;
     r->node = node->name;
+    r->is_template = node->is_template;
     if (gpa_alloc_budget_take(s->budget, pp->cost) != 0) {
         stop_search(s);
         return 1;
@@ -157,6 +164,45 @@ static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnod
     out->nreasons = nnodes;
 }
 
+/* ---- node templates: they count for "could it ever be placed", never for "room now" (inventory.h) ---- */
+
+/* The Pod on every template, taken empty (as place_on). */
+static void place_on_templates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_nodes_pod_t *pp,
+                               const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
+{
+    size_t n;
+    const gpa_node_t *templates = gpa_inventory_templates(inv, &n);
+    place_on(a, pointers(a, templates, n), n, pol, pp, req, opts, out);
+}
+
+/* After no node took the Pod (p, not cut short): a template that does takes its place, keeping the nodes' reasons;
+ * else the templates' reasons follow the nodes'. */
+static void add_templates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_nodes_pod_t *pp,
+                          const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *p)
+{
+    gpa_placement_t t;
+    size_t n;
+    if (gpa_inventory_templates(inv, &n) == NULL || n == 0)
+        return;
+    place_on_templates(a, inv, pol, pp, req, opts, &t);
+    if (t.feasible) {
+        t.template_name = t.node;
+        t.node = NULL;
+        t.reasons = p->reasons;
+        t.nreasons = p->nreasons;
+        *p = t;
+        return;
+    }
+    gpa_node_reason_t *all = gpa_arena_calloc(a, p->nreasons + t.nreasons + 1, sizeof(*all));
+    if (p->nreasons > 0)
+        memcpy(all, p->reasons, p->nreasons * sizeof(*all));
+    if (t.nreasons > 0)
+        memcpy(all + p->nreasons, t.reasons, t.nreasons * sizeof(*all));
+    p->reasons = all;
+    p->nreasons += t.nreasons;
+    p->bounded = t.bounded;
+}
+
 int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
                     const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out)
 {
@@ -165,6 +211,8 @@ int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_
     gpa_nodes_prepare(a, pod, &pp);
     const gpa_node_t **all = every_node(a, inv, &nnodes);
     place_on(a, all, nnodes, pol, &pp, req, opts, out);
+    if (!out->feasible && !out->bounded && !opts->now)
+        add_templates(a, inv, pol, &pp, req, opts, out);
     return 0;
 }
 
@@ -186,8 +234,8 @@ static int selects_identity(const gpa_inventory_t *inv, const gpa_podspec_t *pod
 /*
  * The nodes to search: one per shape as far as the Pod can tell. A Pod that selects on no identity label tells
  * nodes apart only by their shape (the inventory's). Otherwise every node's labels are tested (logarithmic in a
- * list's length); of the nodes that pass, the first of each shape is searched, and the first node that fails
- * speaks for every node that fails (a label refusal ranks below every other reason, and ties go to the lowest
+ * list's length); of the nodes that pass, the first of each shape is searched, and the node that fails nearest
+ * (gpa_explain_labels_nearness; the first in name order among equals) speaks for every node that fails (a label refusal ranks below every other reason, and ties go to the lowest
  * name). So a no-op `kubernetes.io/hostname` affinity costs one label test per node, not one search per node.
  */
 static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_nodes_pod_t *pp,
@@ -200,35 +248,46 @@ static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t
     gpa_inventory_shapes(inv, now, &nshapes);
     int *seen = gpa_arena_calloc(a, nshapes + 1, sizeof(*seen));
     const gpa_node_t **out = gpa_arena_calloc(a, nnodes + 1, sizeof(*out));
-    int refused = 0;
+    const gpa_node_t *refused = NULL; /* the refused node that came nearest, first in name order among equals */
+    size_t refused_at = 0;
+    int64_t nearest = -1;
     for (size_t i = 0; i < nnodes && gpa_alloc_budget_take(budget, pp->cost) == 0; i++) {
         gpa_nodes_refusal_t why;
-        int *first = gpa_nodes_labels(pp, &nodes[i], &why) ? &seen[gpa_inventory_shape_of(inv, &nodes[i], now)] : &refused;
+        if (!gpa_nodes_labels(pp, &nodes[i], &why)) {
+            int64_t near = gpa_explain_labels_nearness(&nodes[i], &why);
+            if (near > nearest)
+                refused = &nodes[i], refused_at = k, nearest = near;
+            continue;
+        }
+        int *first = &seen[gpa_inventory_shape_of(inv, &nodes[i], now)];
         if (!*first)
             out[k++] = &nodes[i];
         *first = 1;
+    }
+    if (refused != NULL) { /* in its place in name order */
+        memmove(&out[refused_at + 1], &out[refused_at], (k - refused_at) * sizeof(*out));
+        out[refused_at] = refused;
+        k++;
     }
     *n = k;
     return out;
 }
 
-/* Whether the Pod fits some node (now: with current usage); *reason for the closest when not; -1 when the budget
- * ran out before an answer. */
+/* Whether the Pod fits some node (now: with current usage; else a node or, after every node, a template); p says
+ * where or why not; -1 when the budget ran out before an answer. */
 static int fits_some_node(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_nodes_pod_t *pp,
-                          const gpa_request_t *req, gpa_alloc_budget_t *budget, int now, const char **reason)
+                          const gpa_request_t *req, gpa_alloc_budget_t *budget, int now, gpa_placement_t *p)
 {
-    gpa_placement_t p;
     gpa_alloc_opts_t o = {.now = now, .first_fit = 1, .budget = budget};
     size_t n;
     /* Nodes of one shape fit alike and explain alike; the first-named of each speaks for them all. */
     const gpa_node_t *const *shapes = candidates(a, inv, pp, budget, now, &n);
-    place_on(a, shapes, n, pol, pp, req, &o, &p);
-    if (p.feasible)
+    place_on(a, shapes, n, pol, pp, req, &o, p);
+    if (!p->feasible && !p->bounded && !budget->spent && !now)
+        add_templates(a, inv, pol, pp, req, &o, p);
+    if (p->feasible)
         return 1;
-    if (p.bounded || budget->spent)
-        return -1; /* not proven: the rule only rejects what is certain */
-    *reason = gpa_explain_closest(a, &p);
-    return 0;
+    return p->bounded || budget->spent ? -1 : 0; /* not proven: the rule only rejects what is certain */
 }
 
 gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,
@@ -243,11 +302,23 @@ gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv,
     if (budget == NULL)
         budget = &own;
     gpa_nodes_prepare(a, pod, &pp);
-    int ever = fits_some_node(a, inv, pol, &pp, req, budget, 0, reason);
+    gpa_placement_t p, t;
+    int ever = fits_some_node(a, inv, pol, &pp, req, budget, 0, &p);
     if (ever <= 0) {
         budget->unproven += ever < 0;
+        if (ever == 0)
+            *reason = gpa_explain_closest(a, &p);
         return ever < 0 ? GPA_FEASIBLE_UNKNOWN : GPA_FEASIBLE_NEVER;
     }
+    if (p.template_name != NULL) { /* only a new node would hold it: never room now */
+        *reason = gpa_explain_with_template(a, &p, p.template_name);
+        return GPA_FEASIBLE_NOT_NOW;
+    }
     /* Room now cannot be proven either way once the budget is spent: say nothing. */
-    return fits_some_node(a, inv, pol, &pp, req, budget, 1, reason) == 0 ? GPA_FEASIBLE_NOT_NOW : GPA_FEASIBLE_NOW;
+    if (fits_some_node(a, inv, pol, &pp, req, budget, 1, &p) != 0)
+        return GPA_FEASIBLE_NOW;
+    gpa_alloc_opts_t o = {.first_fit = 1, .budget = budget};
+    place_on_templates(a, inv, pol, &pp, req, &o, &t);
+    *reason = t.feasible ? gpa_explain_with_template(a, &p, t.node) : gpa_explain_closest(a, &p);
+    return GPA_FEASIBLE_NOT_NOW;
 }

@@ -26,8 +26,8 @@ typedef struct st_gpa_inventory_t gpa_inventory_t; /* inventory.h */
 
 typedef enum en_gpa_feasibility_t {
     GPA_FEASIBLE_NOW,     /* some node has room now */
-    GPA_FEASIBLE_NOT_NOW, /* some node could hold it empty, none has room with current usage */
-    GPA_FEASIBLE_NEVER,   /* no node could hold it even empty */
+    GPA_FEASIBLE_NOT_NOW, /* some node or node template could hold it empty, no node has room with current usage */
+    GPA_FEASIBLE_NEVER,   /* no node and no node template could hold it even empty */
     GPA_FEASIBLE_UNKNOWN, /* the budget ran out before a node was found or every node ruled out: not proven */
 } gpa_feasibility_t;
 
@@ -43,6 +43,10 @@ typedef enum en_gpa_feasibility_t {
  * when "could it ever fit" was not answered, NOW when only "is there room now" was not. Nodes of one shape as
  * far as the Pod can tell (the same devices, labels apart from identity labels, and label tests passed or
  * failed alike) are searched once.
+ *
+ * Node templates (inventory.h) count for "ever" only: a Pod that no node but a template could hold is NOT_NOW,
+ * its reason starting "fits a new node of template T" (then the closest node's reason, if any node has GPUs); a
+ * NOT_NOW Pod that a template could hold says so too. A template's reason reads "template T: ...".
  */
 gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol,
                                      const gpa_podspec_t *pod, const gpa_request_t *req, gpa_alloc_budget_t *budget,
@@ -53,7 +57,10 @@ gpa_feasibility_t gpa_alloc_feasible(gpa_arena_t *a, const gpa_inventory_t *inv,
  * searched depth-first over the app shares (containers in order, devices in minor order, the devices of one
  * multi-device group distinct and increasing), pruned by score bound and by device symmetry; the best score
  * wins, ties to the lowest node name, then the lowest minors. Strategy, coreWeight and maxPodsPerDevice come
- * from pol. Returns 0 with *out filled (arena-owned); -1 only for a request no node could read (never).
+ * from pol. Without opts->now, when no node takes the Pod, the node templates are searched the same way: on one,
+ * out->node is NULL, out->template_name names it and out->reasons keeps the nodes' reasons; on none, the
+ * templates' reasons follow the nodes'. With opts->now templates are never searched. Returns 0 with *out filled
+ * (arena-owned); -1 only for a request no node could read (never).
  */
 int gpa_alloc_place(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
                     const gpa_request_t *req, const gpa_alloc_opts_t *opts, gpa_placement_t *out);

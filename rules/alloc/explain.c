@@ -84,7 +84,7 @@ static const char *labels_text(gpa_arena_t *a, const gpa_node_t *node, const gpa
 /* Among nodes refused by their labels, how near the node's label value is to the one asked (a mistyped
  * nodeSelector value: "A100" for "a100" is nearest to a100, then to a40): equal without case first, then the
  * fewest edits. 0 for an absent label or an affinity operator that names no value. */
-static int64_t labels_nearness(const gpa_node_t *node, const gpa_nodes_refusal_t *why)
+int64_t gpa_explain_labels_nearness(const gpa_node_t *node, const gpa_nodes_refusal_t *why)
 {
     if (why->stage == GPA_NODES_SELECTOR)
         return gpa_text_nearness(why->selector->value, gpa_node_label(node, why->selector->key));
@@ -116,7 +116,7 @@ void gpa_explain_refusal(gpa_arena_t *a, const gpa_request_t *req, const gpa_nod
     case GPA_NODES_SELECTOR:
     case GPA_NODES_AFFINITY:
         set_reason(r, RANK_LABELS, labels_text(a, node, why));
-        r->near_ = labels_nearness(node, why);
+        r->near_ = gpa_explain_labels_nearness(node, why);
         return;
     case GPA_NODES_DIALECT:
         set_reason(
@@ -277,14 +277,31 @@ static int nearer(const gpa_node_reason_t *r, const gpa_node_reason_t *best)
     return r->near_ > best->near_;
 }
 
-/* Reasons are in node name order, so ties keep the lowest name. */
-const char *gpa_explain_closest(gpa_arena_t *a, const gpa_placement_t *p)
+/* The closest node's reason, or NULL. Reasons are in node name order (templates after nodes), so ties keep the
+ * lowest name, and a node before a template. */
+static const gpa_node_reason_t *closest(const gpa_placement_t *p)
 {
     const gpa_node_reason_t *best = NULL;
     for (size_t i = 0; i < p->nreasons; i++)
         if (p->reasons[i].reason != NULL && (best == NULL || nearer(&p->reasons[i], best)))
             best = &p->reasons[i];
-    if (best == NULL)
-        return "the inventory has no GPU nodes";
-    return gpa_arena_printf(a, "%s: %s", best->node, best->reason);
+    return best;
+}
+
+static const char *reason_line(gpa_arena_t *a, const gpa_node_reason_t *r)
+{
+    return gpa_arena_printf(a, "%s%s: %s", r->is_template ? "template " : "", r->node, r->reason);
+}
+
+const char *gpa_explain_closest(gpa_arena_t *a, const gpa_placement_t *p)
+{
+    const gpa_node_reason_t *best = closest(p);
+    return best != NULL ? reason_line(a, best) : "the inventory has no GPU nodes";
+}
+
+const char *gpa_explain_with_template(gpa_arena_t *a, const gpa_placement_t *p, const char *template_name)
+{
+    const gpa_node_reason_t *best = closest(p);
+    const char *fits = gpa_arena_printf(a, "fits a new node of template %s", template_name);
+    return best != NULL ? gpa_arena_printf(a, "%s; %s", fits, reason_line(a, best)) : fits;
 }

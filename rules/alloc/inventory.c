@@ -25,7 +25,10 @@ struct st_gpa_inventory_t {
     gpa_arena_t *view_arena;
     gpa_node_t *nodes;
     size_t nnodes;
-    const gpa_node_t **shapes[2]; /* [0]: one node per distinct empty shape; [1]: per shape with usage */
+    gpa_node_t *templates; /* node templates (inventory.h), sorted by name; not in nodes, shapes or usage */
+    size_t ntemplates;
+    gpa_inventory_t *templates_from; /* one reference: whose templates count instead (gpa_inventory_set_templates) */
+    const gpa_node_t **shapes[2];    /* [0]: one node per distinct empty shape; [1]: per shape with usage */
     size_t nshapes[2];
     size_t *shape_of[2];        /* [now][node index]: the index of its shape in shapes[now] */
     const char **identity_keys; /* label keys that tell nodes apart (sorted): no part of a shape */
@@ -53,6 +56,7 @@ void gpa_inventory_release(gpa_inventory_t *inv)
     if (inv == NULL || __atomic_sub_fetch(&inv->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     gpa_arena_dispose(&inv->rec_);
+    gpa_inventory_release(inv->templates_from);
     free(inv->advisory);
     if (inv->view_arena != NULL) {
         gpa_arena_dispose(inv->view_arena);
@@ -127,6 +131,48 @@ const gpa_node_t *gpa_inventory_nodes(const gpa_inventory_t *inv, size_t *n)
     return inv->nodes;
 }
 
+const gpa_node_t *gpa_inventory_templates(const gpa_inventory_t *inv, size_t *n)
+{
+    if (inv->templates_from != NULL)
+        return gpa_inventory_templates(inv->templates_from, n);
+    *n = inv->ntemplates;
+    return inv->templates;
+}
+
+void gpa_inventory_set_templates(gpa_inventory_t *inv, gpa_inventory_t *from)
+{
+    if (from != NULL)
+        gpa_inventory_retain(from);
+    gpa_inventory_release(inv->templates_from);
+    inv->templates_from = from;
+}
+
+/* Records since the last good commit are not in the view: only committed ones are judged. */
+int gpa_inventory_templates_only(const gpa_inventory_t *inv, gpa_error_t *err)
+{
+    const char *what = NULL, *name = NULL, *source = NULL;
+    unsigned line = 0;
+    for (size_t i = 0; what == NULL && i < inv->committed_nodes; i++) {
+        const gpa_node_desc_t *d = &inv->nodes_rec.items[i];
+        if (!d->is_template)
+            what = "node", name = d->name, source = d->source, line = d->line;
+    }
+    for (size_t i = 0; what == NULL && i < inv->committed_gpus; i++) {
+        const gpa_gpu_desc_t *g = &inv->gpus_rec.items[i];
+        if (g->device_object)
+            what = "Device object", name = g->node, source = g->source, line = g->line;
+    }
+    if (what == NULL && inv->committed_usages > 0) {
+        const gpa_usage_desc_t *u = &inv->usages_rec.items[0];
+        what = "usage of Pod", name = u->pod, source = u->source, line = u->line;
+    }
+    if (what == NULL)
+        return 0;
+    gpa_error_init(err, source);
+    return gpa_error_set(err, line, 0, NULL, "%s %s: only node templates are read from inventory files beside a live cluster", what,
+                         name);
+}
+
 static gpa_node_t *find_node(gpa_node_t *nodes, size_t n, const char *name)
 {
     size_t lo = 0, hi = n;
@@ -190,6 +236,8 @@ typedef struct st_resolve_t {
     const gpa_node_desc_t **descs; /* per view node: its Node record, or NULL (Device object only) */
     const gpa_gpu_desc_t **gdescs; /* every gpu record, sorted by (node, minor, record order) */
     size_t ngdescs;
+    gpa_node_t *templates; /* split off the nodes once built (split_templates) */
+    size_t ntemplates;
 } resolve_t;
 
 static int cmp_str_ptr(const void *x, const void *y)
@@ -256,7 +304,8 @@ static int collect_names(resolve_t *r)
         size_t k = (size_t)(node - r->nodes);
         if (r->descs[k] != NULL) {
             r->err->source = d->source;
-            return gpa_error_set(r->err, d->line, 0, NULL, "node %s is described twice (first at %s:%u)", d->name,
+            return gpa_error_set(r->err, d->line, 0, NULL, "%s %s is described twice (first at %s:%u)",
+                                 d->is_template ? "template" : "node", d->name,
                                  r->descs[k]->source != NULL ? r->descs[k]->source : "<input>", r->descs[k]->line);
         }
         r->descs[k] = d;
@@ -274,6 +323,7 @@ static void node_from_desc(gpa_node_t *node, const gpa_node_desc_t *d)
     node->line = d->line;
     node->dialects = d->dialects;
     node->koordinator = d->koordinator;
+    node->is_template = d->is_template;
     if (node->dialects == 0)
         node->dialects = d->mgpu ? GPA_DIALECT_MGPU : GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR;
 }
@@ -352,6 +402,22 @@ static int build_nodes(resolve_t *r)
                              r->gdescs[gi]->node);
     }
     return 0;
+}
+
+/* Keeps the nodes with GPUs, and moves templates (with GPUs) to their own list: both stay in name order. */
+static void split_templates(resolve_t *r)
+{
+    size_t kept = 0;
+    r->templates = gpa_arena_calloc(r->a, r->nnodes + 1, sizeof(*r->templates));
+    for (size_t k = 0; k < r->nnodes; k++) {
+        if (r->nodes[k].ngpus == 0)
+            continue;
+        if (r->nodes[k].is_template)
+            r->templates[r->ntemplates++] = r->nodes[k];
+        else
+            r->nodes[kept++] = r->nodes[k];
+    }
+    r->nnodes = kept;
 }
 
 static int untouched(const gpa_gpu_t *g)
@@ -607,11 +673,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
         gpa_inventory_rollback(inv);
         return -1;
     }
-    size_t kept = 0;
-    for (size_t k = 0; k < r.nnodes; k++)
-        if (r.nodes[k].ngpus != 0)
-            r.nodes[kept++] = r.nodes[k];
-    r.nnodes = kept;
+    split_templates(&r);
     apply_usages(&r);
     if (inv->view_arena != NULL) {
         gpa_arena_dispose(inv->view_arena);
@@ -620,6 +682,8 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     inv->view_arena = a;
     inv->nodes = r.nodes;
     inv->nnodes = r.nnodes;
+    inv->templates = r.templates;
+    inv->ntemplates = r.ntemplates;
     find_identity_keys(inv, a);
     build_shapes(inv, a, 0);
     build_shapes(inv, a, 1);

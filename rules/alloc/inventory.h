@@ -62,11 +62,29 @@ typedef struct st_gpa_node_t {
     size_t ngpus;
     const char *source; /* where the node was first described */
     unsigned line;
+    int is_template; /* a node template: one an autoscaler can create (below); holds no usage */
 } gpa_node_t;
 
-/* The committed nodes, sorted by name (borrowed). */
+/* The committed nodes, sorted by name (borrowed). Node templates are not among them. */
 const gpa_node_t *gpa_inventory_nodes(const gpa_inventory_t *inv, size_t *n);
-/* The node named `name`, or NULL (binary search). */
+/*
+ * Node templates, sorted by name (borrowed): nodes an autoscaler can create (a cluster-autoscaler node group, a
+ * Karpenter NodePool scaled to zero), declared in the compact form's `templates:`. They count for "could it ever
+ * be placed", never for "room now"; usage never lands on them. An inventory's own templates, or those of the
+ * inventory given to gpa_inventory_set_templates.
+ */
+const gpa_node_t *gpa_inventory_templates(const gpa_inventory_t *inv, size_t *n);
+/*
+ * Takes the templates of `from` (retained; NULL: inv's own again) in place of inv's own: a live cluster's nodes with the
+ * templates of files given beside it. Set before inv is shared.
+ */
+void gpa_inventory_set_templates(gpa_inventory_t *inv, gpa_inventory_t *from);
+/*
+ * 0 when inv holds templates only (what files beside a live cluster may hold: the cluster has the nodes, and its
+ * Pods the usage); else -1 with err at the first other record (a node, a Device object, a Pod's usage).
+ */
+int gpa_inventory_templates_only(const gpa_inventory_t *inv, gpa_error_t *err);
+/* The node named `name`, or NULL (binary search; templates are not looked up). */
 const gpa_node_t *gpa_inventory_find(const gpa_inventory_t *inv, const char *name);
 /* The value of a node's label, or NULL. */
 const char *gpa_node_label(const gpa_node_t *node, const char *key);
@@ -111,6 +129,7 @@ typedef struct st_gpa_node_desc_t {
     const char *model; /* NULL = "" */
     const char *source;
     unsigned line;
+    int is_template; /* a node template (gpa_inventory_templates); shares the nodes' names: one name, one record */
 } gpa_node_desc_t;
 
 /*
@@ -147,11 +166,11 @@ void gpa_inventory_add_node(gpa_inventory_t *inv, const gpa_node_desc_t *d);
 void gpa_inventory_add_gpu(gpa_inventory_t *inv, const gpa_gpu_desc_t *d);
 void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d);
 /*
- * Resolves every record into the view. Errors (with the record's source and line): a node described twice,
+ * Resolves every record into the view. Errors (with the record's source and line): a node or template described twice,
  * a minor listed twice (in one Device object or one node's overrides), a device for a node nothing describes.
  * Nodes left without any GPU are not in the view (a Pod asking for GPUs can never go there). Usage on a node or device the
- * inventory does not know is ignored (Pods on nodes without GPUs). On error the records added since the last successful commit are
- * dropped and the previous view stays.
+ * inventory does not know is ignored (Pods on nodes without GPUs), and so is usage naming a template. On error the records added
+ * since the last successful commit are dropped and the previous view stays.
  */
 int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err);
 /*

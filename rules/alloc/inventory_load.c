@@ -640,6 +640,23 @@ static int compact_used(loader_t *l, const gpa_value_t *node, const char *name, 
     return -bad;
 }
 
+/* A node's or template's name, labels, dialects and derived devices (the fields both have). */
+static int compact_desc(loader_t *l, const gpa_value_t *node, const char *path, const char *noun, gpa_node_desc_t *d)
+{
+    if (compact_dialects(l, node, path, &d->dialects) != 0 || compact_gpus(l, node, path, d) != 0)
+        return -1;
+    d->name = str_of(node, "name");
+    if (d->name == NULL || d->name[0] == '\0')
+        return fail(l, node, gpa_schema_path(l->a, path, "name"), "every %s needs a name", noun);
+    const gpa_value_t *labels = gpa_value_get(node, "labels");
+    if (labels != NULL && labels->type != GPA_VNULL &&
+        gpa_schema_want(l->err, labels, GPA_VOBJECT, gpa_schema_path(l->a, path, "labels")) != 0)
+        return -1;
+    d->labels = pairs_of(l, labels, &d->nlabels);
+    d->koordinator = (d->dialects & GPA_DIALECT_KOORDINATOR) != 0;
+    return 0;
+}
+
 /* One `nodes[]` entry; `replicas: N` stamps N copies named <name>-<i>, zero-padded so names sort numerically. */
 static int compact_node(loader_t *l, const gpa_value_t *node, const char *path)
 {
@@ -647,19 +664,11 @@ static int compact_node(loader_t *l, const gpa_value_t *node, const char *path)
     gpa_node_desc_t d = {.source = l->source, .line = node->line};
     int64_t replicas = 0;
     if (check_keys(l, node, path, keys) != 0 || opt_quantity(l, node, "replicas", path, &replicas) != 0 ||
-        compact_dialects(l, node, path, &d.dialects) != 0 || compact_gpus(l, node, path, &d) != 0)
+        compact_desc(l, node, path, "node", &d) != 0)
         return -1;
-    const char *name = str_of(node, "name");
-    if (name == NULL || name[0] == '\0')
-        return fail(l, node, gpa_schema_path(l->a, path, "name"), "%s", "every node needs a name");
+    const char *name = d.name;
     if (replicas > 100000)
         return fail(l, gpa_value_get(node, "replicas"), path, "%s", "replicas above 100000");
-    const gpa_value_t *labels = gpa_value_get(node, "labels");
-    if (labels != NULL && labels->type != GPA_VNULL &&
-        gpa_schema_want(l->err, labels, GPA_VOBJECT, gpa_schema_path(l->a, path, "labels")) != 0)
-        return -1;
-    d.labels = pairs_of(l, labels, &d.nlabels);
-    d.koordinator = (d.dialects & GPA_DIALECT_KOORDINATOR) != 0;
     int width = snprintf(NULL, 0, "%lld", (long long)(replicas > 0 ? replicas - 1 : 0));
     for (int64_t r = 0; r < (replicas > 0 ? replicas : 1); r++) {
         d.name = replicas > 0 ? gpa_arena_printf(l->a, "%s-%0*lld", name, width, (long long)r) : name;
@@ -670,15 +679,33 @@ static int compact_node(loader_t *l, const gpa_value_t *node, const char *path)
     return 0;
 }
 
+/* One `templates[]` entry: a node an autoscaler can create. Nothing runs there yet (no `used`), and one template
+ * stands for any number of new nodes (no `replicas`). */
+static int compact_template(loader_t *l, const gpa_value_t *node, const char *path)
+{
+    static const char *const keys[] = {"name", "labels", "dialects", "gpus", "devices", NULL};
+    gpa_node_desc_t d = {.source = l->source, .line = node->line, .is_template = 1};
+    if (check_keys(l, node, path, keys) != 0 || compact_desc(l, node, path, "template", &d) != 0)
+        return -1;
+    l->sink->node(l->sink->ctx, &d);
+    return compact_devices(l, node, d.name, path);
+}
+
 static int load_compact(loader_t *l, const gpa_value_t *doc)
 {
-    static const char *const keys[] = {"apiVersion", "kind", "metadata", "nodes", NULL};
+    static const char *const keys[] = {"apiVersion", "kind", "metadata", "nodes", "templates", NULL};
     int bad;
     if (check_keys(l, doc, "", keys) != 0)
         return -1;
     const gpa_value_t *nodes = array_member(l, doc, "nodes", "", &bad);
     for (size_t i = 0; nodes != NULL && i < nodes->u.array.len; i++)
         if (compact_node(l, nodes->u.array.items[i], gpa_arena_printf(l->a, "nodes[%zu]", i)) != 0)
+            return -1;
+    if (bad)
+        return -1;
+    const gpa_value_t *templates = array_member(l, doc, "templates", "", &bad);
+    for (size_t i = 0; templates != NULL && i < templates->u.array.len; i++)
+        if (compact_template(l, templates->u.array.items[i], gpa_arena_printf(l->a, "templates[%zu]", i)) != 0)
             return -1;
     return -bad;
 }

@@ -69,7 +69,8 @@ typedef struct st_gpa_share_t {
 } gpa_share_t;
 
 typedef struct st_gpa_node_reason_t {
-    const char *node;
+    const char *node;   /* the node's name, or the template's when is_template */
+    int is_template;    /* a node template (inventory.h): a new node of it would not fit either */
     const char *reason; /* the first reason the Pod does not fit there, one line */
     int rank_;          /* how far the node got: higher = closer to fitting */
     int64_t near_;      /* within one rank, how near it came: higher = closer (docs/allocator.md) */
@@ -77,13 +78,15 @@ typedef struct st_gpa_node_reason_t {
 
 typedef struct st_gpa_placement_t {
     int feasible;
-    const char *node;    /* the chosen node, NULL when not feasible */
-    int64_t score;       /* mean per-share score, 0..10000 (docs/allocator.md); 0 when no share */
-    gpa_share_t *shares; /* app containers' shares, in request order (group, then device order) */
+    const char *node;          /* the chosen node, NULL when not feasible or on a template */
+    const char *template_name; /* feasible only on a new node of this template (inventory.h), else NULL */
+    int64_t score;             /* mean per-share score, 0..10000 (docs/allocator.md); 0 when no share */
+    gpa_share_t *shares;       /* app containers' shares, in request order (group, then device order) */
     size_t nshares;
     gpa_pair_t *annotations; /* what the scheduler would write: device-allocated or gpu-index-container-* */
     size_t nannotations;
-    gpa_node_reason_t *reasons; /* when not feasible: every node in name order with its first reason */
+    gpa_node_reason_t *reasons; /* when not feasible, or only on a template: every node in name order with its first
+                                   reason, then (when not feasible) every template's */
     size_t nreasons;
     int bounded; /* the search was cut short by its budget: the result is the best found, not proven best */
 } gpa_placement_t;

@@ -289,9 +289,15 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
         feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, ctx->budget, &reason);
     if (reason == NULL || reason[0] == '\0')
         reason = "no node has the devices it asks for";
-    size_t nnodes; /* every node of the inventory has GPUs and was considered */
+    size_t nnodes, ntemplates; /* every node of the inventory has GPUs and was considered, and every template */
     gpa_inventory_nodes(ctx->inv, &nnodes);
-    const char *considered = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, " (%zu GPU node%s)", nnodes, nnodes == 1 ? "" : "s");
+    gpa_inventory_templates(ctx->inv, &ntemplates);
+    const char *nodes = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, "%zu GPU node%s", nnodes, nnodes == 1 ? "" : "s");
+    const char *templates =
+        ntemplates == 0 ? "" : gpa_arena_printf(ctx->a, "%zu node template%s", ntemplates, ntemplates == 1 ? "" : "s");
+    const char *considered = nnodes + ntemplates == 0 ? ""
+                                                      : gpa_arena_printf(ctx->a, " (%s%s%s)", nodes,
+                                                                         nnodes > 0 && ntemplates > 0 ? ", " : "", templates);
     const char *advisory = gpa_inventory_advisory(ctx->inv);
     if (feasible == GPA_FEASIBLE_UNKNOWN) {
         /* The request's search budget ran out (docs/allocator.md#bounds): a search cut short never denies. */
@@ -303,9 +309,10 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
     } else if (feasible == GPA_FEASIBLE_NEVER) {
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
     } else if (feasible == GPA_FEASIBLE_NOT_NOW) {
-        /* Room may free up: a warning whatever the configured action (off never gets here). */
+        /* Room may free up: a warning whatever the configured action (off never gets here). The reason (a template that
+         * would hold it comes first) before the counts: the API server shows a webhook's warnings cut at 120 bytes. */
         gpa_violation_t *v =
-            warn_only(ctx, gpa_arena_printf(ctx->a, "no node has room for this Pod now%s: %s", considered, reason));
+            warn_only(ctx, gpa_arena_printf(ctx->a, "no node has room for this Pod now: %s%s", reason, considered));
         if (v != NULL)
             v->not_now = 1;
     }

@@ -440,6 +440,36 @@ class Switches(unittest.TestCase):
         self.assertIn("--inventory=/etc/gpuadmit/inventory/inventory.yaml", container(docs)["args"])
         self.assertIn("inventory.content", refused({"inventory.enabled": True}))
 
+    def test_node_templates(self):
+        templates = [{"name": "karpenter-a100", "labels": {"karpenter.sh/nodepool": "a100"},
+                      "gpus": {"count": 8, "memory": "80Gi", "model": "NVIDIA-A100-SXM4-80GB"}}]
+        self.assertNotIn("--inventory=/etc/gpuadmit/templates/templates.yaml", container(render())["args"])
+        docs = render({"inventory.cluster": True, "inventory.templates": templates})
+        args = container(docs)["args"]
+        self.assertIn("--cluster-inventory", args)
+        self.assertIn("--inventory=/etc/gpuadmit/templates/templates.yaml", args)
+        cm = find(docs, "ConfigMap", "gpuadmit-templates")
+        mounts = {m["name"]: m["mountPath"] for m in container(docs)["volumeMounts"]}
+        self.assertEqual(mounts["templates"], "/etc/gpuadmit/templates")
+        volumes = {v["name"]: v for v in pod_spec(docs)["volumes"]}
+        self.assertEqual(volumes["templates"]["configMap"]["name"], "gpuadmit-templates")
+        # A mistyped field is refused by Helm, not by a crash-looping server.
+        err = refused({"inventory.templates": [{"name": "t", "gpu": {"count": 1}}]})
+        self.assertIsNotNone(err)
+        self.assertIn("/inventory/templates/0", err)
+        self.assertIsNotNone(refused({"inventory.templates": [{"labels": {"a": "b"}}]}))
+        if GPUADMIT:  # what the ConfigMap holds is what gpuadmit reads
+            with tempfile.TemporaryDirectory() as d:
+                inv, pod = os.path.join(d, "templates.yaml"), os.path.join(d, "pod.yaml")
+                with open(inv, "w") as f:
+                    f.write(cm["data"]["templates.yaml"])
+                with open(pod, "w") as f:
+                    f.write("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {karpenter.sh/nodepool: a100}\n"
+                            "  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: '8'}}}]\n")
+                r = subprocess.run([GPUADMIT, "fit", "--inventory", inv, pod], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("fits a new node of template karpenter-a100", r.stdout)
+
     def test_service_monitor_priority_and_replicas(self):
         docs = render({"serviceMonitor.enabled": True, "serviceMonitor.labels": {"release": "prom"},
                        "priorityClassName": "system-cluster-critical", "replicaCount": 1})

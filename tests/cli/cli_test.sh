@@ -357,7 +357,7 @@ case_messages() {
     for verb in validate mutate review fit test audit; do
         expect_exit 0 "$gpuadmit" "$verb" --help
         awk '/^(usage:|       gpuadmit )/ { n = NR } END { exit !(n > 0) }' "$tmp/out" || fail "$verb --help: no usage line"
-        [ "$(awk '!/^(usage:|       gpuadmit )/ { print; exit }' "$tmp/out")" = "" ] ||
+        [ "$(awk '!/^(usage:|       gpuadmit |        +)/ { print; exit }' "$tmp/out")" = "" ] ||
             fail "$verb --help: no blank line after the usage lines"
         expect_grep "$tmp/out" "^exit: 0 "
         [ "$verb" = review ] || expect_grep "$tmp/out" "^  -o, --output FMT  "
@@ -401,6 +401,49 @@ case_poisoned_inventory() {
     expect_grep "$tmp/err" "Pod tenant/not-json holds no GPU"
     expect_exit 0 "$gpuadmit" validate --inventory "$inv" "$tmp/whole.yaml"
     expect_grep "$tmp/err" "Pod tenant/not-json holds no GPU"
+}
+
+# Node templates (docs/allocator.md#autoscaled-gpu-pools): `fit` says "fits a new node of template T", never with --now.
+case_fit_templates() {
+    local nodes="$src/examples/tests/inventory/cluster.yaml" templates="$src/examples/inventory/templates.yaml"
+    cat >"$tmp/pod.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: finetune, namespace: ml}
+spec:
+  nodeSelector: {karpenter.sh/nodepool: a100}
+  containers:
+  - name: train
+    image: nvcr.io/nvidia/pytorch:24.01-py3
+    resources:
+      limits: {nvidia.com/gpu: "2"}
+EOF
+    expect_exit 1 "$gpuadmit" fit --inventory "$nodes" "$tmp/pod.yaml"
+    expect_exit 0 "$gpuadmit" fit --inventory "$nodes" --inventory "$templates" "$tmp/pod.yaml"
+    expect_grep "$tmp/out" "^.*Pod/ml/finetune: fits a new node of template karpenter-a100 \(score [0-9]+\)$"
+    expect_grep "$tmp/out" "^  not on a100: nodeSelector karpenter.sh/nodepool=a100: the node's label is absent$"
+    expect_exit 0 "$gpuadmit" fit --inventory "$nodes" --inventory "$templates" -o json "$tmp/pod.yaml"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert d["feasible"] and d["node"] is None and d["template"]=="karpenter-a100" and [x["minor"] for x in d["devices"]]==[0,1], d' "$tmp/out" ||
+        fail "fit -o json on a template"
+    expect_exit 1 "$gpuadmit" fit --now --inventory "$nodes" --inventory "$templates" "$tmp/pod.yaml"
+    expect_no_grep "$tmp/out" "template"
+    sed 's/"2"/"16"/' "$tmp/pod.yaml" >"$tmp/huge.yaml"
+    expect_exit 1 "$gpuadmit" fit --inventory "$templates" "$tmp/huge.yaml"
+    expect_grep "$tmp/out" "^  template karpenter-a100: needs 16 distinct devices, the node has 8 healthy of 8$"
+    expect_exit 1 "$gpuadmit" validate --inventory "$templates" "$tmp/huge.yaml"
+    expect_grep "$tmp/out" "infeasible: no node could ever hold this Pod \(2 node templates\): template "
+    expect_exit 0 "$gpuadmit" validate --inventory "$templates" "$tmp/pod.yaml"
+    expect_grep "$tmp/out" "no node has room for this Pod now: fits a new node of template karpenter-a100 \(2 node templates\)"
+    # The webhook's warnings are cut at 120 bytes: the template comes before the closest node's reason and the counts.
+    printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE",
+"namespace":"ml","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},
+"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"finetune","namespace":"ml"},"spec":{"nodeSelector":
+{"karpenter.sh/nodepool":"a100"},"containers":[{"name":"train","image":"x","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}}}' >"$tmp/review.json"
+    expect_exit 0 "$gpuadmit" review --webhook validate --inventory "$nodes" --inventory "$templates" "$tmp/review.json"
+    expect_grep "$tmp/out" '"warnings":\["infeasible: no node has room for this Pod now: fits a new node of template karpenter-a100; a100: '
+    printf 'kind: GPUInventory\ntemplates:\n- name: t\n  gpus: {count: 1}\n  used: []\n' >"$tmp/bad.yaml"
+    expect_exit 2 "$gpuadmit" fit --inventory "$tmp/bad.yaml" "$tmp/pod.yaml"
+    expect_grep "$tmp/err" 'bad.yaml:5:[0-9]+: templates\[0\]: unknown field "used"; known: name, labels, dialects, gpus, devices'
 }
 
 "case_$case_name"

@@ -227,6 +227,55 @@ class Live(unittest.TestCase):
         self.assertFalse(validate(s, vendor_pod("big", 4))["allowed"])  # an absent CRD is not staleness
         self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
 
+    def test_templates_admit_autoscaled_pools(self):
+        # A cluster whose GPU pool scales from zero: no GPU node at all, only a CPU node.
+        self.fake.apply("nodes", {"metadata": {"name": "cpu-0", "labels": {"kubernetes.io/os": "linux"}},
+                                  "status": {"allocatable": {"cpu": "8"}}})
+        a100 = vendor_pod("train", 4)
+        a100["spec"]["nodeSelector"] = {"karpenter.sh/nodepool": "a100"}
+        # Without the template every Pod for the pool is denied: the autoscaler never sees it.
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        denied = validate(s, a100)
+        self.assertFalse(denied["allowed"], denied)
+        self.assertIn("infeasible", denied["status"]["message"])
+        s.stop()
+        # With the pool's template beside the cluster: admitted, with a warning that names the template.
+        self.server = Server("templates", self.certdir, "--cluster-inventory", "--kubeconfig", self.fake.kubeconfig,
+                             "--inventory", TEMPLATES)
+        s = self.server
+        eventually("ready", lambda: readyz(s) == 200)
+        answer = validate(s, a100)
+        self.assertTrue(answer["allowed"], answer)
+        self.assertTrue(any("fits a new node of template karpenter-a100" in w for w in answer.get("warnings", [])), answer)
+        # Templates count for "ever" only: a Pod no template could hold is still denied.
+        huge = vendor_pod("huge", 16)
+        denied = validate(s, huge)
+        self.assertFalse(denied["allowed"], denied)
+        self.assertIn("template karpenter-a100: needs 16 distinct devices", denied["status"]["message"])
+        # A GPU node joins: the Pod it takes has room now, no warning.
+        self.fake.apply("nodes", {"metadata": {"name": "gpu-0", "labels": {"karpenter.sh/nodepool": "a100"}},
+                                  "status": {"allocatable": {"nvidia.com/gpu": "8"}}})
+        eventually("the new node counts", lambda: not validate(s, a100).get("warnings"))
+
+    def test_templates_reload_when_their_file_changes(self):
+        path = os.path.join(self.fake.dir, "templates.yaml")
+        write = lambda text: (open(path + ".new", "w").write(text), os.replace(path + ".new", path))
+        write("kind: GPUInventory\ntemplates:\n- {name: pool, gpus: {count: 8, memory: 80Gi}}\n")
+        s = self.serve("--inventory", path)
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertFalse(validate(s, vendor_pod("sixteen", 16))["allowed"])
+        write("kind: GPUInventory\ntemplates:\n- {name: pool, gpus: {count: 16, memory: 80Gi}}\n")
+        eventually("the bigger template counts", lambda: validate(s, vendor_pod("sixteen", 16))["allowed"])
+        s.wait_log(lambda l: l.get("msg") == "node templates reloaded", 5)
+        # A bad change (a node beside the cluster) is logged and the templates in force stay.
+        write("kind: GPUInventory\nnodes:\n- {name: gpu-0, gpus: {count: 1}}\n")
+        line = s.wait_log(lambda l: l.get("msg") == "node templates not reloaded; keeping the previous ones", 10)
+        self.assertIn("only node templates", json.dumps(line))
+        self.assertTrue(validate(s, vendor_pod("sixteen", 16))["allowed"])
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "inventory", "templates.yaml")
+
 
 def run(*args, **kw):
     return subprocess.run([GPUADMIT, *args], capture_output=True, text=True, timeout=60, **kw)
@@ -265,11 +314,38 @@ class Commands(unittest.TestCase):
         r = run("fit", "--cluster", "--inventory", "x", self.write("p.json", vendor_pod("p", 1)))
         self.assertEqual(r.returncode, 2)
 
+    def test_fit_cluster_templates(self):
+        k = ["--cluster", "--kubeconfig", self.fake.kubeconfig]
+        big = vendor_pod("p", 4)
+        big["spec"]["nodeSelector"] = {"karpenter.sh/nodepool": "a100"}
+        p = self.write("p.json", big)
+        r = run("fit", *k, p)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        r = run("fit", *k, "--inventory", TEMPLATES, p)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("fits a new node of template karpenter-a100", r.stdout)
+        r = run("fit", *k, "--inventory", TEMPLATES, "-o", "json", p)
+        got = json.loads(r.stdout)[0]
+        self.assertEqual((got["feasible"], got["node"], got["template"]), (True, None, "karpenter-a100"), got)
+        r = run("fit", *k, "--inventory", TEMPLATES, "--now", p)  # room now: never on a template
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        # Nodes from a file beside the cluster would count twice: refused, naming the file and the node.
+        nodes = self.write("nodes.json", {"kind": "List", "items": [dict(node("a", 2), kind="Node")]})
+        r = run("fit", *k, "--inventory", nodes, p)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("node a: only node templates are read from inventory files beside a live cluster", r.stderr)
+        self.assertIn("nodes.json", r.stderr)
+
     def test_serve_flags(self):
         for args in (["--cluster-inventory", "--inventory", "x"], ["--kubeconfig", self.fake.kubeconfig],
                      ["--cluster-inventory", "--inventory-stale-after", "soon"]):
             r = run("serve", "--cert", "c", "--key", "k", *args)
             self.assertEqual(r.returncode, 2, r.stderr)
+        nodes = self.write("nodes.json", dict(node("a", 2), kind="Node"))
+        r = run("serve", "--cert", "c", "--key", "k", "--cluster-inventory", "--kubeconfig", self.fake.kubeconfig,
+                "--inventory", nodes)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("only node templates are read from inventory files beside a live cluster", r.stderr)
         r = run("serve", "--cert", "c", "--key", "k", "--cluster-inventory", "--kubeconfig", "/nonexistent")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("cannot watch the cluster", r.stderr)

@@ -1,6 +1,7 @@
 /*
  * libFuzzer driver for the inventory loaders (rules/alloc/inventory_load.c, gpa_inventory_parse): Node, Device
- * (Koordinator) and Pod objects, bare or in a List, and the compact GPUInventory form, JSON or YAML.
+ * (Koordinator) and Pod objects, bare or in a List, and the compact GPUInventory form (nodes and templates), JSON or
+ * YAML.
  * Invariants: nothing crashes, hangs or leaks; a refused text says what and where and leaves the inventory it
  * was added to as it was (nothing half-loaded: the same nodes, devices and usage as before); an accepted one
  * places every fixed Pod (fuzz_workload.h) without failing.
@@ -20,11 +21,9 @@
 
 static gpa_config_t *config;
 
-/* What the resolved view says, as text: compared before and after a refused load. */
-static void describe(const gpa_inventory_t *inv, gpa_buf_t *out)
+/* What the resolved nodes (or templates) say, as text. */
+static void describe_nodes(const gpa_node_t *nodes, size_t n, gpa_buf_t *out)
 {
-    size_t n;
-    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &n);
     for (size_t i = 0; i < n; i++) {
         gpa_buf_printf(out, "%s %u %d %s:", nodes[i].name, nodes[i].dialects, nodes[i].koordinator, nodes[i].model);
         for (size_t j = 0; j < nodes[i].nlabels; j++)
@@ -36,6 +35,17 @@ static void describe(const gpa_inventory_t *inv, gpa_buf_t *out)
         }
         gpa_buf_putc(out, '\n');
     }
+}
+
+/* What the resolved view says, nodes then templates, as text: compared before and after a refused load. */
+static void describe(const gpa_inventory_t *inv, gpa_buf_t *out)
+{
+    size_t n;
+    const gpa_node_t *nodes = gpa_inventory_nodes(inv, &n);
+    describe_nodes(nodes, n, out);
+    gpa_buf_printf(out, "templates:\n");
+    nodes = gpa_inventory_templates(inv, &n);
+    describe_nodes(nodes, n, out);
 }
 
 /* ---- one object at a time (gpa_inventory_read_object), as the live view reads them ---- */

@@ -560,6 +560,93 @@ static void bf(bf_node_t *b, const gpa_request_t *r, size_t k, unsigned j, int p
     }
 }
 
+/* ---- node templates: "ever", never "now" (docs/allocator.md#autoscaled-gpu-pools) ---- */
+
+START_TEST(templates_count_for_ever_never_now)
+{
+    /* A busy small node and a pool that scales from zero: the A100 Pod fits only a new node of the template. */
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n"
+                                  "- name: a10\n  labels: {gpu: a10}\n  gpus: {count: 1, memory: 24Gi}\n"
+                                  "  used: [{minor: 0, core: 50, memory: 12Gi}]\n"
+                                  "templates:\n"
+                                  "- {name: pool-a100, labels: {gpu: a100}, gpus: {count: 8, memory: 80Gi}}\n");
+    size_t n;
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 1); /* a template is not a node */
+    ck_assert_ptr_null(gpa_inventory_find(inv, "pool-a100"));
+    const gpa_node_t *t = gpa_inventory_templates(inv, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(t[0].name, "pool-a100");
+    ck_assert(t[0].is_template);
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 50, GPA_MEMORY_BYTES, 40 * GI);
+    finish(&q, 1, 1);
+    gpa_pair_t sel = {.key = "gpu", .value = "a100"};
+    gpa_podspec_t pod = {.node_selector = &sel, .nnode_selector = 1};
+    const char *why;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &pod, &q.r, NULL, &why), GPA_FEASIBLE_NOT_NOW);
+    ck_assert_str_eq(why, "fits a new node of template pool-a100; a10: nodeSelector gpu=a100: the node's label is a10");
+    gpa_placement_t p = place(inv, &pod, &q.r, 0);
+    ck_assert(p.feasible);
+    ck_assert_ptr_null(p.node);
+    ck_assert_str_eq(p.template_name, "pool-a100");
+    ck_assert_int_eq(p.shares[0].fraction, 5000);
+    ck_assert_str_eq(reason_of(&p, "a10"), "nodeSelector gpu=a100: the node's label is a10"); /* why not an existing node */
+    p = place(inv, &pod, &q.r, 1);                                                            /* room now: never a template */
+    ck_assert(!p.feasible);
+    ck_assert_ptr_null(p.template_name);
+    ck_assert_uint_eq(p.nreasons, 1);
+    /* A Pod an existing node takes goes there, not to a new node. */
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 50, GPA_MEMORY_BYTES, 10 * GI);
+    p = place(inv, NULL, &q.r, 0);
+    ck_assert(p.feasible);
+    ck_assert_str_eq(p.node, "a10");
+    ck_assert_ptr_null(p.template_name);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NOW);
+    /* No room now on the node, a template would do: not now, and the warning says where it would fit. */
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 60, GPA_MEMORY_BYTES, 20 * GI);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NOT_NOW);
+    ck_assert_str_eq(why, "fits a new node of template pool-a100; a10: device 0 has 12Gi free, needs 20Gi");
+    /* Fits nothing, template included: still infeasible, and the template is named in the reasons. */
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 50, GPA_MEMORY_BYTES, 96 * GI);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, inv, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_str_eq(why, "template pool-a100: device 0 has 80Gi free, needs 96Gi");
+    p = place(inv, NULL, &q.r, 0);
+    ck_assert(!p.feasible);
+    ck_assert_uint_eq(p.nreasons, 2);
+    ck_assert(!p.reasons[0].is_template && p.reasons[1].is_template);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(templates_beside_a_cluster)
+{
+    /* Templates only, no GPU node at all (a cluster whose GPU pools scale from zero). */
+    gpa_inventory_t *files = inv_of("kind: GPUInventory\ntemplates:\n- {name: t, gpus: {count: 2, memory: 40Gi}}\n");
+    gpa_inventory_t *live = inv_of("kind: GPUInventory\nnodes:\n- {name: cpu-0, gpus: {count: 0}}\n");
+    gpa_error_t err;
+    ck_assert_int_eq(gpa_inventory_templates_only(files, &err), 0);
+    ck_assert_int_eq(gpa_inventory_templates_only(live, &err), -1);
+    ck_assert_str_eq(err.message, "node cpu-0: only node templates are read from inventory files beside a live cluster");
+    req_t q;
+    q.g[0] = whole(0, GPA_DIALECT_VENDOR, 2);
+    finish(&q, 1, 1);
+    const char *why;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, live, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
+    gpa_inventory_set_templates(live, files);
+    gpa_inventory_release(files); /* live holds its own reference */
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, live, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NOT_NOW);
+    ck_assert_str_eq(why, "fits a new node of template t");
+    q.g[0].count = 3;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, live, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_str_eq(why, "template t: needs 3 distinct devices, the node has 2 healthy of 2");
+    gpa_inventory_set_templates(live, NULL);
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, live, &cfg, &(gpa_podspec_t){0}, &q.r, NULL, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_str_eq(why, "the inventory has no GPU nodes");
+    gpa_inventory_release(live);
+}
+END_TEST
+
 START_TEST(dfs_matches_brute_force)
 {
     unsigned seed = 12345;
@@ -724,6 +811,8 @@ int main(void)
     tcase_add_test(tc, closest_counts_devices);
     tcase_add_test(tc, closest_label_value);
     tcase_add_test(tc, closest_ties_to_lowest_name);
+    tcase_add_test(tc, templates_count_for_ever_never_now);
+    tcase_add_test(tc, templates_beside_a_cluster);
     tcase_add_test(tc, dfs_matches_brute_force);
     tcase_add_test(tc, admitted_examples_normalize_and_place);
     suite_add_tcase(s, tc);

@@ -202,7 +202,7 @@ START_TEST(errors_with_lines_nothing_half_loaded)
     ck_assert_uint_eq(err.column, 8);
     ck_assert_int_eq(parse_text(inv, "kind: List\nitems:\n- {kind: GPUInventory, colour: red}\n", &err), -1);
     ck_assert_str_eq(err.path, "items[0]");
-    ck_assert_str_eq(err.message, "unknown field \"colour\"; known: apiVersion, kind, metadata, nodes");
+    ck_assert_str_eq(err.message, "unknown field \"colour\"; known: apiVersion, kind, metadata, nodes, templates");
     ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes: [}\n", &err), -1); /* syntax */
     gpa_inventory_nodes(inv, &n);
     ck_assert_uint_eq(n, 1);
@@ -450,6 +450,66 @@ START_TEST(usage_records_bounded)
 }
 END_TEST
 
+START_TEST(node_templates)
+{
+    gpa_inventory_t *inv = load_file("examples/inventory/templates.yaml");
+    size_t n;
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 0);
+    const gpa_node_t *t = gpa_inventory_templates(inv, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(t[0].name, "ca-a100-40g"); /* name order */
+    ck_assert_str_eq(t[1].name, "karpenter-a100");
+    ck_assert_uint_eq(t[1].ngpus, 8);
+    ck_assert_int_eq(t[1].gpus[7].memory, 80 * GI);
+    ck_assert_str_eq(gpa_node_label(&t[1], "karpenter.sh/nodepool"), "a100");
+    ck_assert_uint_eq(t[0].dialects, GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR);
+    gpa_error_t err;
+    ck_assert_int_eq(gpa_inventory_templates_only(inv, &err), 0);
+    /* Usage never lands on a template, whoever names it. */
+    ck_assert_int_eq(parse_text(inv,
+                                "kind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  nodeName: karpenter-a100\n  containers:\n"
+                                "  - name: c\n    resources: {limits: {nvidia.com/gpu: 2}}\n",
+                                &err),
+                     0);
+    t = gpa_inventory_templates(inv, &n);
+    ck_assert(!t[1].gpus[0].whole_used);
+    ck_assert_int_eq(gpa_inventory_templates_only(inv, &err), -1); /* a Pod's usage is no template's */
+    ck_assert_str_eq(err.source, "t.yaml");
+    ck_assert_msg(strstr(err.message, "usage of Pod ns/p") != NULL, "%s", err.message);
+    gpa_inventory_release(inv);
+
+    /* The schema: what a template may say, with lines and paths. */
+    inv = gpa_inventory_new();
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\ntemplates:\n- name: t\n  gpus: {count: 1}\n  used: []\n", &err), -1);
+    ck_assert_str_eq(err.path, "templates[0]");
+    ck_assert_str_eq(err.message, "unknown field \"used\"; known: name, labels, dialects, gpus, devices");
+    ck_assert_uint_eq(err.line, 5);
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\ntemplates:\n- {gpus: {count: 1}}\n", &err), -1);
+    ck_assert_str_eq(err.path, "templates[0].name");
+    ck_assert_str_eq(err.message, "every template needs a name");
+    ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\ntemplates: {a: 1}\n", &err), -1);
+    ck_assert_str_eq(err.path, "templates");
+    ck_assert_str_eq(err.message, "must be a list, not a mapping");
+    ck_assert_int_eq(parse_text(inv,
+                                "kind: GPUInventory\nnodes:\n- {name: x, gpus: {count: 1}}\n"
+                                "templates:\n- {name: x, gpus: {count: 1}}\n",
+                                &err),
+                     -1);
+    ck_assert_msg(strstr(err.message, "template x is described twice") != NULL, "%s", err.message);
+    /* A template's devices: overrides like a node's. */
+    ck_assert_int_eq(parse_text(inv,
+                                "kind: GPUInventory\ntemplates:\n- name: t\n  gpus: {count: 2, memory: 16Gi}\n"
+                                "  devices: [{minor: 1, memory: 8Gi}]\n",
+                                &err),
+                     0);
+    t = gpa_inventory_templates(inv, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(t[0].gpus[1].memory, 8 * GI);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(retain_release)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
@@ -470,6 +530,7 @@ int main(void)
     tcase_add_test(tc, compact_form);
     tcase_add_test(tc, mixed_files_any_order);
     tcase_add_test(tc, errors_with_lines_nothing_half_loaded);
+    tcase_add_test(tc, node_templates);
     tcase_add_test(tc, retain_release);
     tcase_add_test(tc, usage_scheduled_running_pods_only);
     tcase_add_test(tc, usage_unknown_device_ignored);

@@ -150,7 +150,7 @@ START_TEST(unknown_field_is_worded_alike)
     ck_assert_str_eq(config_error("placement:\n  colour: blue\n"),
                      "config.yaml:2:11: placement: unknown field \"colour\"; known: strategy, coreWeight");
     ck_assert_str_eq(inventory_error("kind: GPUInventory\ncolour: blue\n"),
-                     "inventory.yaml:2:9: unknown field \"colour\"; known: apiVersion, kind, metadata, nodes");
+                     "inventory.yaml:2:9: unknown field \"colour\"; known: apiVersion, kind, metadata, nodes, templates");
     ck_assert_str_eq(inventory_error("kind: GPUInventory\nnodes:\n- name: a\n- name: b\n  gpus: {count: 1, colour: blue}\n"),
                      "inventory.yaml:5:28: nodes[1].gpus: unknown field \"colour\"; known: count, memory, core, model");
     ck_assert_str_eq(
@@ -190,7 +190,7 @@ START_TEST(objects_in_a_list_keep_their_place)
     ck_assert_str_eq(inventory_error("kind: List\nitems:\n- kind: GPUInventory\n  nodes: 3\n"),
                      "inventory.yaml:4:10: items[0].nodes: must be a list, not a number");
     ck_assert_str_eq(inventory_error("kind: List\nitems:\n- {kind: GPUInventory, colour: blue}\n"),
-                     "inventory.yaml:3:32: items[0]: unknown field \"colour\"; known: apiVersion, kind, metadata, nodes");
+                     "inventory.yaml:3:32: items[0]: unknown field \"colour\"; known: apiVersion, kind, metadata, nodes, templates");
     ck_assert_str_eq(object_error("kind: List\nitems:\n- {kind: Service}\n- {kind: Pod, spec: {containers: 7}}\n"),
                      "pod.yaml:4:34: items[1].spec.containers: must be a list, not a number");
 }
