@@ -6,6 +6,7 @@
 #include "policy/config.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
+#include "policy/mutations.h"
 #include "policy/rules.h"
 #include "document/docs.h"
 #include "document/schema.h"
@@ -28,6 +29,7 @@ static gpa_config_t *config_new(void)
     cfg->dialects = GPA_DIALECT_ALL;
     for (size_t i = 0; i < gpa_nrules; i++)
         cfg->actions[i] = gpa_rules[i].action;
+    cfg->mutations = gpa_mutations_default();
     cfg->exclude_namespaces = gpa_arena_alloc(&cfg->arena_, sizeof(*cfg->exclude_namespaces));
     cfg->exclude_namespaces[0] = gpa_arena_strdup(&cfg->arena_, "kube-system");
     cfg->nexclude_namespaces = 1;
@@ -151,6 +153,31 @@ static int read_rules(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
             return gpa_schema_fail(err, m->value, path, "unknown rule \"%s\"", m->key);
         if (read_action(m->value, path, &cfg->actions[idx], err) != 0)
             return -1;
+    }
+    return 0;
+}
+
+/* mutations: {id: on | off}; YAML 1.1 readers turn a bare on/off into a boolean, so booleans are accepted. */
+static int read_mutations(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "mutations") != 0)
+        return -1;
+    for (size_t i = 0; i < v->u.object.len; i++) {
+        const gpa_member_t *m = &v->u.object.members[i];
+        char path[160];
+        snprintf(path, sizeof(path), "mutations.%s", m->key);
+        int idx = gpa_mutation_index(m->key);
+        if (idx < 0 || strlen(m->key) != m->key_len)
+            return gpa_schema_fail(err, m->value, path, "unknown mutation \"%s\"", m->key);
+        const gpa_value_t *x = m->value;
+        int on;
+        if (x->type == GPA_VBOOL)
+            on = x->u.boolean;
+        else if (x->type == GPA_VSTRING && (strcmp(x->u.str.ptr, "on") == 0 || strcmp(x->u.str.ptr, "off") == 0))
+            on = strcmp(x->u.str.ptr, "on") == 0;
+        else
+            return gpa_schema_wrong_type(err, x, "on or off", path);
+        cfg->mutations = on ? cfg->mutations | 1u << idx : cfg->mutations & ~(1u << idx);
     }
     return 0;
 }
@@ -345,8 +372,10 @@ static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
         return read_workloads(cfg, v, err);
     if (strcmp(m->key, "knownResources") == 0)
         return read_known_resources(cfg, v, err);
-    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules", "namespaces",
-                                      "placement",       "knownResources",   "workloads", NULL};
+    if (strcmp(m->key, "mutations") == 0)
+        return read_mutations(cfg, v, err);
+    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules",     "namespaces",
+                                      "placement",       "knownResources",   "workloads", "mutations", NULL};
     return gpa_schema_unknown_field(err, m, "", top);
 }
 

@@ -1,7 +1,7 @@
 /*
  * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement,
  * the kinds to read besides the built-in ones (`workloads`; pass &cfg->workloads to gpa_decode_*_with),
- * and the resource names known beyond gpuadmit's own (`knownResources`).
+ * the resource names known beyond gpuadmit's own (`knownResources`), and which mutations run (`mutations`).
  *
  * Ownership: a configuration is immutable once loaded and reference-counted, so the webhook can swap in a
  * reloaded one while requests in flight still hold the old one. gpa_config_load() returns a new configuration
@@ -17,6 +17,7 @@
 #include "alloc/alloc.h"
 #include "document/value.h"
 #include "kube/workloads.h"
+#include "policy/mutations.h"
 #include "policy/rules.h"
 #include "policy/verdict.h"
 
@@ -29,6 +30,7 @@ typedef struct st_gpa_config_t {
     gpa_alloc_policy_t placement; /* strategy, coreWeight, maxPodsPerDevice */
     const char **known_resources; /* knownResources: names unknown-resource never flags; default none */
     size_t nknown_resources;
+    unsigned mutations;        /* `mutations`: bit 1u << i set when gpa_mutations[i] is on; default from the table */
     gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default */
     const char *source;        /* file it was read from, or NULL for the defaults */
     int refcnt_;

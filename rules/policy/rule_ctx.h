@@ -1,5 +1,5 @@
 /*
- * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c) share: the check context and the
+ * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_ray.c) share: the check context and the
  * helpers that word findings. How amounts are read is kube/gpu_request.h's (one convention for the rules, the
  * mutations and the allocator). Private to policy.
  */
@@ -23,6 +23,7 @@ struct st_gpa_rule_ctx_t {
     gpa_arena_t *a;
     const gpa_config_t *cfg;
     const gpa_inventory_t *inv; /* NULL: no inventory (infeasible does not run) */
+    const gpa_object_t *obj;    /* the object pod belongs to (KubeRay's rule reads its groups); NULL in the container predicate */
     const gpa_podspec_t *pod;
     const gpa_pod_facts_t *facts;
     const gpa_container_t *c;

@@ -57,6 +57,7 @@ void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inve
             gpa_rule_ctx_t ctx = {.a = a,
                                   .cfg = cfg,
                                   .inv = inv,
+                                  .obj = obj,
                                   .pod = &obj->pods[p],
                                   .facts = &facts[p],
                                   .rule = i,
