@@ -189,6 +189,11 @@ class Defaults(unittest.TestCase):
             "kubeflow.org": ["mpijobs", "paddlejobs", "pytorchjobs", "tfjobs", "xgboostjobs"],
             "trainer.kubeflow.org": ["clustertrainingruntimes", "trainingruntimes", "trainjobs"],
         })
+        # The mutating webhook sees the same kinds on CREATE: KubeRay groups get ray-num-gpus there.
+        mutating = {r["apiGroups"][0]: (sorted(r["resources"]), r["operations"])
+                    for r in webhook(self.docs, "MutatingWebhookConfiguration")["rules"]}
+        self.assertEqual({g: res for g, (res, _) in mutating.items()}, got)
+        self.assertEqual(mutating["ray.io"][1], ["CREATE"])
 
     def test_both_webhooks_share_selectors_and_conditions(self):
         v = webhook(self.docs, "ValidatingWebhookConfiguration")
