@@ -50,7 +50,9 @@ void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx)
         return;
     gpa_arena_t *a = ctx->a;
     const char *res = device_resource(ctx->cfg->dialects, g.ray), *gets = devices_text(a, dev.devices);
-    const char *fix = gpa_arena_printf(a, "set %s: \"%lld\"", count_key(&g), (long long)dev.devices);
+    /* The fix names the key the user wrote, or where the group keeps its count. */
+    const char *key = count.source == GPA_RAY_COUNT_OWN ? count.where : count_key(&g);
+    const char *fix = gpa_arena_printf(a, "set %s: \"%lld\"", key, (long long)dev.devices);
     if (count.source == GPA_RAY_COUNT_OWN) {
         const char *path = gpa_arena_printf(a, "%s.%s", g.path, count.where);
         if (!count.usable)

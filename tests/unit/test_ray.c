@@ -191,6 +191,10 @@ START_TEST(rule_fires_on_what_the_mutation_cannot_fix)
     ck_assert_ptr_nonnull(ray_finding(&v));
     v = findings(CLUSTER(",\"rayStartParams\":{\"num-gpus\":\"1\"}", SHARE2));
     ck_assert_ptr_null(ray_finding(&v));
+    v = findings(CLUSTER(",\"resources\":{\"gpu\":\"3\"}", SHARE2));
+    f = ray_finding(&v);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_msg(strstr(f->message, "set resources.gpu: \"2\"") != NULL, "%s", f->message);
     v = findings(CLUSTER(",\"resources\":{\"GPU\":\"4\"}", SHARE2));
     f = ray_finding(&v);
     ck_assert_ptr_nonnull(f);
