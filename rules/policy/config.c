@@ -6,6 +6,7 @@
 #include "policy/config.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
+#include "policy/mutations.h"
 #include "policy/rules.h"
 #include "document/docs.h"
 #include "document/schema.h"
@@ -28,6 +29,7 @@ static gpa_config_t *config_new(void)
     cfg->dialects = GPA_DIALECT_ALL;
     for (size_t i = 0; i < gpa_nrules; i++)
         cfg->actions[i] = gpa_rules[i].action;
+    cfg->mutations = gpa_mutations_default();
     cfg->exclude_namespaces = gpa_arena_alloc(&cfg->arena_, sizeof(*cfg->exclude_namespaces));
     cfg->exclude_namespaces[0] = gpa_arena_strdup(&cfg->arena_, "kube-system");
     cfg->nexclude_namespaces = 1;
@@ -155,31 +157,31 @@ static int read_rules(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
     return 0;
 }
 
-/* mutations: {id: on|off}. YAML 1.1 readers turn a bare `on`/`off` into true/false, so booleans are accepted. */
+/* mutations: {id: on | off}; YAML 1.1 readers turn a bare on/off into a boolean, so booleans are accepted. */
 static int read_mutations(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
     if (gpa_schema_want(err, v, GPA_VOBJECT, "mutations") != 0)
         return -1;
     for (size_t i = 0; i < v->u.object.len; i++) {
         const gpa_member_t *m = &v->u.object.members[i];
-        const gpa_value_t *sw = m->value;
-        int idx = gpa_mutation_id_find(m->key, m->key_len);
-        if (idx < 0) {
-            const char *known[GPA_MUTATION__COUNT + 1] = {NULL};
-            for (int k = 0; k < GPA_MUTATION__COUNT; k++)
-                known[k] = gpa_mutation_id((gpa_mutation_id_t)k);
-            return gpa_schema_unknown_field(err, m, "mutations", known);
-        }
         char path[160];
         snprintf(path, sizeof(path), "mutations.%s", m->key);
+        int idx = gpa_mutation_index(m->key);
+        if (idx < 0 || strlen(m->key) != m->key_len) {
+            const char *known[GPA_MUTATION_MAX + 1] = {NULL};
+            for (size_t k = 0; k < gpa_nmutations; k++)
+                known[k] = gpa_mutations[k].id;
+            return gpa_schema_unknown_field(err, m, "mutations", known);
+        }
+        const gpa_value_t *x = m->value;
         int on;
-        if (sw->type == GPA_VBOOL)
-            on = sw->u.boolean;
-        else if (sw->type == GPA_VSTRING && (strcmp(sw->u.str.ptr, "on") == 0 || strcmp(sw->u.str.ptr, "off") == 0))
-            on = strcmp(sw->u.str.ptr, "on") == 0;
+        if (x->type == GPA_VBOOL)
+            on = x->u.boolean;
+        else if (x->type == GPA_VSTRING && (strcmp(x->u.str.ptr, "on") == 0 || strcmp(x->u.str.ptr, "off") == 0))
+            on = strcmp(x->u.str.ptr, "on") == 0;
         else
-            return gpa_schema_wrong_type(err, sw, "on or off", path);
-        cfg->mutations_off = on ? cfg->mutations_off & ~(1u << idx) : cfg->mutations_off | (1u << idx);
+            return gpa_schema_wrong_type(err, x, "on or off", path);
+        cfg->mutations = on ? cfg->mutations | 1u << idx : cfg->mutations & ~(1u << idx);
     }
     return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement,
  * the kinds to read besides the built-in ones (`workloads`; pass &cfg->workloads to gpa_decode_*_with),
- * and the resource names known beyond gpuadmit's own (`knownResources`).
+ * the resource names known beyond gpuadmit's own (`knownResources`), and which mutations run (`mutations`).
  *
  * Ownership: a configuration is immutable once loaded and reference-counted, so the webhook can swap in a
  * reloaded one while requests in flight still hold the old one. gpa_config_load() returns a new configuration
@@ -17,7 +17,7 @@
 #include "alloc/alloc.h"
 #include "document/value.h"
 #include "kube/workloads.h"
-#include "policy/mutation_ids.h"
+#include "policy/mutations.h"
 #include "policy/rules.h"
 #include "policy/verdict.h"
 
@@ -30,8 +30,8 @@ typedef struct st_gpa_config_t {
     gpa_alloc_policy_t placement; /* strategy, coreWeight, maxPodsPerDevice */
     const char **known_resources; /* knownResources: names unknown-resource never flags; default none */
     size_t nknown_resources;
+    unsigned mutations;        /* `mutations`: bit 1u << i set when gpa_mutations[i] is on; default from the table */
     gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default */
-    unsigned mutations_off;    /* `mutations`: bit m set = mutation m (mutation_ids.h) is switched off; default none */
     const char *source;        /* file it was read from, or NULL for the defaults */
     int refcnt_;
     gpa_arena_t arena_;
@@ -51,9 +51,9 @@ void gpa_config_release(gpa_config_t *cfg); /* NULL is fine */
 /* Whether `name` (len bytes) is listed under knownResources. */
 int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len);
 /* Whether mutation m is switched on (`mutations: {id: on|off}`). */
-static inline int gpa_config_mutation_on(const gpa_config_t *cfg, gpa_mutation_id_t m)
+static inline int gpa_config_mutation_on(const gpa_config_t *cfg, size_t m)
 {
-    return (cfg->mutations_off & (1u << m)) == 0;
+    return (cfg->mutations & (1u << m)) != 0;
 }
 /* Whether objects of this namespace are never checked or mutated. */
 int gpa_config_excludes(const gpa_config_t *cfg, const char *ns);

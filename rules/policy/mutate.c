@@ -4,6 +4,7 @@
 
 #include "kube/gpu_request.h"
 #include "kube/quantity.h"
+#include "kube/ray.h"
 #include "policy/validate.h"
 
 /* What one resource of one map (requests or limits) will hold once the patch is applied. */
@@ -16,7 +17,7 @@ typedef struct st_planned_t {
     const char *text;
 } planned_t;
 
-struct st_gpa_mutate_ctx_t {
+typedef struct st_gpa_mutate_ctx_t {
     gpa_arena_t *a;
     const gpa_config_t *cfg;
     const gpa_container_t *c;
@@ -24,7 +25,7 @@ struct st_gpa_mutate_ctx_t {
     planned_t lim[GPA_R__COUNT];
     const char *mutation;     /* id of the mutation being planned */
     gpa_warnings_t *warnings; /* planned: raw lines, kept only when the container is mutated */
-};
+} gpa_mutate_ctx_t;
 
 /* ---- the plan ---------------------------------------------------------------------------------------------------- */
 
@@ -141,22 +142,12 @@ static int mirror_limits(gpa_mutate_ctx_t *ctx)
     return changed;
 }
 
-const gpa_mutation_t gpa_mutations[] = {
-    {"expand-gpu", "koordinator.sh/gpu: N alone becomes gpu-core: N and gpu-memory-ratio: N (deprecated name)", expand_gpu},
-    {"inject-gpu-shared", "a Koordinator memory request without gpu.shared gets the gpu.shared it implies", inject_gpu_shared},
-    {"mirror-limits", "a GPU request without a limit gets the same limit (extended resources need both)", mirror_limits},
+/* The container mutations, by the index of their row in gpa_mutations (mutations.h); NULL for a group's. */
+static int (*const container_mutations[GPA_MUTATION_MAX])(gpa_mutate_ctx_t *ctx) = {
+    [GPA_MUTATION_EXPAND_GPU] = expand_gpu,
+    [GPA_MUTATION_INJECT_GPU_SHARED] = inject_gpu_shared,
+    [GPA_MUTATION_MIRROR_LIMITS] = mirror_limits,
 };
-const size_t gpa_nmutations = sizeof(gpa_mutations) / sizeof(gpa_mutations[0]);
-/* The configuration names the mutations by mutation_ids.h, in table order (test_mutate checks the ids). */
-_Static_assert(sizeof(gpa_mutations) / sizeof(gpa_mutations[0]) == GPA_MUTATION__COUNT, "mutation_ids.h lists every mutation");
-
-int gpa_mutation_index(const char *id)
-{
-    for (size_t i = 0; i < gpa_nmutations; i++)
-        if (strcmp(gpa_mutations[i].id, id) == 0)
-            return (int)i;
-    return -1;
-}
 
 /* ---- from plan to patch ------------------------------------------------------------------------------------------ */
 
@@ -264,10 +255,10 @@ static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
     }
     unsigned planned = 0;
     for (size_t i = 0; i < gpa_nmutations; i++) {
-        if (!gpa_config_mutation_on(cfg, (gpa_mutation_id_t)i))
-            continue; /* switched off in the configuration */
+        if (container_mutations[i] == NULL || !gpa_config_mutation_on(cfg, i))
+            continue;
         ctx.mutation = gpa_mutations[i].id;
-        if (gpa_mutations[i].apply(&ctx))
+        if (container_mutations[i](&ctx))
             planned |= 1u << i;
     }
     /* Plan first, ask the rules only when there is something to change: most containers need no mutation, and
@@ -278,6 +269,99 @@ static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
     for (size_t i = 0; i < planned_warnings.len; i++)
         gpa_warnings_add(a, warnings, GPA_WARNING_MUTATION, planned_warnings.items[i].text, planned_warnings.items[i].mutation, 0);
     emit_container(&ctx, patch);
+}
+
+/* ---- KubeRay groups ---------------------------------------------------------------------------------------------- */
+
+/* What a group will get: each NULL when it gets nothing. */
+typedef struct st_ray_plan_t {
+    const char *num_gpus;  /* the count of devices, as text */
+    const char *memory;    /* bytes, as text: an entry of the group's resources field */
+    const char *resources; /* rayStartParams.resources with gpu_memory merged in */
+    int resources_present; /* rayStartParams.resources exists: replace it */
+} ray_plan_t;
+
+/* KubeRay refuses a group that gives these in rayStartParams and uses its resources field too: left alone. */
+static int uses_both(const gpa_ray_group_t *g)
+{
+    static const char *const keys[] = {"num-cpus", "num-gpus", "memory", "resources"};
+    for (size_t i = 0; g->resources != NULL && i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (gpa_value_get(g->start_params, keys[i]) != NULL)
+            return 1;
+    return 0;
+}
+
+static void plan_ray(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_ray_group_t *g, const gpa_ray_devices_t *dev,
+                     ray_plan_t *plan)
+{
+    gpa_ray_count_t count;
+    gpa_ray_advertised(a, g, &count);
+    if (gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_NUM_GPUS) && count.source != GPA_RAY_COUNT_OWN)
+        plan->num_gpus = gpa_arena_printf(a, "%lld", (long long)dev->devices);
+    if (!gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_GPU_MEMORY) || dev->memory <= 0)
+        return;
+    if (g->resources != NULL) {
+        if (gpa_value_get(g->resources, GPA_RAY_GPU_MEMORY) == NULL)
+            plan->memory = gpa_arena_printf(a, "%lld", (long long)dev->memory);
+        return;
+    }
+    const gpa_value_t *old = gpa_value_get(g->start_params, "resources");
+    plan->resources_present = old != NULL;
+    if (old == NULL || gpa_value_string(old) != NULL)
+        plan->resources = gpa_ray_resources_add_memory(a, gpa_value_string(old), dev->memory);
+}
+
+static void emit_ray(gpa_arena_t *a, const gpa_ray_group_t *g, const ray_plan_t *plan, gpa_patch_t *patch)
+{
+    if (g->resources != NULL) {
+        if (plan->num_gpus != NULL)
+            gpa_patch_push(a, patch, GPA_PATCH_ADD, gpa_arena_printf(a, "%s/resources/GPU", g->pointer),
+                           string_value(a, plan->num_gpus));
+        if (plan->memory != NULL)
+            gpa_patch_push(a, patch, GPA_PATCH_ADD, gpa_arena_printf(a, "%s/resources/%s", g->pointer, GPA_RAY_GPU_MEMORY),
+                           string_value(a, plan->memory));
+        return;
+    }
+    if (g->start_params == NULL) {
+        /* No rayStartParams mapping: add it whole. */
+        gpa_value_t *params = object_value(a, 2);
+        if (plan->num_gpus != NULL)
+            object_add(params, "num-gpus", string_value(a, plan->num_gpus));
+        if (plan->resources != NULL)
+            object_add(params, "resources", string_value(a, plan->resources));
+        if (params->u.object.len != 0)
+            gpa_patch_push(a, patch, GPA_PATCH_ADD, gpa_arena_printf(a, "%s/rayStartParams", g->pointer), params);
+        return;
+    }
+    if (plan->num_gpus != NULL)
+        gpa_patch_push(a, patch, GPA_PATCH_ADD, gpa_arena_printf(a, "%s/rayStartParams/num-gpus", g->pointer),
+                       string_value(a, plan->num_gpus));
+    if (plan->resources != NULL)
+        gpa_patch_push(a, patch, plan->resources_present ? GPA_PATCH_REPLACE : GPA_PATCH_ADD,
+                       gpa_arena_printf(a, "%s/rayStartParams/resources", g->pointer), string_value(a, plan->resources));
+}
+
+/* ray-num-gpus and ray-gpu-memory on the group whose template `pod` is, when it is one (docs/rules.md#ray-num-gpus). */
+static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, const gpa_podspec_t *pod,
+                             const gpa_pod_facts_t *facts, gpa_patch_t *patch, unsigned *applied)
+{
+    gpa_ray_group_t g;
+    gpa_ray_devices_t dev;
+    if (!gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_NUM_GPUS) && !gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_GPU_MEMORY))
+        return;
+    if (!gpa_ray_group(a, obj, pod, &g) || g.ray == NULL || uses_both(&g))
+        return;
+    gpa_ray_devices(cfg->dialects, facts, g.ray, &dev);
+    /* Only devices that come through a share (vendor counts advertise right), of a container the rules find sound. */
+    if (!dev.share || dev.devices <= 0 || gpa_validate_container_facts(a, cfg, pod, facts, g.ray, NULL) != 0)
+        return;
+    ray_plan_t plan = {0};
+    plan_ray(a, cfg, &g, &dev, &plan);
+    if (plan.num_gpus != NULL)
+        *applied |= 1u << GPA_MUTATION_RAY_NUM_GPUS;
+    if (plan.memory != NULL || plan.resources != NULL)
+        *applied |= 1u << GPA_MUTATION_RAY_GPU_MEMORY;
+    emit_ray(a, &g, &plan, patch);
 }
 
 void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_warnings_t *warnings,
@@ -292,6 +376,7 @@ void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj
             mutate_container(a, cfg, pod, &facts, &pod->containers[i], patch, warnings, &mask);
         for (size_t i = 0; i < pod->ninit_containers; i++)
             mutate_container(a, cfg, pod, &facts, &pod->init_containers[i], patch, warnings, &mask);
+        mutate_ray_group(a, cfg, obj, pod, &facts, patch, &mask);
     }
     for (size_t i = 0; i < gpa_nmutations; i++)
         if (mask & (1u << i))

@@ -1,18 +1,19 @@
 /*
- * The mutations of docs/rules.md#mutations as data: one table of {id, doc, function}. Each function edits the planned GPU
+ * The mutations of docs/rules.md#mutations (their ids, defaults and docs: mutations.h). A container mutation edits the planned GPU
  * resources of one container (what its requests and limits will hold once the patch is applied); one diff then
  * turns every container's plan into the minimal JSON Patch (patch.h): a missing `resources`, `requests` or
  * `limits` map added whole, keys escaped, nothing else touched.
  *
- * Legend:
- *   id     stable mutation id, what verdicts (gpa_verdict_t.mutations) and test suites name
- *   doc    one line for listings and the README
- *   apply  edits ctx's plan for one container; returns 1 when it changed something, 0 otherwise
+ * A container mutation edits ctx's plan for one container and returns 1 when it changed something. The KubeRay
+ * mutations (ray-num-gpus, ray-gpu-memory) edit a group of a RayCluster, RayJob or RayService instead: they add
+ * keys the group lacks to its rayStartParams (or to its `resources` field when the group uses that field), judged
+ * from its Ray container as the container mutations leave it (kube/ray.h). A mutation the configuration switches
+ * off (`mutations`) does not run.
  *
  * Which containers: app and init containers of every Pod spec of the object, and only those for which
  * gpa_validate_container() (validate.h) finds nothing: a container that breaks a rule is left as written so that
  * validation can say why. A mutation the configuration switches off (`mutations`, config.h) is never run; the ids
- * follow mutation_ids.h. A user's own gpu.shared is never changed. The caller (gpa_check) decides when: a CREATE
+ * are mutations.h's. A user's own gpu.shared is never changed. The caller (gpa_check) decides when: a CREATE
  * is patched, an UPDATE is only judged as the mutations would leave it. Idempotent: mutating the patched object again yields an
  * empty patch, and after the patch every GPU resource the plan touches has request == limit.
  */
@@ -23,23 +24,10 @@
 
 #include "base/arena.h"
 #include "policy/config.h"
+#include "policy/mutations.h"
 #include "policy/verdict.h"
 #include "kube/model.h"
 #include "document/patch.h"
-
-typedef struct st_gpa_mutate_ctx_t gpa_mutate_ctx_t; /* mutate.c: one container's plan */
-
-typedef struct st_gpa_mutation_t {
-    const char *id;
-    const char *doc;
-    int (*apply)(gpa_mutate_ctx_t *ctx);
-} gpa_mutation_t;
-
-extern const gpa_mutation_t gpa_mutations[];
-extern const size_t gpa_nmutations;
-
-/* Index of a mutation id in gpa_mutations, or -1. */
-int gpa_mutation_index(const char *id);
 
 /*
  * Mutates every eligible container of obj. Appends the patch operations to `patch`, one warning per container and

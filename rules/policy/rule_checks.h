@@ -39,4 +39,7 @@ void gpa_rule_card_count_mismatch(gpa_rule_ctx_t *ctx);
 void gpa_rule_invalid_card_count(gpa_rule_ctx_t *ctx);
 void gpa_rule_ambiguous_unit(gpa_rule_ctx_t *ctx);
 
+/* rules_ray.c */
+void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c) share: the check context and the
+ * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_ray.c) share: the check context and the
  * helpers that word findings. How amounts are read is kube/gpu_request.h's (one convention for the rules, the
  * mutations and the allocator). Private to policy.
  */
@@ -25,6 +25,7 @@ struct st_gpa_rule_ctx_t {
     const gpa_config_t *cfg;
     const gpa_inventory_t *inv; /* NULL: no inventory (infeasible does not run) */
     gpa_alloc_budget_t *budget; /* the infeasible rule's search budget, shared by the object's Pod specs */
+    const gpa_object_t *obj;    /* the object pod belongs to (KubeRay's rule reads its groups); NULL in the container predicate */
     const gpa_podspec_t *pod;
     const gpa_pod_facts_t *facts;
     const gpa_container_t *c;

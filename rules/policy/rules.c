@@ -81,6 +81,8 @@ const gpa_rule_t gpa_rules[] = {
      "a requested name is a near miss of a GPU resource gpuadmit knows: no node offers it"},
     {"unit-hint", GPA_DIALECT_VENDOR | KOORD, GPA_SCOPE_CONTAINER, GPA_ACTION_WARN, gpa_rule_unit_hint,
      "an amount that reads like the wrong unit: koordinator.sh/gpu 1-9 (a percent), a vendor count above 16"},
+    {"ray-num-gpus", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_ray_num_gpus,
+     "KubeRay: a group's Ray container gets GPU devices and Ray will advertise 0 GPUs for it, or more than it gets"},
     {"infeasible", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_infeasible,
      "an inventory is configured and no node in it could ever hold the Pod"},
 };

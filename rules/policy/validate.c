@@ -59,6 +59,7 @@ void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inve
                                   .cfg = cfg,
                                   .inv = inv,
                                   .budget = budget != NULL ? budget : &own,
+                                  .obj = obj,
                                   .pod = &obj->pods[p],
                                   .facts = &facts[p],
                                   .rule = i,

@@ -205,6 +205,11 @@ class Defaults(unittest.TestCase):
             "kubeflow.org": ["mpijobs", "paddlejobs", "pytorchjobs", "tfjobs", "xgboostjobs"],
             "trainer.kubeflow.org": ["clustertrainingruntimes", "trainingruntimes", "trainjobs"],
         })
+        # The mutating webhook sees the same kinds on CREATE: KubeRay groups get ray-num-gpus there.
+        mutating = {r["apiGroups"][0]: (sorted(r["resources"]), r["operations"])
+                    for r in webhook(self.docs, "MutatingWebhookConfiguration")["rules"]}
+        self.assertEqual({g: res for g, (res, _) in mutating.items()}, got)
+        self.assertEqual(mutating["ray.io"][1], ["CREATE"])
 
     def test_both_webhooks_share_selectors_and_conditions(self):
         v = webhook(self.docs, "ValidatingWebhookConfiguration")
@@ -563,13 +568,13 @@ class Schema(unittest.TestCase):
         self.assertEqual(ids, table)
 
     def test_mutation_ids_are_the_mutation_table(self):
-        """The schema's mutation switches and the engine's ids (rules/policy/mutation_ids.h) cannot drift apart."""
+        """The schema's mutation switches and the engine's ids (rules/policy/mutations.c) cannot drift apart."""
         with open(os.path.join(CHART, "values.schema.json")) as f:
             ids = sorted(json.load(f)["properties"]["config"]["properties"]["mutations"]["properties"])
-        with open(os.path.join(SOURCE, "rules", "policy", "mutation_ids.h")) as f:
-            table = re.search(r"ids\[GPA_MUTATION__COUNT\] = \{(.*?)\}", f.read(), re.S)
-        self.assertIsNotNone(table)
-        self.assertEqual(ids, sorted(re.findall(r'"([a-z0-9-]+)"', table.group(1))))
+        with open(os.path.join(SOURCE, "rules", "policy", "mutations.c")) as f:
+            table = sorted(re.findall(r'\] = \{"([a-z0-9-]+)", [01],', f.read()))
+        self.assertGreater(len(table), 4)
+        self.assertEqual(ids, table)
 
     def test_config_keys_are_the_readers(self):
         """The schema's config keys are the ones gpuadmit's reader knows (rules/policy/config.c): a key added there

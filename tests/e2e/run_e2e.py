@@ -81,6 +81,22 @@ TINY_MEMORY = pod("tiny", [("main", {"requests": {"koordinator.sh/gpu-memory": "
 NO_GPU = pod("plain", [("main", {"requests": {"cpu": "1"}})])
 
 
+def raycluster(name, params, limits):
+    """A KubeRay RayCluster: a head without GPU and one worker group with `params` and the Ray container's `limits`."""
+    head = {"rayStartParams": {}, "template": {"spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.52.0"}]}}}
+    worker = {"groupName": "gpu", "replicas": 1, "rayStartParams": params,
+              "template": {"spec": {"containers": [{"name": "ray-worker", "image": "rayproject/ray:2.52.0",
+                                                    "resources": {"limits": limits}}]}}}
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": name, "namespace": "ray"},
+            "spec": {"headGroupSpec": head, "workerGroupSpecs": [worker]}}
+
+
+RAY_SHARE = raycluster("share", {}, {"koordinator.sh/gpu-memory": "20Gi", "koordinator.sh/gpu-core": "50"})
+RAY_VENDOR = raycluster("vendor", {}, {"nvidia.com/gpu": "1"})
+RAY_WRONG = raycluster("wrong", {"num-gpus": "4"}, {"koordinator.sh/gpu-memory": "20Gi", "koordinator.sh/gpu-core": "50",
+                                                    "koordinator.sh/gpu.shared": "1"})
+
+
 class Server:
     """One `gpuadmit serve` process; its JSON log lines are read from a file."""
 
@@ -281,6 +297,27 @@ class Webhook(unittest.TestCase):
         self.assertGreaterEqual(m['gpuadmit_rule_findings_total{webhook="validate",rule="memory-ratio-exclusive",action="deny"}'], 2)
         denials = [l for l in s.lines() if l.get("msg") == "denied"]
         self.assertTrue(any("memory-ratio-exclusive" in l["rules"] and l["name"] == "both" and l["uid"] for l in denials))
+        self.assertEqual(s.stop(), 0)
+
+    def test_raycluster_gets_the_gpu_count_ray_should_advertise(self):
+        """KubeRay (docs/ray.md): the mutating webhook gives a worker group whose Ray container takes a share the
+        GPU count Ray should advertise (ray-num-gpus); the validating webhook admits the result and denies a count
+        written by hand that exceeds the devices."""
+        s = self.start("ray")
+        reviews = [("share", review(RAY_SHARE)), ("vendor", review(RAY_VENDOR))]
+        files = write_reviews(os.path.join(s.dir, "mutate"), reviews)
+        mut = [json.loads(l) for l in apiserver(s, "mutate", files).stdout.splitlines()]
+        by = {os.path.basename(r["file"])[:-5]: r for r in mut}
+        self.assertEqual(by["share"]["patched"]["spec"]["workerGroupSpecs"][0]["rayStartParams"], {"num-gpus": "1"})
+        self.assertNotIn("patch", by["vendor"])
+        self.check_patch_twice(mut, reviews)
+        files = write_reviews(os.path.join(s.dir, "validate"),
+                              [("share-patched", review(by["share"]["patched"])), ("wrong", review(RAY_WRONG))])
+        val = {os.path.basename(r["file"])[:-5]: r for r in
+               (json.loads(l) for l in apiserver(s, "validate", files).stdout.splitlines())}
+        self.assertTrue(val["share-patched"]["allowed"], val["share-patched"])
+        self.assertFalse(val["wrong"]["allowed"])
+        self.assertIn("ray-num-gpus", val["wrong"]["message"])
         self.assertEqual(s.stop(), 0)
 
     def test_unreadable_object_denied_with_code_400(self):

@@ -54,8 +54,8 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_BINPACK);
     ck_assert_int_eq(cfg->placement.core_weight, 20);
     ck_assert_ptr_null(cfg->source);
-    for (int m = 0; m < GPA_MUTATION__COUNT; m++)
-        ck_assert(gpa_config_mutation_on(cfg, (gpa_mutation_id_t)m));
+    for (size_t m = 0; m < gpa_nmutations; m++)
+        ck_assert_int_eq(gpa_config_mutation_on(cfg, m), gpa_mutations[m].on);
     gpa_config_release(cfg);
     /* an empty file is the defaults */
     cfg = parse_ok("");

@@ -7,7 +7,8 @@
  *   - every resource name gpuadmit reads appears in the dialect reference;
  *   - every kind of the workloads table has a row of its group in docs/rules.md's Objects table and the README's;
  *   - every example runs through the engine: a `fires` example yields the finding (or applies the mutation),
- *     a `passes` example does not. A rule's `inventory` block, when present, is loaded for its examples.
+ *     a `passes` example does not. A rule's `inventory` block, when present, is loaded for its examples, and so is a
+ *     `config` block (a configuration, e.g. turning on a mutation that is off by default).
  */
 #include <check.h>
 #include <ctype.h>
@@ -245,11 +246,11 @@ START_TEST(every_kind_is_documented)
 END_TEST
 
 /* Runs one example: 1 when the rule fired (or the mutation applied). */
-static int run_example(const section_t *s, const example_t *ex, const gpa_inventory_t *inv)
+static int run_example(const section_t *s, const example_t *ex, const gpa_inventory_t *inv, gpa_config_t *section_cfg)
 {
     gpa_arena_t a;
     gpa_arena_init(&a);
-    gpa_config_t *cfg = gpa_config_default();
+    gpa_config_t *cfg = section_cfg != NULL ? gpa_config_retain(section_cfg) : gpa_config_default();
     gpa_docs_t docs;
     gpa_error_t err;
     gpa_error_init(&err, "docs/rules.md");
@@ -280,25 +281,32 @@ START_TEST(examples_do_what_they_say)
     for (size_t i = 0; i < nsections; i++) {
         const section_t *s = &sections[i];
         gpa_inventory_t *inv = NULL;
+        gpa_config_t *section_cfg = NULL;
         int fires = 0, passes = 0;
         for (size_t k = 0; k < s->nexamples; k++) {
-            if (strcmp(s->examples[k].kind, "inventory") != 0)
-                continue;
             gpa_error_t err;
             gpa_error_init(&err, "docs/rules.md");
+            if (strcmp(s->examples[k].kind, "config") == 0) {
+                ck_assert_msg(
+                    gpa_config_parse(s->examples[k].text, strlen(s->examples[k].text), "docs/rules.md", &section_cfg, &err) == 0,
+                    "docs/rules.md:%d: %s", s->examples[k].line, err.message);
+                continue;
+            }
+            if (strcmp(s->examples[k].kind, "inventory") != 0)
+                continue;
             inv = gpa_inventory_new();
             ck_assert_msg(gpa_inventory_parse(inv, s->examples[k].text, strlen(s->examples[k].text), "docs/rules.md", &err) == 0,
                           "docs/rules.md:%d: %s", s->examples[k].line, err.message);
         }
         for (size_t k = 0; k < s->nexamples; k++) {
             const example_t *ex = &s->examples[k];
-            if (strcmp(ex->kind, "inventory") == 0)
+            if (strcmp(ex->kind, "inventory") == 0 || strcmp(ex->kind, "config") == 0)
                 continue;
             int want = strcmp(ex->kind, "fires") == 0;
             ck_assert_msg(want || strcmp(ex->kind, "passes") == 0, "docs/rules.md:%d: unknown example kind '%s'", ex->line,
                           ex->kind);
-            ck_assert_msg(run_example(s, ex, inv) == want, "docs/rules.md:%d: the %s example of %s %s", ex->line, ex->kind, s->id,
-                          want ? "does not fire" : "fires");
+            ck_assert_msg(run_example(s, ex, inv, section_cfg) == want, "docs/rules.md:%d: the %s example of %s %s", ex->line,
+                          ex->kind, s->id, want ? "does not fire" : "fires");
             fires += want;
             passes += !want;
             ran++;
@@ -306,6 +314,7 @@ START_TEST(examples_do_what_they_say)
         ck_assert_msg(fires >= 1 && passes >= 1, "docs/rules.md:%d: %s needs an example that fires and one that passes", s->line,
                       s->id);
         gpa_inventory_release(inv);
+        gpa_config_release(section_cfg);
     }
     ck_assert_uint_ge(ran, 2 * (gpa_nrules + gpa_nmutations));
 }

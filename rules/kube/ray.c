@@ -1,0 +1,288 @@
+#include "kube/ray.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "document/json.h"
+#include "kube/quantity.h"
+
+/* ---- groups ------------------------------------------------------------------------------------------------------ */
+
+/* Where a kind keeps its RayClusterSpec (docs/rules.md#objects): NULL for a kind that is not KubeRay's. */
+static const char *cluster_spec_pointer(const gpa_object_t *obj)
+{
+    static const struct {
+        const char *kind, *pointer;
+    } kinds[] = {{"RayCluster", "/spec"}, {"RayJob", "/spec/rayClusterSpec"}, {"RayService", "/spec/rayClusterConfig"}};
+    const char *slash = strchr(obj->api_version, '/');
+    if (slash == NULL || (size_t)(slash - obj->api_version) != strlen("ray.io") || memcmp(obj->api_version, "ray.io", 6) != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (strcmp(obj->kind, kinds[i].kind) == 0)
+            return kinds[i].pointer;
+    return NULL;
+}
+
+static int has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The value at JSON pointer `pointer` (no escapes: KubeRay's paths have none), or NULL. */
+static const gpa_value_t *resolve(const gpa_value_t *root, const char *pointer)
+{
+    const gpa_value_t *v = root;
+    for (const char *p = pointer; v != NULL && *p == '/';) {
+        const char *end = strchr(p + 1, '/');
+        size_t len = end != NULL ? (size_t)(end - p - 1) : strlen(p + 1);
+        char step[64];
+        if (len >= sizeof(step))
+            return NULL;
+        memcpy(step, p + 1, len);
+        step[len] = '\0';
+        v = v->type == GPA_VARRAY ? gpa_value_at(v, strtoul(step, NULL, 10)) : gpa_value_get(v, step);
+        p += len + 1;
+    }
+    return v;
+}
+
+static const gpa_value_t *mapping(const gpa_value_t *v)
+{
+    return v != NULL && v->type == GPA_VOBJECT ? v : NULL;
+}
+
+int gpa_ray_group(gpa_arena_t *a, const gpa_object_t *obj, const gpa_podspec_t *pod, gpa_ray_group_t *out)
+{
+    static const char head[] = "/headGroupSpec/template/spec", workers[] = "/workerGroupSpecs/", tail[] = "/template/spec";
+    memset(out, 0, sizeof(*out));
+    const char *spec = cluster_spec_pointer(obj);
+    if (spec == NULL || obj->root == NULL || !has_prefix(pod->pointer, spec))
+        return 0;
+    const char *rest = pod->pointer + strlen(spec);
+    size_t path_cut = strlen(".template.spec"); /* the group's path is the template's without this tail */
+    if (strcmp(rest, head) == 0) {
+        out->name = "head";
+    } else if (has_prefix(rest, workers)) {
+        char *end;
+        unsigned long index = strtoul(rest + strlen(workers), &end, 10);
+        if (end == rest + strlen(workers) || strcmp(end, tail) != 0)
+            return 0;
+        out->name = gpa_arena_printf(a, "workerGroupSpecs[%lu]", index);
+    } else {
+        return 0;
+    }
+    size_t plen = strlen(pod->pointer) - strlen(tail), hlen = strlen(pod->path);
+    out->pointer = gpa_arena_strndup(a, pod->pointer, plen);
+    out->path = gpa_arena_strndup(a, pod->path, hlen > path_cut ? hlen - path_cut : hlen);
+    const gpa_value_t *group = mapping(resolve(obj->root, out->pointer));
+    if (group == NULL)
+        return 0;
+    const char *group_name = gpa_value_string(gpa_value_get(group, "groupName"));
+    if (strcmp(out->name, "head") != 0 && group_name != NULL && group_name[0] != '\0')
+        out->name = group_name;
+    out->start_params = mapping(gpa_value_get(group, "rayStartParams"));
+    out->resources = mapping(gpa_value_get(group, "resources"));
+    if (out->resources != NULL && out->resources->u.object.len == 0)
+        out->resources = NULL;
+    out->ray = pod->ncontainers > 0 ? &pod->containers[0] : NULL;
+    return 1;
+}
+
+/* ---- what Ray advertises ----------------------------------------------------------------------------------------- */
+
+/* The text of a string or number node (rayStartParams values are strings; a number is read as its literal). */
+static const char *scalar_text(const gpa_value_t *v)
+{
+    return v != NULL && (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) ? v->u.str.ptr : NULL;
+}
+
+/* A name KubeRay counts as GPUs (utils.IsGPUResourceKey): it ends in "gpu", or is an NVIDIA MIG name. */
+static int gpu_key(const char *name, size_t len)
+{
+    return (len >= 3 && memcmp(name + len - 3, "gpu", 3) == 0) || (len > 15 && memcmp(name, "nvidia.com/mig-", 15) == 0);
+}
+
+/* A GPU key of the group's resources field, compared as KubeRay does: lower-cased. */
+static int group_gpu_key(const char *name, size_t len)
+{
+    char low[256];
+    if (len >= sizeof(low))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+    return gpu_key(low, len);
+}
+
+/* Trims what KubeRay trims around rayStartParams.resources: quotes, backticks and spaces. */
+static void trim_resources(const char *text, size_t *start, size_t *end)
+{
+    static const char cut[] = "'\"` ";
+    size_t s = 0, e = strlen(text);
+    while (s < e && strchr(cut, text[s]) != NULL)
+        s++;
+    while (e > s && strchr(cut, text[e - 1]) != NULL)
+        e--;
+    *start = s;
+    *end = e;
+}
+
+/* rayStartParams.resources as KubeRay reads it: a JSON object of numbers. NULL when it is not one. */
+static const gpa_value_t *resources_object(gpa_arena_t *a, const char *text)
+{
+    size_t s, e;
+    trim_resources(text, &s, &e);
+    gpa_value_t *v;
+    gpa_error_t err;
+    if (gpa_json_parse(a, text + s, e - s, &v, &err) != 0 || v->type != GPA_VOBJECT)
+        return NULL;
+    for (size_t i = 0; i < v->u.object.len; i++)
+        if (v->u.object.members[i].value->type != GPA_VNUMBER)
+            return NULL;
+    return v;
+}
+
+static void own_count(const char *text, const char *where, gpa_ray_count_t *out)
+{
+    gpa_quantity_t q = gpa_quantity_parse(text, strlen(text));
+    out->source = GPA_RAY_COUNT_OWN;
+    out->text = text;
+    out->where = where;
+    out->usable = q.status == GPA_Q_OK && q.value >= 0;
+    out->count = out->usable ? q.value : 0;
+}
+
+/* The group's own count: rayStartParams.num-gpus, else a GPU key of its resources field. 1 when found. */
+static int group_count(gpa_arena_t *a, const gpa_ray_group_t *g, gpa_ray_count_t *out)
+{
+    const char *text = scalar_text(gpa_value_get(g->start_params, "num-gpus"));
+    if (text != NULL) {
+        own_count(text, "rayStartParams.num-gpus", out);
+        return 1;
+    }
+    for (size_t i = 0; g->resources != NULL && i < g->resources->u.object.len; i++) {
+        const gpa_member_t *m = &g->resources->u.object.members[i];
+        if (group_gpu_key(m->key, m->key_len) && scalar_text(m->value) != NULL) {
+            own_count(scalar_text(m->value), gpa_arena_printf(a, "resources.%s", m->key), out);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The first non-zero GPU limit of c in name order (what KubeRay derives the count from). */
+static void limit_count(const gpa_container_t *c, gpa_ray_count_t *out)
+{
+    const gpa_value_t *limits = mapping(gpa_value_get(c->resources, "limits"));
+    const gpa_member_t *best = NULL;
+    gpa_quantity_t best_q = {0};
+    for (size_t i = 0; limits != NULL && i < limits->u.object.len; i++) {
+        const gpa_member_t *m = &limits->u.object.members[i];
+        const char *text = scalar_text(m->value);
+        if (!gpu_key(m->key, m->key_len) || text == NULL)
+            continue;
+        gpa_quantity_t q = gpa_quantity_parse(text, strlen(text));
+        if (q.status == GPA_Q_OK && q.value == 0)
+            continue; /* KubeRay skips a zero */
+        if (best == NULL || strcmp(m->key, best->key) < 0) {
+            best = m;
+            best_q = q;
+        }
+    }
+    if (best == NULL)
+        return;
+    out->source = GPA_RAY_COUNT_LIMIT;
+    out->where = best->key;
+    out->text = scalar_text(best->value);
+    /* A value that is no whole number is malformed-quantity's to report (KubeRay would round it up). */
+    out->usable = best_q.status == GPA_Q_OK && best_q.value > 0;
+    out->count = out->usable ? best_q.value : 0;
+}
+
+void gpa_ray_advertised(gpa_arena_t *a, const gpa_ray_group_t *g, gpa_ray_count_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->usable = 1;
+    if (group_count(a, g, out))
+        return;
+    const char *res = scalar_text(gpa_value_get(g->start_params, "resources"));
+    if (res != NULL && resources_object(a, res) == NULL) {
+        out->resources_unparsed = 1;
+        return;
+    }
+    if (g->ray != NULL)
+        limit_count(g->ray, out);
+}
+
+/* ---- what Kubernetes gives ------------------------------------------------------------------------------------- */
+
+static void koord_devices(unsigned dialects, const gpa_container_t *c, gpa_ray_devices_t *out)
+{
+    gpa_koord_view_t kv;
+    gpa_koord_share_t share;
+    gpa_koord_view_container(dialects, c, &kv);
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_KOORDINATOR) || !gpa_koord_view_well_formed(&kv) ||
+        gpa_koord_view_share(&kv, &share) != 0 || share.devices <= 0)
+        return;
+    out->devices = share.devices;
+    out->share = 1;
+    if (share.memory > 0 && gpa_mul_i64(share.memory, share.devices, &out->memory) != 0)
+        out->memory = 0;
+}
+
+/* Cards of an mGPU container as the allocator reads them (docs/rules.md, divisibility): the annotation's entry,
+ * else whole cards of an mgpu-core above 100, else one. */
+static void mgpu_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_container_t *c, gpa_ray_devices_t *out)
+{
+    int64_t core, mem;
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_MGPU) || !gpa_gpu_value(dialects, c, GPA_R_MGPU_CORE, &core))
+        return;
+    int64_t k = gpa_cards_for(&facts->cards, c);
+    if (k == 0)
+        k = core > 100 && core % 100 == 0 ? core / 100 : 1;
+    out->devices = k;
+    out->share = 1;
+    const gpa_amount_t *mem_am = gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY);
+    if (mem_am != NULL && mem_am->suffix != GPA_QS_BINARY && gpa_gpu_value(dialects, c, GPA_R_MGPU_MEMORY, &mem) &&
+        gpa_mul_i64(mem, GPA_MIB, &out->memory) != 0)
+        out->memory = 0;
+}
+
+void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_container_t *c, gpa_ray_devices_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    static const gpa_resource_t vendor[] = {GPA_R_NVIDIA_GPU, GPA_R_AMD_GPU, GPA_R_DCU_GPU};
+    for (size_t i = 0; i < sizeof(vendor) / sizeof(vendor[0]); i++) {
+        int64_t n;
+        if (gpa_gpu_value(dialects, c, vendor[i], &n))
+            out->devices = gpa_sat_add_i64(out->devices, n);
+    }
+    if (out->devices > 0)
+        return; /* vendor counts: KubeRay's derivation counts them already (vendor-vs-share reports a mix) */
+    if (gpa_gpu_any(dialects, c, GPA_DIALECT_KOORDINATOR))
+        koord_devices(dialects, c, out);
+    else if (gpa_gpu_is_mgpu(dialects, c))
+        mgpu_devices(dialects, facts, c, out);
+    /* HAMi, once it is a dialect: its vGPUs are devices (share = 1), counted by its nvidia.com/gpu, and its gpumem
+     * gives the memory; KubeRay's derivation counts that nvidia.com/gpu already. */
+}
+
+/* ---- rayStartParams.resources --------------------------------------------------------------------------------- */
+
+const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, int64_t bytes)
+{
+    if (text == NULL)
+        return gpa_arena_printf(a, "'{\"%s\":%lld}'", GPA_RAY_GPU_MEMORY, (long long)bytes); /* as KubeRay writes it */
+    const gpa_value_t *obj = resources_object(a, text);
+    if (obj == NULL || gpa_value_get(obj, GPA_RAY_GPU_MEMORY) != NULL)
+        return NULL;
+    size_t s, e;
+    trim_resources(text, &s, &e);
+    /* The object's closing brace is the last byte of the trimmed text; insert after the last member's text. */
+    size_t at = e - 1;
+    while (at > s && strchr(" \t\r\n", text[at - 1]) != NULL)
+        at--;
+    /* No space: KubeRay puts the value on the `ray start` command line, where a space would split it. */
+    const char *sep = obj->u.object.len != 0 ? "," : "";
+    return gpa_arena_printf(a, "%.*s%s\"%s\":%lld%s", (int)at, text, sep, GPA_RAY_GPU_MEMORY, (long long)bytes, text + at);
+}

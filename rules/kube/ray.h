@@ -1,0 +1,82 @@
+/*
+ * Ray on Kubernetes (docs/ray.md, docs/rules.md#ray-num-gpus): the groups of a KubeRay object (RayCluster, RayJob,
+ * RayService: the head and every worker group), the number of GPUs Ray will advertise for a group, read the way
+ * KubeRay derives it, and the GPU devices and memory its Ray container gets from Kubernetes.
+ *
+ * KubeRay starts each Ray node with `ray start --num-gpus=N`. N is the group's own count when it gives one
+ * (`rayStartParams.num-gpus`, or `GPU` in the group's `resources` field); else the integer value of the first
+ * non-zero limit of the Ray container (the template's first container), in name order, whose name ends in `gpu`
+ * or starts with `nvidia.com/mig-`; and nothing at all when `rayStartParams.resources` is given and is not a JSON
+ * object (KubeRay fails to read it and derives no count).
+ *
+ * Ownership: everything returned borrows from the object's tree and model, or lives in the arena passed in.
+ */
+#ifndef GPA_RAY_H
+#define GPA_RAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "kube/gpu_request.h"
+#include "kube/model.h"
+
+/* The name of the custom resource ray-gpu-memory advertises, in bytes. */
+#define GPA_RAY_GPU_MEMORY "gpu_memory"
+
+/* One group of a KubeRay object. */
+typedef struct st_gpa_ray_group_t {
+    const char *path;                /* "spec.workerGroupSpecs[1]", "spec.rayClusterSpec.headGroupSpec" */
+    const char *pointer;             /* "/spec/workerGroupSpecs/1" */
+    const char *name;                /* "head", or the worker group's groupName ("workerGroupSpecs[1]" when it has none) */
+    const gpa_value_t *start_params; /* rayStartParams when it is a mapping, else NULL */
+    const gpa_value_t *resources;    /* the group's `resources` field when it is a non-empty mapping, else NULL */
+    const gpa_container_t *ray;      /* the Ray container: the template's first container; NULL when none */
+} gpa_ray_group_t;
+
+/* 1 with *out set when `pod` is the template of a group of a KubeRay object `obj`; 0 otherwise. */
+int gpa_ray_group(gpa_arena_t *a, const gpa_object_t *obj, const gpa_podspec_t *pod, gpa_ray_group_t *out);
+
+typedef enum en_gpa_ray_source_t {
+    GPA_RAY_COUNT_NONE,  /* KubeRay passes no count: Ray advertises 0 GPUs (it sees no device of its own) */
+    GPA_RAY_COUNT_OWN,   /* the group's own count: rayStartParams.num-gpus, or GPU in its resources field */
+    GPA_RAY_COUNT_LIMIT, /* derived from a limit of the Ray container */
+} gpa_ray_source_t;
+
+/* What Ray will advertise for a group. */
+typedef struct st_gpa_ray_count_t {
+    gpa_ray_source_t source;
+    int usable;             /* the count is a whole number >= 0 (always for LIMIT; NONE counts 0) */
+    int64_t count;          /* when usable */
+    const char *text;       /* the count as written (OWN) or the limit's value (LIMIT); NULL for NONE */
+    const char *where;      /* "rayStartParams.num-gpus", "resources.GPU", or the limit's name; NULL for NONE */
+    int resources_unparsed; /* rayStartParams.resources is given and is not a JSON object: nothing is derived */
+} gpa_ray_count_t;
+
+/* What Ray will advertise for group g, read as KubeRay derives it (above). */
+void gpa_ray_advertised(gpa_arena_t *a, const gpa_ray_group_t *g, gpa_ray_count_t *out);
+
+/* The GPU devices a container gets from Kubernetes, read as kube/gpu_request.h reads any request. */
+typedef struct st_gpa_ray_devices_t {
+    int64_t devices; /* devices (cards) it gets; 0 when none, or when the request cannot be read (the rules say why) */
+    int share;       /* through a share (Koordinator gpu.shared, mGPU cards): names Ray's derivation does not count */
+    int64_t memory;  /* bytes of GPU memory in total over its devices, when the request gives them; else 0 */
+} gpa_ray_devices_t;
+
+/*
+ * The devices of container c of a Pod spec whose facts are `facts`: vendor counts (nvidia.com/gpu, ...: their
+ * names end in `gpu`, so KubeRay's derivation already counts them), Koordinator's gpu.shared (or the count
+ * inject-gpu-shared derives), mGPU's cards (the container-multiple-gpu entry, else whole cards of mgpu-core above
+ * 100, else one). A container whose request is not sound counts as none.
+ */
+void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_container_t *c, gpa_ray_devices_t *out);
+
+/*
+ * rayStartParams.resources (a JSON object in a string, quotes around it allowed as KubeRay trims them) with
+ * "gpu_memory":bytes added before its closing brace, the rest of the text kept byte for byte, no space added (the
+ * value ends up on the `ray start` command line): arena-owned. `text` NULL: a new object written as KubeRay writes
+ * one, '{"gpu_memory":bytes}'. NULL when text is not a JSON object of numbers or already names gpu_memory.
+ */
+const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, int64_t bytes);
+
+#endif
