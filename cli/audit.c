@@ -52,7 +52,7 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
 {
     audit_t *au = ctx;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     (void)event;
     gpa_arena_clear(&au->obj);
     gpa_error_init(&err, au->source);
@@ -89,7 +89,7 @@ static void on_nothing(void *ctx)
 static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group)
 {
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_value_t *doc;
     const char *version = NULL;
     gpa_error_init(&err, NULL);
@@ -107,7 +107,7 @@ static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, cons
 static int probe(gpa_kube_client_t *c, const char *path, const gpa_kube_kind_t *k)
 {
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     char *url = gpa_xmalloc(strlen(path) + 16);
     sprintf(url, "%s?limit=1", path);
     gpa_error_init(&err, NULL);
@@ -147,7 +147,7 @@ static void audit_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_
         return;
     }
     gpa_reflector_sink_t sink = {on_nothing, on_item, on_nothing, NULL, au};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     au->kind = k;
     if (gpa_kube_list(t, path, &sink, &err) != 0) {
         char line[1024];
@@ -227,7 +227,7 @@ static void on_none(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 /* Every audit kind in the namespace (NULL: all). */
 static void audit_all(audit_t *au, const gpa_kube_target_t *t, const char *ns)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_kube_client_t *c = gpa_kube_client_new(t, &err);
     if (c == NULL) {
         char line[1024];
@@ -260,7 +260,7 @@ int gpa_cmd_audit(int argc, char **argv)
     }
     audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0, .source = "cluster"};
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     rc = GPA_EXIT_USAGE;
     if (gpa_kube_target_load(&o.kube, &t, &err) != 0) {
         char line[1024];

@@ -133,7 +133,7 @@ static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
 {
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, r->source);
     r->invalid = gpa_arena_calloc(&f->vb.scratch, 2, sizeof(*r->invalid));
     r->invalid[0] = "the GPU request does not normalize (see gpuadmit validate)";
@@ -201,7 +201,7 @@ static void on_rejected(void *ctx, const gpa_error_t *why)
 static gpa_inventory_t *cluster_inventory(const gpa_kube_options_t *kube)
 {
     gpa_kube_target_t target;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_inventory_t *inv = NULL;
     if (gpa_kube_target_load(kube, &target, &err) == 0) {
         gpa_view_t *v = gpa_view_new();

@@ -104,7 +104,7 @@ static void report_error(const gpa_error_t *err)
 
 static void load_suite(run_t *r, const char *file)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_suite_t s;
     if (gpa_suite_load(file, &s, &err) != 0) {
         report_error(&err);
@@ -121,7 +121,7 @@ static void load_all(run_t *r, const options_t *o)
     for (size_t i = 0; i < o->npaths; i++) {
         char **files = NULL;
         size_t nfiles = 0;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         if (gpa_suite_find(o->paths[i], &files, &nfiles, &err) != 0) {
             report_error(&err);
             r->unreadable = 1;

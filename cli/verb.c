@@ -117,7 +117,7 @@ void gpa_verb_walk(gpa_verb_t *vb, char *const *paths, size_t npaths)
 
 int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *verdict)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, source);
     gpa_arena_clear(&vb->scratch);
     if (gpa_check(&vb->scratch, vb->cfg, obj, opts, verdict, &err) != 0) {
