@@ -60,8 +60,8 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
     if (gpa_decode_object_with(&au->obj, &au->vb.cfg->workloads, doc, &obj, &err) != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
-        fprintf(stderr, "%s %s/%s: %s\n", au->source, au->kind->kind,
-                gpa_value_string(gpa_value_get(gpa_value_get(object, "metadata"), "name")), line);
+        gpa_report_line(stderr, "%s %s/%s: %s", au->source, au->kind->kind,
+                        gpa_value_string(gpa_value_get(gpa_value_get(object, "metadata"), "name")), line);
         au->vb.unreadable++;
         return;
     }

@@ -98,32 +98,33 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
     const char *who =
         gpa_arena_printf(&f->vb.scratch, "%s %s/%s%s%s", r->source, r->kind, r->ns, r->ns[0] != '\0' ? "/" : "", r->name);
     if (r->ninvalid > 0) {
-        printf("%s: not a valid GPU request\n", who);
+        gpa_report_line(stdout, "%s: not a valid GPU request", who);
         for (size_t i = 0; i < r->ninvalid; i++)
-            printf("  %s\n", r->invalid[i]);
+            gpa_report_line(stdout, "  %s", r->invalid[i]);
         return;
     }
     if (!r->p.feasible) {
-        printf("%s: does not fit%s\n", who, r->p.bounded ? " (search bounded)" : "");
+        gpa_report_line(stdout, "%s: does not fit%s", who, r->p.bounded ? " (search bounded)" : "");
         size_t shown = 0;
         for (size_t i = 0; i < r->p.nreasons; i++)
             if (r->p.reasons[i].reason != NULL)
-                printf("  %s: %s\n", r->p.reasons[i].node, r->p.reasons[i].reason), shown++;
+                gpa_report_line(stdout, "  %s: %s", r->p.reasons[i].node, r->p.reasons[i].reason), shown++;
         if (shown == 0)
-            printf("  the inventory has no GPU nodes\n");
+            gpa_report_line(stdout, "  the inventory has no GPU nodes");
         return;
     }
-    printf("%s: fits on %s (score %" PRId64 ")%s\n", who, r->p.node, r->p.score, r->p.bounded ? " (search bounded)" : "");
+    gpa_report_line(stdout, "%s: fits on %s (score %" PRId64 ")%s", who, r->p.node, r->p.score,
+                    r->p.bounded ? " (search bounded)" : "");
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
         char mem[32];
         gpa_bytes_format(s->memory_bytes, 1, mem);
-        printf("  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s\n",
-               s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
-               fraction_text(&f->vb.scratch, s->fraction));
+        gpa_report_line(stdout, "  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s",
+                        s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
+                        fraction_text(&f->vb.scratch, s->fraction));
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
-        printf("  annotation %s: %s\n", r->p.annotations[i].key, r->p.annotations[i].value);
+        gpa_report_line(stdout, "  annotation %s: %s", r->p.annotations[i].key, r->p.annotations[i].value);
 }
 
 /* ---- placing ---- */

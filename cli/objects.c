@@ -6,12 +6,13 @@
 #include <stdio.h>
 
 #include "admission/envelope.h"
+#include "report.h"
 
 static int report(const gpa_error_t *err)
 {
     char line[1024];
     gpa_error_format(err, line, sizeof(line));
-    fprintf(stderr, "%s\n", line);
+    gpa_report_line(stderr, "%s", line);
     return -1;
 }
 

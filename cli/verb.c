@@ -12,6 +12,7 @@
 #include "kube/decode.h"
 #include "input.h"
 #include "objects.h"
+#include "report.h"
 
 int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o)
 {
@@ -123,7 +124,7 @@ int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const 
     if (gpa_check(&vb->scratch, vb->cfg, obj, opts, verdict, &err) != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
-        fprintf(stderr, "%s\n", line);
+        gpa_report_line(stderr, "%s", line);
         count_unreadable(vb);
         return -1;
     }
@@ -134,7 +135,7 @@ void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const c
 {
     char *s = el != NULL ? json_dumps(el, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     if (s == NULL) { /* only text that is not UTF-8 gets here; say so rather than drop the element */
-        fprintf(stderr, "%s: cannot encode the %s of %s as JSON\n", source, what, name);
+        gpa_report_line(stderr, "%s: cannot encode the %s of %s as JSON", source, what, name);
         count_unreadable(vb);
     } else {
         printf("%s%s", vb->printed++ > 0 ? ",\n" : "", s);

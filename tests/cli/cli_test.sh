@@ -309,6 +309,50 @@ case_config_inventory() {
     expect_grep "$tmp/err" "broken.yaml:[0-9]+"
 }
 
+# expect_terminal_safe FILE PREFIX: every line of FILE starts with PREFIX, two spaces (fit's detail lines) or a
+# digit (the summary), and FILE holds no control character but the line ends: no name forged a line or reached
+# the terminal.
+expect_terminal_safe() {
+    python3 - "$1" "$2" <<'PY' || fail "$(basename "$1") is not terminal-safe: $(head -c 600 "$1" | cat -v)"
+import re, sys
+text = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+bad = re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ufffd]", text)
+lines = text.splitlines()
+stray = [l for l in lines if not (l.startswith(sys.argv[2]) or l.startswith("  ") or l[:1].isdigit())]
+sys.exit(1 if bad or stray or not lines else 0)
+PY
+}
+
+case_escaped() {
+    local forged="$data/forged-names.yaml" inv="$src/examples/inventory/compact.yaml"
+    expect_exit 1 "$gpuadmit" validate "$forged"
+    expect_terminal_safe "$tmp/out" "$forged#"
+    expect_grep "$tmp/out" '#1 Pod/t/forged\\nforged-names.yaml Pod/t/forged: allowed container "main\\nforged-names.yaml Pod/t/forged: allowed": core-without-memory: '
+    expect_grep "$tmp/out" '#1 Pod/t/forged\\nforged-names.yaml Pod/t/forged: allowed: denied$'
+    expect_grep "$tmp/out" '#2 Pod/t/clear\\x1b\[2J: allowed \(mutated: inject-gpu-shared\)$'
+    expect_no_grep "$tmp/out" '^forged-names.yaml'
+    expect_exit 1 "$gpuadmit" validate --no-mutate "$forged"
+    expect_terminal_safe "$tmp/out" "$forged#"
+    expect_grep "$tmp/out" 'container "main\\x1b\[2J\\x1b\]0;owned\\x07\\u009b31m\\tend": shared-required: '
+    expect_exit 1 "$gpuadmit" fit --inventory "$inv" "$forged"
+    expect_terminal_safe "$tmp/out" "$forged#"
+    expect_grep "$tmp/out" '^  main\\nforged-names.yaml Pod/t/forged: allowed: core-without-memory: '
+    expect_grep "$tmp/out" '^  main\\x1b\[2J\\x1b\]0;owned\\x07\\u009b31m\\tend: device 0: core 50%'
+    # JSON carries the names exactly, escaped by the JSON writer.
+    expect_exit 1 "$gpuadmit" validate -o json "$forged"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[v["container"] for e in d for v in e["violations"]]
+assert d[0]["name"]=="forged\nforged-names.yaml Pod/t/forged: allowed" and d[1]["name"]=="clear\x1b[2J", d
+assert c==["main\nforged-names.yaml Pod/t/forged: allowed"], c' "$tmp/out" || fail "validate -o json names"
+    expect_exit 1 "$gpuadmit" fit -o json --inventory "$inv" "$forged"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d[1]["devices"][0]["container"]=="main\x1b[2J\x1b]0;owned\x07\x9b31m\tend", d' "$tmp/out" || fail "fit -o json names"
+    # A document that cannot be decoded: its error names a tenant-written key on stderr, escaped too.
+    printf 'apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: x, namespace: t}\nspec:\n  pytorchReplicaSpecs:\n    "W\\x1b[2J\\nforged: allowed":\n      template: {spec: {containers: "x"}}\n' >"$tmp/undecodable.yaml"
+    expect_exit 2 "$gpuadmit" validate "$tmp/undecodable.yaml"
+    expect_terminal_safe "$tmp/err" "$tmp/undecodable.yaml:7:"
+    expect_grep "$tmp/err" 'pytorchReplicaSpecs\["W\\x1b\[2J\\nforged: allowed"\]\.template\.spec\.containers: must be a list'
+}
+
 case_kubeconfig() {
     # A kubeconfig gpuadmit cannot honour (an exec credential plugin) is named with file:line:col and the field,
     # whatever the verb that reads it: the caller's error value was once read uninitialised, and printed garbage.

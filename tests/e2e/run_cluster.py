@@ -302,6 +302,27 @@ class Commands(unittest.TestCase):
         r = run("audit", *k)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
 
+    def test_audit_escapes_names(self):
+        # A tenant's names reach the admin's terminal in audit -A: a newline must not forge a line, an escape sequence
+        # must not reach the terminal (stdout, and stderr for an object that cannot be decoded).
+        forged = pod("forged\ncluster Pod/t/forged: allowed", [("main\ncluster Pod/t/forged: allowed",
+                                                               {"limits": {"koordinator.sh/gpu-core": "50"}})])
+        clear = pod("clear\x1b[2J", [("main\x1b[2J\x1b]0;owned\x07\u009b31m", {"limits": {"nvidia.com/gpu": "1"}})])
+        broken = pod("broken\x1b[2J", [])
+        broken["spec"]["containers"] = "\x1b[2J"
+        for p in (forged, clear, broken):
+            p["metadata"]["namespace"] = "t"
+        self.fake.apply("pods", forged, clear, broken)
+        r = subprocess.run([GPUADMIT, "audit", "--kubeconfig", self.fake.kubeconfig, "-A"], capture_output=True, timeout=300)
+        self.assertEqual(r.returncode, 2, r)  # the undecodable Pod
+        out, err = r.stdout.decode(), r.stderr.decode()
+        for text in (out, err):
+            self.assertNotRegex(text, "[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+        self.assertEqual([l for l in out.splitlines() if not l.startswith("cluster ") and not l[:1].isdigit()], [], out)
+        self.assertIn("cluster Pod/t/forged\\ncluster Pod/t/forged: allowed: denied\n", out)
+        self.assertIn('cluster Pod/t/clear\\x1b[2J: allowed\n', out)
+        self.assertIn("cluster Pod/broken\\x1b[2J: ", err)
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], *sys.argv[1:]], verbosity=2)
