@@ -1,8 +1,9 @@
 /*
  * gpuadmit audit (README.md#the-cli, docs/cluster.md): every object of the kinds gpuadmit reads (the workloads
- * table, kube/workloads.h, with the configuration's additions) that the cluster holds, judged as stored (validation only, no
- * mutation, as CREATE), with validate's reports and exit codes: what an operator runs before switching a rule from warn to deny. A
- * kind the cluster does not serve (its CRD is not installed: 404) is skipped with a note on stderr.
+ * table, kube/workloads.h, with the configuration's additions) that the cluster holds, judged as validate judges it: would it be
+ * admitted if it were created now (as CREATE, mutations first; --no-mutate: as stored), with validate's reports and exit codes:
+ * what an operator runs before switching a rule from warn to deny. A kind the cluster does not serve (its CRD is not installed:
+ * 404) is skipped with a note on stderr.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -24,22 +25,24 @@ typedef struct st_audit_t {
     gpa_arena_t obj; /* per object: its kind stamped, decoded */
     const gpa_kube_kind_t *kind;
     const char *source;
+    int mutate;         /* mutations first (the default), or judged as stored (--no-mutate) */
     gpa_buf_t unserved; /* "Kind (apiVersion), ..." of the kinds the cluster does not serve */
     size_t objects, denied;
 } audit_t;
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: gpuadmit audit [--kubeconfig F] [--context C] [-n NS | -A] [--config F] [-o text|json]\n"
+    fprintf(out, "usage: gpuadmit audit [--kubeconfig F] [--context C] [-n NS | -A] [--no-mutate] [--config F] [-o text|json]\n"
                  "\n"
                  "Lists every Pod and workload the cluster holds (the kinds of docs/rules.md#objects) and judges each\n"
-                 "as stored: validation only, as CREATE, no mutation. Findings of rules set to warn show what\n"
-                 "switching them to deny would refuse.\n"
+                 "as validate does: would it be admitted if it were created now (mutation first, then validation,\n"
+                 "as CREATE). Findings of rules set to warn show what switching them to deny would refuse.\n"
                  "\n"
                  "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
                  "  --context C           kubeconfig context (default: current-context)\n"
                  "  -n, --namespace NS    only this namespace (default: the context's namespace, else default)\n"
                  "  -A, --all-namespaces  every namespace\n"
+                 "  --no-mutate           judge each object as stored, without the mutations\n"
                  "  --config F            configuration (rule actions, thresholds, namespaces)\n"
                  "  -o, --output FMT      text (default) or json\n"
                  "\n"
@@ -65,7 +68,7 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
         au->vb.unreadable++;
         return;
     }
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = au->mutate, .validate = 1};
     gpa_verdict_t verdict;
     if (gpa_verb_check(&au->vb, au->source, obj, &opts, &verdict) != 0)
         return;
@@ -165,6 +168,7 @@ typedef struct st_options_t {
     gpa_kube_options_t kube;
     const char *ns;
     int all;
+    int no_mutate;
 } options_t;
 
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise. */
@@ -174,6 +178,7 @@ static int parse_args(int argc, char **argv, options_t *o)
                                              {"context", required_argument, NULL, 'X'},
                                              {"namespace", required_argument, NULL, 'n'},
                                              {"all-namespaces", no_argument, NULL, 'A'},
+                                             {"no-mutate", no_argument, NULL, 'M'},
                                              {"config", required_argument, NULL, 'c'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
@@ -193,6 +198,9 @@ static int parse_args(int argc, char **argv, options_t *o)
             break;
         case 'A':
             o->all = 1;
+            break;
+        case 'M':
+            o->no_mutate = 1;
             break;
         case 'c':
             o->common.config = optarg;
@@ -258,7 +266,7 @@ int gpa_cmd_audit(int argc, char **argv)
         usage(rc > 0 ? stdout : stderr);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
-    audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0, .source = "cluster"};
+    audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0, .source = "cluster", .mutate = !o.no_mutate};
     gpa_kube_target_t t;
     gpa_error_t err = {0};
     rc = GPA_EXIT_USAGE;

@@ -5,7 +5,7 @@ if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
             Live.test_staleness_stops_denying Live.test_stale_then_current_again Live.test_relist_after_410
             Live.test_watched_pods_are_audited Live.test_devices_not_served
             Commands.test_fit_cluster Commands.test_audit Commands.test_serve_flags
-            Commands.test_audit_escapes_names)
+            Commands.test_audit_judges_as_created_now Commands.test_audit_escapes_names)
     string(REPLACE "." "_" name ${t})
     add_test(NAME e2e_cluster_${name}
              COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_cluster.py ${t})

@@ -302,6 +302,31 @@ class Commands(unittest.TestCase):
         r = run("audit", *k)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
 
+    def test_audit_judges_as_created_now(self):
+        # Koordinator's standard form, as every Pod that predates gpuadmit holds it: no gpu.shared. Created now, the
+        # mutating webhook would add it, so it would be admitted; as stored, shared-required finds it missing.
+        std = pod("koord-std", [("main", {"limits": {"koordinator.sh/gpu-core": "50",
+                                                      "koordinator.sh/gpu-memory-ratio": "50"}})])
+        std["metadata"]["namespace"] = "legacy"
+        self.fake.apply("pods", std)
+        k = ["--kubeconfig", self.fake.kubeconfig, "-n", "legacy"]
+        r = run("audit", *k)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("cluster Pod/legacy/koord-std: allowed (mutated: inject-gpu-shared)\n", r.stdout)
+        self.assertIn("1 object: 1 allowed, 0 would be denied", r.stdout)
+        r = run("audit", *k, "-o", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        [el] = json.loads(r.stdout)
+        self.assertEqual((el["allowed"], el["mutations"]), (True, ["inject-gpu-shared"]))
+        r = run("audit", *k, "--no-mutate")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn('cluster Pod/legacy/koord-std container "main": shared-required: ', r.stdout)
+        self.assertIn("cluster Pod/legacy/koord-std: denied\n", r.stdout)
+        self.assertIn("1 object: 0 allowed, 1 would be denied", r.stdout)
+        r = run("audit", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--no-mutate", r.stdout)
+
     def test_audit_escapes_names(self):
         # A tenant's names reach the admin's terminal in audit -A: a newline must not forge a line, an escape sequence
         # must not reach the terminal (stdout, and stderr for an object that cannot be decoded).
