@@ -14,3 +14,16 @@ if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
       TIMEOUT 120 LABELS "e2e;cluster")
   endforeach()
 endif()
+
+# Also under Valgrind (tests/valgrind/memcheck.py runs the tests labelled memcheck, every gpuadmit they start
+# wrapped): audit and fit --cluster, the cluster paths of the CLI, against the fake API server. Each took 35-95 s
+# under Valgrind on the loaded 2-core machine (an audit asks the API server about every kind it reads), hence the
+# timeout.
+if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
+  set_property(TEST e2e_cluster_Commands_test_fit_cluster e2e_cluster_Commands_test_audit
+                    e2e_cluster_Commands_test_audit_judges_as_created_now e2e_cluster_Commands_test_audit_escapes_names
+               APPEND PROPERTY LABELS memcheck)
+  set_tests_properties(e2e_cluster_Commands_test_fit_cluster e2e_cluster_Commands_test_audit
+                       e2e_cluster_Commands_test_audit_judges_as_created_now e2e_cluster_Commands_test_audit_escapes_names
+                       PROPERTIES TIMEOUT 900)
+endif()

@@ -229,7 +229,8 @@ class Live(unittest.TestCase):
 
 
 def run(*args, **kw):
-    return subprocess.run([GPUADMIT, *args], capture_output=True, text=True, timeout=60, **kw)
+    # A bound for hangs only: under Valgrind (tests/valgrind/memcheck.py) one audit takes 10-30 s.
+    return subprocess.run([GPUADMIT, *args], capture_output=True, text=True, timeout=300, **kw)
 
 
 @unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")

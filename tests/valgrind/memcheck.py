@@ -5,17 +5,19 @@
 
 BUILD_DIR must be a build without sanitizers (ASan and Valgrind do not mix). The tests are those ctest lists
 for the label regex (default: unit, cli, suites and cases: the unit tests, the CLI tests, the example suites and
-the case directories), each run as ctest would (command, environment, working directory), with:
+the case directories; and memcheck: other tests that ask for it, such as the cluster paths against the fake API
+server), each run as ctest would (command, environment, working directory), with:
 
 - a test whose command is a program of the build (the unit tests, `gpuadmit test ...`) run under valgrind;
 - every other mention of the built gpuadmit (the CLI tests' bash script gets its path as an argument; the unit
-  tests that run the binary find it through GPA_BINARY_DIR) replaced by a wrapper that runs it under valgrind,
-  so each gpuadmit a script starts is checked too, not the shell or python around it.
+  tests that run the binary find it through GPA_BINARY_DIR; the e2e scripts through an environment variable such
+  as GPUADMIT) replaced by a wrapper that runs it under valgrind, so each gpuadmit a script starts is checked too,
+  not the shell, python or Go around it.
 
 Each valgrind process writes its own log (BUILD_DIR/memcheck/<test>/vg.<pid>.log, forked Check children
 included); a test fails when it fails on its own or when any of its logs reports an error (a leak of kind
-definite or indirect counts as one). The e2e, chart and guard tests are not run: they start servers, Go and
-linters, which Valgrind would only slow down (the server is covered by the soak, tests/soak/).
+definite or indirect counts as one). The e2e, chart and guard tests are not run unless labelled memcheck: they
+start servers, Go and linters, which Valgrind would only slow down (the server is covered by the soak, tests/soak/).
 """
 import argparse
 import concurrent.futures
@@ -77,6 +79,9 @@ def run_one(test, build, out):
     bindir = os.path.join(out, "bin")
     if env.get("GPA_BINARY_DIR") == build:
         env["GPA_BINARY_DIR"] = bindir
+    for key, value in list(env.items()):  # GPUADMIT=... of the e2e scripts
+        if value == built:
+            env[key] = os.path.join(bindir, "gpuadmit")
     cmd = list(test["command"])
     if os.path.dirname(os.path.abspath(cmd[0])) == os.path.abspath(build):
         cmd = VALGRIND + [f"--log-file={logs}/vg.%p.log"] + cmd
@@ -97,7 +102,7 @@ def run_one(test, build, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
-    ap.add_argument("-L", dest="labels", default="^(unit|cli|suites|cases)$")
+    ap.add_argument("-L", dest="labels", default="^(unit|cli|suites|cases|memcheck)$")
     ap.add_argument("-E", dest="exclude", default="")
     ap.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
