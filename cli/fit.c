@@ -195,7 +195,7 @@ static void on_rejected(void *ctx, const gpa_error_t *why)
     char text[1024];
     (void)ctx;
     gpa_error_format(why, text, sizeof(text));
-    fprintf(stderr, "fit: left out of the cluster inventory: %s\n", text);
+    gpa_report_line(stderr, "fit: left out of the cluster inventory: %s", text);
 }
 
 /* The cluster's inventory (one reference), or NULL after saying why on stderr. */

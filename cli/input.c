@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "document/docs.h"
 #include "document/stream.h"
+#include "report.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ typedef struct st_reader_t {
 
 static int report(const gpa_error_t *err)
 {
-    gpa_load_report(NULL, err);
+    gpa_report_error(stderr, err);
     return GPA_EXIT_USAGE;
 }
 

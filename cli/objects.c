@@ -10,9 +10,7 @@
 
 static int report(const gpa_error_t *err)
 {
-    char line[1024];
-    gpa_error_format(err, line, sizeof(line));
-    gpa_report_line(stderr, "%s", line);
+    gpa_report_error(stderr, err);
     return -1;
 }
 

@@ -99,6 +99,13 @@ void gpa_report_line(FILE *out, const char *fmt, ...)
         free(text);
 }
 
+void gpa_report_error(FILE *out, const gpa_error_t *err)
+{
+    char line[1024];
+    gpa_error_format(err, line, sizeof(line));
+    gpa_report_line(out, "%s", line);
+}
+
 /* ---- verdicts ---- */
 
 static const char *object_name(gpa_arena_t *a, const gpa_object_t *obj)

@@ -37,6 +37,9 @@ const char *gpa_report_printable(gpa_arena_t *a, const char *s);
 /* printf of one line of a text report: the formatted text escaped as above, then "\n". */
 void gpa_report_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* An error as one escaped line, "file:line:column: path: message" (the parts that are known; gpa_error_format). */
+void gpa_report_error(FILE *out, const gpa_error_t *err);
+
 /*
  * The text report of one object (README, "validate -o text"):
  *   SOURCE KIND/NS/NAME container "C": RULE: MESSAGE      one line per finding ("[warn]" appended for warn);

@@ -50,14 +50,22 @@ void gpa_verb_opts_dispose(gpa_verb_opts_t *o)
     o->ninventories = 0;
 }
 
+/* The loader's errors, escaped as every report line is: an inventory dump holds names tenants wrote. */
+static void on_load_error(void *ctx, const gpa_error_t *err)
+{
+    (void)ctx;
+    gpa_report_error(stderr, err);
+}
+
 int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb on_object, void *ctx)
 {
+    gpa_load_report_t rep = {on_load_error, NULL};
     vb->on_object = on_object;
     vb->ctx = ctx;
     gpa_arena_init(&vb->scratch);
-    if (gpa_load_config(o->config, &vb->cfg, NULL) != 0)
+    if (gpa_load_config(o->config, &vb->cfg, &rep) != 0)
         return -1;
-    if (o->ninventories > 0 && gpa_load_inventory(o->inventories, o->ninventories, &vb->inv, NULL) != 0)
+    if (o->ninventories > 0 && gpa_load_inventory(o->inventories, o->ninventories, &vb->inv, &rep) != 0)
         return -1;
     return 0;
 }
@@ -122,9 +130,7 @@ int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const 
     gpa_error_init(&err, source);
     gpa_arena_clear(&vb->scratch);
     if (gpa_check(&vb->scratch, vb->cfg, obj, opts, verdict, &err) != 0) {
-        char line[1024];
-        gpa_error_format(&err, line, sizeof(line));
-        gpa_report_line(stderr, "%s", line);
+        gpa_report_error(stderr, &err);
         count_unreadable(vb);
         return -1;
     }

@@ -351,6 +351,13 @@ assert d[1]["devices"][0]["container"]=="main\x1b[2J\x1b]0;owned\x07\x9b31m\tend
     expect_exit 2 "$gpuadmit" validate "$tmp/undecodable.yaml"
     expect_terminal_safe "$tmp/err" "$tmp/undecodable.yaml:7:"
     expect_grep "$tmp/err" 'pytorchReplicaSpecs\["W\\x1b\[2J\\nforged: allowed"\]\.template\.spec\.containers: must be a list'
+    # An inventory dump names a tenant's Pod whose annotation is not JSON (refused, or warned about: either way
+    # the name is escaped, wherever it is printed).
+    "$gpuadmit" fit --inventory "$data/inventory-forged-pod.json" "$data/admitted.yaml" >"$tmp/out" 2>"$tmp/err"
+    cat "$tmp/out" "$tmp/err" >"$tmp/all"
+    expect_grep "$tmp/all" 'Pod t/p\\x1b\[2J\\nforged'
+    python3 -c 'import re,sys; t=open(sys.argv[1],"rb").read().decode(); sys.exit(re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", t) is not None)' "$tmp/all" ||
+        fail "the inventory's Pod name reached the terminal raw: $(cat -v "$tmp/all")"
 }
 
 case_kubeconfig() {
