@@ -161,13 +161,14 @@ static void run_all(run_t *r, const regex_t *re)
 
 /* ---- text ---- */
 
-static int column_width(const run_t *r, int col, int min)
+/* The width of a column: its longest cell as printed (escaped), at most 60. */
+static int column_width(run_t *r, int col, int min)
 {
     size_t w = (size_t)min;
     for (size_t i = 0; i < r->results.len; i++) {
         const gpa_suite_result_t *x = &r->results.items[i];
         const char *cell = col == 0 ? x->suite->name : col == 1 ? x->tc->name : col == 2 ? x->expected : x->got;
-        size_t n = strlen(cell);
+        size_t n = strlen(gpa_report_printable(&r->arena, cell));
         if (n > w)
             w = n;
     }

@@ -351,6 +351,17 @@ assert d[1]["devices"][0]["container"]=="main\x1b[2J\x1b]0;owned\x07\x9b31m\tend
     expect_exit 2 "$gpuadmit" validate "$tmp/undecodable.yaml"
     expect_terminal_safe "$tmp/err" "$tmp/undecodable.yaml:7:"
     expect_grep "$tmp/err" 'pytorchReplicaSpecs\["W\\x1b\[2J\\nforged: allowed"\]\.template\.spec\.containers: must be a list'
+    # gpuadmit test: suite and case names, and the findings, escaped in the table and the failure details.
+    mkdir -p "$tmp/suite"
+    printf '%s\n' 'apiVersion: gpuadmit.io/v1alpha1' 'kind: Test' 'name: "s\x1b[2J"' 'cases:' '- name: "c\nforged  PASS"' \
+        '  inline:' '    apiVersion: v1' '    kind: Pod' '    metadata: {name: p, namespace: t}' '    spec:' '      containers:' \
+        '      - name: "m\x1b[2J"' '        resources: {limits: {koordinator.sh/gpu-core: "50"}}' '  expect: {allowed: true}' \
+        >"$tmp/suite/gpuadmit-test.yaml"
+    expect_exit 1 "$gpuadmit" test "$tmp/suite"
+    expect_terminal_safe "$tmp/out" ""
+    expect_grep "$tmp/out" '^s\\x1b\[2J  c\\nforged  PASS  allow     deny \[core-without-memory\]  FAIL$'
+    expect_grep "$tmp/out" '^--- FAIL: s\\x1b\[2J/c\\nforged  PASS '
+    expect_grep "$tmp/out" '^    finding: m\\x1b\[2J: core-without-memory: '
     # An inventory dump names a tenant's Pod whose annotation is not JSON (refused, or warned about: either way
     # the name is escaped, wherever it is printed).
     "$gpuadmit" fit --inventory "$data/inventory-forged-pod.json" "$data/admitted.yaml" >"$tmp/out" 2>"$tmp/err"
