@@ -1,5 +1,6 @@
 /*
- * Printing a verdict as text or as the JSON element of README.md#the-cli (validate; fit names objects the same way).
+ * The one escape of every text report and of the CLI's error lines (validate, fit, audit, test), and printing a
+ * verdict as text or as the JSON element of README.md#the-cli (validate, audit; fit names objects the same way).
  * Turning a document into objects is objects.h's.
  */
 #ifndef GPA_CLI_REPORT_H
@@ -17,7 +18,7 @@
 /*
  * Text reports are read on a terminal, and names and messages in them are written by whoever wrote the object
  * (a tenant, in `audit -A`). Every line of a text report goes out through gpa_report_line, which escapes what
- * could forge a line or drive the terminal (docs/decisions.md, "Escaped text output"):
+ * could forge a line or drive the terminal (docs/decisions.md, "Escaped text output and initialised errors"):
  *   \n \t \r                 as written here;
  *   other C0 controls, DEL   \xNN (ESC is \x1b);
  *   C1 controls U+0080-9F    \u00NN (a terminal may take U+009B as CSI);
@@ -31,7 +32,10 @@ size_t gpa_utf8_char(const unsigned char *s, unsigned *cp);
 /* Appends s escaped as above to b. */
 void gpa_report_escape(gpa_buf_t *b, const char *s);
 
-/* s escaped as above: s itself when nothing needs it, else a copy in `a`. For cells laid out in columns. */
+/*
+ * s escaped as above: s itself (borrowed) when nothing needs it, else a copy in `a`. For cells laid out in columns;
+ * escaping is idempotent, so such a cell may go through gpa_report_line too.
+ */
 const char *gpa_report_printable(gpa_arena_t *a, const char *s);
 
 /* printf of one line of a text report: the formatted text escaped as above, then "\n". */
