@@ -16,7 +16,7 @@ if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
 endif()
 
 # Also under Valgrind (tests/valgrind/memcheck.py runs the tests labelled memcheck, every gpuadmit they start
-# wrapped): audit and fit --cluster, the cluster paths of the CLI, against the fake API server. Each took 35-95 s
+# wrapped): audit and fit --cluster, the cluster paths of the CLI, against the fake API server. Each took 35-220 s
 # under Valgrind on the loaded 2-core machine (an audit asks the API server about every kind it reads), hence the
 # timeout.
 if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)

@@ -75,6 +75,9 @@ def run_one(test, build, out):
     # Valgrind runs code 20-50x slower, more on a loaded machine: Check's per-test timeouts (4 s by default) are
     # for catching hangs, not for timing, so they stretch by as much (a property test timed out in CI otherwise).
     env.setdefault("CK_TIMEOUT_MULTIPLIER", "20")
+    # The same for the API client's connect timeout (10 s, TLS handshake included): on a loaded machine a handshake
+    # under Valgrind took longer, and audit against the fake API server failed with "SSL connection timeout".
+    env.setdefault("GPA_KUBE_CONNECT_TIMEOUT_MS", "300000")
     built = os.path.join(build, "gpuadmit")
     bindir = os.path.join(out, "bin")
     if env.get("GPA_BINARY_DIR") == build:
