@@ -1,8 +1,9 @@
 /*
  * gpuadmit audit (README.md#the-cli, docs/cluster.md): every object of the kinds gpuadmit reads (the workloads
- * table, kube/workloads.h, with the configuration's additions) that the cluster holds, judged as stored (validation only, no
- * mutation, as CREATE), with validate's reports and exit codes: what an operator runs before switching a rule from warn to deny. A
- * kind the cluster does not serve (its CRD is not installed: 404) is skipped with a note on stderr.
+ * table, kube/workloads.h, with the configuration's additions) that the cluster holds, judged as validate judges it: would it be
+ * admitted if it were created now (as CREATE, mutations first; --no-mutate: as stored), with validate's reports and exit codes:
+ * what an operator runs before switching a rule from warn to deny. A kind the cluster does not serve (its CRD is not installed:
+ * 404) is skipped with a note on stderr.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -24,22 +25,24 @@ typedef struct st_audit_t {
     gpa_arena_t obj; /* per object: its kind stamped, decoded */
     const gpa_kube_kind_t *kind;
     const char *source;
+    int mutate;         /* mutations first (the default), or judged as stored (--no-mutate) */
     gpa_buf_t unserved; /* "Kind (apiVersion), ..." of the kinds the cluster does not serve */
     size_t objects, denied;
 } audit_t;
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: gpuadmit audit [--kubeconfig F] [--context C] [-n NS | -A] [--config F] [-o text|json]\n"
+    fprintf(out, "usage: gpuadmit audit [--kubeconfig F] [--context C] [-n NS | -A] [--no-mutate] [--config F] [-o text|json]\n"
                  "\n"
                  "Lists every Pod and workload the cluster holds (the kinds of docs/rules.md#objects) and judges each\n"
-                 "as stored: validation only, as CREATE, no mutation. Findings of rules set to warn show what\n"
-                 "switching them to deny would refuse.\n"
+                 "as validate does: would it be admitted if it were created now (mutation first, then validation,\n"
+                 "as CREATE). Findings of rules set to warn show what switching them to deny would refuse.\n"
                  "\n"
                  "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
                  "  --context C           kubeconfig context (default: current-context)\n"
                  "  -n, --namespace NS    only this namespace (default: the context's namespace, else default)\n"
                  "  -A, --all-namespaces  every namespace\n"
+                 "  --no-mutate           judge each object as stored, without the mutations\n"
                  "  --config F            configuration (rule actions, thresholds, namespaces)\n"
                  "  -o, --output FMT      text (default) or json\n"
                  "\n"
@@ -52,7 +55,7 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
 {
     audit_t *au = ctx;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     (void)event;
     gpa_arena_clear(&au->obj);
     gpa_error_init(&err, au->source);
@@ -60,12 +63,12 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
     if (gpa_decode_object_with(&au->obj, &au->vb.cfg->workloads, doc, &obj, &err) != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
-        fprintf(stderr, "%s %s/%s: %s\n", au->source, au->kind->kind,
-                gpa_value_string(gpa_value_get(gpa_value_get(object, "metadata"), "name")), line);
+        gpa_report_line(stderr, "%s %s/%s: %s", au->source, au->kind->kind,
+                        gpa_value_string(gpa_value_get(gpa_value_get(object, "metadata"), "name")), line);
         au->vb.unreadable++;
         return;
     }
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = au->mutate, .validate = 1};
     gpa_verdict_t verdict;
     if (gpa_verb_check(&au->vb, au->source, obj, &opts, &verdict) != 0)
         return;
@@ -89,7 +92,7 @@ static void on_nothing(void *ctx)
 static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group)
 {
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_value_t *doc;
     const char *version = NULL;
     gpa_error_init(&err, NULL);
@@ -107,7 +110,7 @@ static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, cons
 static int probe(gpa_kube_client_t *c, const char *path, const gpa_kube_kind_t *k)
 {
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     char *url = gpa_xmalloc(strlen(path) + 16);
     sprintf(url, "%s?limit=1", path);
     gpa_error_init(&err, NULL);
@@ -147,7 +150,7 @@ static void audit_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_
         return;
     }
     gpa_reflector_sink_t sink = {on_nothing, on_item, on_nothing, NULL, au};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     au->kind = k;
     if (gpa_kube_list(t, path, &sink, &err) != 0) {
         char line[1024];
@@ -165,6 +168,7 @@ typedef struct st_options_t {
     gpa_kube_options_t kube;
     const char *ns;
     int all;
+    int no_mutate;
 } options_t;
 
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise. */
@@ -174,6 +178,7 @@ static int parse_args(int argc, char **argv, options_t *o)
                                              {"context", required_argument, NULL, 'X'},
                                              {"namespace", required_argument, NULL, 'n'},
                                              {"all-namespaces", no_argument, NULL, 'A'},
+                                             {"no-mutate", no_argument, NULL, 'M'},
                                              {"config", required_argument, NULL, 'c'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
@@ -193,6 +198,9 @@ static int parse_args(int argc, char **argv, options_t *o)
             break;
         case 'A':
             o->all = 1;
+            break;
+        case 'M':
+            o->no_mutate = 1;
             break;
         case 'c':
             o->common.config = optarg;
@@ -227,7 +235,7 @@ static void on_none(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 /* Every audit kind in the namespace (NULL: all). */
 static void audit_all(audit_t *au, const gpa_kube_target_t *t, const char *ns)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_kube_client_t *c = gpa_kube_client_new(t, &err);
     if (c == NULL) {
         char line[1024];
@@ -258,9 +266,9 @@ int gpa_cmd_audit(int argc, char **argv)
         usage(rc > 0 ? stdout : stderr);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
-    audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0, .source = "cluster"};
+    audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0, .source = "cluster", .mutate = !o.no_mutate};
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     rc = GPA_EXIT_USAGE;
     if (gpa_kube_target_load(&o.kube, &t, &err) != 0) {
         char line[1024];

@@ -180,7 +180,7 @@ int gpa_cmd_certs(int argc, char **argv)
     }
     args.opts.extra_sans = args.sans.items;
     args.opts.nextra_sans = args.sans.len;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_certs_result_t res;
     if (gpa_certs_generate(&args.opts, &res, &err) != 0) {

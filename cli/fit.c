@@ -111,7 +111,7 @@ static size_t print_reasons(const gpa_placement_t *p, const char *prefix)
         const gpa_node_reason_t *why = &p->reasons[i];
         if (why->reason == NULL)
             continue;
-        printf("  %s%s%s: %s\n", prefix, why->is_template ? "template " : "", why->node, why->reason);
+        gpa_report_line(stdout, "  %s%s%s: %s", prefix, why->is_template ? "template " : "", why->node, why->reason);
         shown++;
     }
     return shown;
@@ -122,38 +122,39 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
     const char *who =
         gpa_arena_printf(&f->vb.scratch, "%s %s/%s%s%s", r->source, r->kind, r->ns, r->ns[0] != '\0' ? "/" : "", r->name);
     if (r->ninvalid > 0) {
-        printf("%s: not a valid GPU request\n", who);
+        gpa_report_line(stdout, "%s: not a valid GPU request", who);
         for (size_t i = 0; i < r->ninvalid; i++)
-            printf("  %s\n", r->invalid[i]);
+            gpa_report_line(stdout, "  %s", r->invalid[i]);
         return;
     }
     if (!r->p.feasible) {
-        printf("%s: does not fit%s\n", who, r->p.bounded ? " (search bounded)" : "");
+        gpa_report_line(stdout, "%s: does not fit%s", who, r->p.bounded ? " (search bounded)" : "");
         if (print_reasons(&r->p, "") == 0)
-            printf("  the inventory has no GPU nodes\n");
+            gpa_report_line(stdout, "  the inventory has no GPU nodes");
         return;
     }
     if (r->no_gpu) {
-        printf("%s: asks for no GPU: no GPU placement to make\n", who);
+        gpa_report_line(stdout, "%s: asks for no GPU: no GPU placement to make", who);
         return;
     }
     if (r->p.template_name != NULL)
-        printf("%s: fits a new node of template %s (score %" PRId64 ")%s\n", who, r->p.template_name, r->p.score,
-               r->p.bounded ? " (search bounded)" : "");
+        gpa_report_line(stdout, "%s: fits a new node of template %s (score %" PRId64 ")%s", who, r->p.template_name, r->p.score,
+                        r->p.bounded ? " (search bounded)" : "");
     else
-        printf("%s: fits on %s (score %" PRId64 ")%s\n", who, r->p.node, r->p.score, r->p.bounded ? " (search bounded)" : "");
+        gpa_report_line(stdout, "%s: fits on %s (score %" PRId64 ")%s", who, r->p.node, r->p.score,
+                        r->p.bounded ? " (search bounded)" : "");
     if (r->excluded)
-        printf("  namespace %s is excluded by the configuration's namespaces.exclude: admitted unchecked\n", r->ns);
+        gpa_report_line(stdout, "  namespace %s is excluded by the configuration's namespaces.exclude: admitted unchecked", r->ns);
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
         char mem[32];
         gpa_bytes_format(s->memory_bytes, 1, mem);
-        printf("  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s\n",
-               s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
-               fraction_text(&f->vb.scratch, s->fraction));
+        gpa_report_line(stdout, "  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s",
+                        s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
+                        fraction_text(&f->vb.scratch, s->fraction));
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
-        printf("  annotation %s: %s\n", r->p.annotations[i].key, r->p.annotations[i].value);
+        gpa_report_line(stdout, "  annotation %s: %s", r->p.annotations[i].key, r->p.annotations[i].value);
     print_reasons(&r->p, "not on "); /* on a template: why no existing node would do */
 }
 
@@ -174,7 +175,7 @@ static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
     /* With the inventory: a request too large to count (2^32 devices) normalizes to nothing, and infeasible says so. */
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1, .inventory = f->vb.inv};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, r->source);
     r->invalid = gpa_arena_calloc(&f->vb.scratch, 2, sizeof(*r->invalid));
     r->invalid[0] = "the GPU request does not normalize (see gpuadmit validate)";
@@ -240,14 +241,14 @@ static void on_rejected(void *ctx, const gpa_error_t *why)
     char text[1024];
     (void)ctx;
     gpa_error_format(why, text, sizeof(text));
-    fprintf(stderr, "fit: left out of the cluster inventory: %s\n", text);
+    gpa_report_line(stderr, "fit: left out of the cluster inventory: %s", text);
 }
 
 /* The cluster's inventory (one reference), or NULL after saying why on stderr. */
 static gpa_inventory_t *cluster_inventory(const gpa_kube_options_t *kube)
 {
     gpa_kube_target_t target;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_inventory_t *inv = NULL;
     if (gpa_kube_target_load(kube, &target, &err) == 0) {
         gpa_view_t *v = gpa_view_new();

@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "document/docs.h"
 #include "document/stream.h"
+#include "report.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,13 +32,13 @@ typedef struct st_reader_t {
 
 static int report(const gpa_error_t *err)
 {
-    gpa_load_report(NULL, err);
+    gpa_report_error(stderr, err);
     return GPA_EXIT_USAGE;
 }
 
 static int report_errno(const char *file, const char *what)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, file);
     gpa_error_set(&err, 0, 0, "", "%s: %s", what, strerror(errno));
     return report(&err);
@@ -80,7 +81,7 @@ static int rewind_file(reader_t *r)
 /* Any JSON but a List, and JSON that does not parse (which may still be YAML): the whole file at once. */
 static int walk_whole(reader_t *r)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, r->file);
     if (rewind_file(r) != 0)
         return GPA_EXIT_USAGE;
@@ -113,7 +114,7 @@ static int walk_items(reader_t *r)
         return GPA_EXIT_USAGE;
     gpa_stream_t *s = gpa_stream_new();
     gpa_arena_t *a = &r->arenas[0];
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, r->file);
     gpa_value_t *item;
     gpa_stream_status_t st;
@@ -174,7 +175,7 @@ static int walk_stream(reader_t *r)
 {
     gpa_stream_t *s = gpa_stream_new();
     gpa_arena_t *a = &r->arenas[0];
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, r->file);
     gpa_value_t *doc;
     gpa_stream_status_t st = pull(r, s, a, &doc, &err);

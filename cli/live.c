@@ -101,7 +101,7 @@ static size_t judge_pod(kind_state_t *k, const gpa_value_t *obj, const char **ru
     gpa_arena_clear(&k->judge);
     gpa_value_t *doc = gpa_kube_kind_stamp(&k->judge, obj, &gpa_kube_kind_pod);
     gpa_object_t *o;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_verdict_t v;
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
     gpa_error_init(&err, NULL);
@@ -153,7 +153,7 @@ static void on_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *obje
     const char *rules[MAX_FINDINGS];
     uint64_t start = mono_ns();
     size_t nrules = k->kind == GPA_VIEW_PODS && event != GPA_WATCH_DELETED ? judge_pod(k, object, rules) : 0;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     int rc = gpa_view_apply(live->view, k->kind, event, object, rules, nrules, &err);
     atomic_fetch_add_explicit(&live->apply_ns, mono_ns() - start, memory_order_relaxed);
     atomic_fetch_add_explicit(&live->applied, 1, memory_order_relaxed);
@@ -289,7 +289,7 @@ static void log_stale(int stale, uint64_t broken_ms, uint64_t limit_ms)
 /* A new inventory from the view, advisory when stale; NULL (logged) when it does not resolve. */
 static gpa_inventory_t *snapshot(gpa_live_t *live, int stale, uint64_t broken_ms)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_inventory_t *inv = gpa_view_snapshot(live->view, &err);
     if (inv == NULL) {
         char why[512];

@@ -52,7 +52,7 @@ void gpa_load_keep_first(void *ctx, const gpa_error_t *err)
 /* Reports "path: message" and returns -1. */
 __attribute__((format(printf, 3, 4))) static int fail(const gpa_load_report_t *rep, const char *path, const char *fmt, ...)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, path);
     char msg[sizeof(err.message)];
     va_list ap;
@@ -227,7 +227,7 @@ int gpa_load_config(const char *path, gpa_config_t **out, const gpa_load_report_
         *out = gpa_config_default();
         return 0;
     }
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, path);
     size_t len = 0;
     char *text = gpa_read_file(path, &len, &err);
@@ -272,7 +272,7 @@ int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_invent
     for (size_t i = 0; i < nfiles && rc == 0; i++) {
         if (seen_before(files, i))
             continue;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, files[i]);
         size_t len = 0;
         char *text = gpa_read_file(files[i], &len, &err);

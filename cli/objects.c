@@ -6,26 +6,25 @@
 #include <stdio.h>
 
 #include "admission/envelope.h"
+#include "report.h"
 
 static int report(const gpa_error_t *err)
 {
-    char line[1024];
-    gpa_error_format(err, line, sizeof(line));
-    fprintf(stderr, "%s\n", line);
+    gpa_report_error(stderr, err);
     return -1;
 }
 
 int gpa_cli_item_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *item, long index,
                          gpa_objects_t *out)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, file);
     return gpa_decode_item(a, workloads, item, (size_t)index, out, &err) != 0 ? report(&err) : 0;
 }
 
 int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *doc, gpa_objects_t *out)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, file);
     gpa_envelope_t env;
     int review = gpa_envelope_is_review(doc);

@@ -1,10 +1,112 @@
 /*
- * Shared by validate and fit (report.h): verdict → text or JSON.
+ * Shared by the verbs (report.h): text escaped for a terminal; verdict → text or JSON.
  */
 #include "report.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- escaping (report.h) ---- */
+
+size_t gpa_utf8_char(const unsigned char *s, unsigned *cp)
+{
+    size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0)
+        return 0;
+    unsigned c = n == 1 ? s[0] : s[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3F);
+    }
+    static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* The escape of the character at s (its length in *n), or NULL when it prints as it is. */
+static const char *escape_of(const unsigned char *s, size_t *n, char tmp[16])
+{
+    unsigned cp = 0;
+    *n = gpa_utf8_char(s, &cp);
+    if (*n == 0) {
+        *n = 1;
+        snprintf(tmp, 16, "\\x%02x", s[0]);
+        return tmp;
+    }
+    if (cp == '\n' || cp == '\t' || cp == '\r')
+        return cp == '\n' ? "\\n" : cp == '\t' ? "\\t" : "\\r";
+    if (cp < 0x20 || cp == 0x7F)
+        return snprintf(tmp, 16, "\\x%02x", cp), tmp;
+    if (cp >= 0x80 && cp <= 0x9F)
+        return snprintf(tmp, 16, "\\u%04x", cp), tmp;
+    return NULL;
+}
+
+void gpa_report_escape(gpa_buf_t *b, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s != '\0') {
+        char tmp[16];
+        size_t n;
+        const char *e = escape_of(s, &n, tmp);
+        if (e != NULL)
+            gpa_buf_puts(b, e);
+        else
+            gpa_buf_append(b, s, n);
+        s += n;
+    }
+}
+
+const char *gpa_report_printable(gpa_arena_t *a, const char *s)
+{
+    char tmp[16];
+    size_t n;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p != '\0' && escape_of(p, &n, tmp) == NULL)
+        p += n;
+    if (*p == '\0')
+        return s;
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_report_escape(&b, s);
+    const char *copy = gpa_arena_strdup(a, b.base);
+    gpa_buf_dispose(&b);
+    return copy;
+}
+
+void gpa_report_line(FILE *out, const char *fmt, ...)
+{
+    char small[512], *text = small;
+    va_list ap, copy;
+    va_start(ap, fmt);
+    va_copy(copy, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    if (n >= (int)sizeof(small)) {
+        text = gpa_xmalloc((size_t)n + 1);
+        vsnprintf(text, (size_t)n + 1, fmt, copy);
+    }
+    va_end(copy);
+    va_end(ap);
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_report_escape(&b, n >= 0 ? text : "");
+    gpa_buf_putc(&b, '\n');
+    fwrite(b.base, 1, b.len, out);
+    gpa_buf_dispose(&b);
+    if (text != small)
+        free(text);
+}
+
+void gpa_report_error(FILE *out, const gpa_error_t *err)
+{
+    char line[1024];
+    gpa_error_format(err, line, sizeof(line));
+    gpa_report_line(out, "%s", line);
+}
+
+/* ---- verdicts ---- */
 
 static const char *object_name(gpa_arena_t *a, const gpa_object_t *obj)
 {
@@ -14,12 +116,13 @@ static const char *object_name(gpa_arena_t *a, const gpa_object_t *obj)
     return gpa_arena_printf(a, "%s/%s/%s", kind, obj->ns, obj->name);
 }
 
-static void print_status(FILE *out, const char *source, const char *name, const gpa_verdict_t *v)
+static void print_status(FILE *out, gpa_arena_t *a, const char *source, const char *name, const gpa_verdict_t *v)
 {
-    fprintf(out, "%s %s: %s", source, name, v->allowed ? "allowed" : "denied");
+    const char *mutated = "";
     for (size_t i = 0; i < v->mutations.len; i++)
-        fprintf(out, "%s%s", i == 0 ? " (mutated: " : ", ", v->mutations.items[i]);
-    fputs(v->mutations.len > 0 ? ")\n" : "\n", out);
+        mutated = gpa_arena_printf(a, "%s%s%s", mutated, i == 0 ? " (mutated: " : ", ", v->mutations.items[i]);
+    gpa_report_line(out, "%s %s: %s%s%s", source, name, v->allowed ? "allowed" : "denied", mutated,
+                    v->mutations.len > 0 ? ")" : "");
 }
 
 /* The value at a JSON pointer's segments ("/spec/workerGroupSpecs/1"; no ~ escapes needed for a template's
@@ -84,20 +187,20 @@ void gpa_report_text(FILE *out, gpa_arena_t *a, const char *source, const gpa_ob
     const char *name = object_name(a, obj);
     for (size_t i = 0; i < v->violations.len; i++) {
         const gpa_violation_t *f = &v->violations.items[i];
-        fprintf(out, "%s %s %s: %s: %s%s\n", source, name, finding_place(a, obj, f), f->rule, f->message,
-                f->action == GPA_ACTION_WARN ? " [warn]" : "");
+        gpa_report_line(out, "%s %s %s: %s: %s%s", source, name, finding_place(a, obj, f), f->rule, f->message,
+                        f->action == GPA_ACTION_WARN ? " [warn]" : "");
     }
     /* Warnings of findings were printed as findings above; the others (mutations) are printed here. */
     for (size_t i = 0; i < v->warnings.len; i++)
         if (!gpa_warning_is_finding(&v->warnings.items[i]))
-            fprintf(out, "%s %s: warning: %s\n", source, name, v->warnings.items[i].whole);
-    print_status(out, source, name, v);
+            gpa_report_line(out, "%s %s: warning: %s", source, name, v->warnings.items[i].whole);
+    print_status(out, a, source, name, v);
 }
 
 void gpa_report_text_excluded(FILE *out, gpa_arena_t *a, const char *source, const gpa_object_t *obj)
 {
-    fprintf(out, "%s %s: allowed (namespace %s is excluded by the configuration's namespaces.exclude: not checked)\n", source,
-            object_name(a, obj), obj->ns);
+    gpa_report_line(out, "%s %s: allowed (namespace %s is excluded by the configuration's namespaces.exclude: not checked)", source,
+                    object_name(a, obj), obj->ns);
 }
 
 /* json_pack fails on a NULL "s": the model's strings are never NULL, but a report must not vanish if one is. */

@@ -69,7 +69,7 @@ static int parse_args(int argc, char **argv, options_t *o)
 
 static int answer(const options_t *o, const char *file, const gpa_config_t *cfg, const gpa_inventory_t *inv)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, file);
     size_t len = 0;
     char *body = gpa_read_file(file, &len, &err);

@@ -379,7 +379,7 @@ typedef struct st_certsync_run_t {
 /* 0 after a sync that found both webhook configurations, 1 when one was missing, -1 on failure. */
 static int certsync_step(certsync_run_t *run)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_certsync_result_t res;
     char msg[1024];
     gpa_error_init(&err, NULL);
@@ -424,7 +424,7 @@ static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char
 {
     gpa_kube_options_t ko = a->live.kube; /* --kubeconfig and --context, shared with the cluster inventory */
     gpa_kube_target_t target;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     char msg[1024];
     gpa_error_init(&err, NULL);
     memset(&target, 0, sizeof(target));
@@ -739,7 +739,7 @@ int gpa_cmd_serve(int argc, char **argv)
     if (parse(&a, argc, argv, &code) == 0) {
         gpa_live_t *live = NULL;
         gpa_registrar_t *registrar = NULL;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         char why[768];
         gpa_error_init(&err, NULL);
         if (a.certsync.secret != NULL && certsync_start(&a, &run, cert, key, sizeof(cert)) != 0) {

@@ -60,7 +60,7 @@ static int fail(loader_t *l, const gpa_value_t *node, const char *path, const ch
 /* The mapping's keys must all be among `allowed` (NULL-terminated). */
 static int check_fields(loader_t *l, const gpa_value_t *obj, const char *path, const char *const *allowed)
 {
-    gpa_error_t e;
+    gpa_error_t e = {0};
     gpa_error_init(&e, l->file);
     if (gpa_schema_fields(&e, obj, path, allowed) == 0)
         return 0;
@@ -123,7 +123,7 @@ static const char *resolve(loader_t *l, const char *rel)
 /* Reads a file named at `node`; a failure is reported at the node, in the suite file. */
 static char *read_named(loader_t *l, const gpa_value_t *node, const char *path, const char *file, size_t *len)
 {
-    gpa_error_t rerr;
+    gpa_error_t rerr = {0};
     gpa_error_init(&rerr, file);
     char *text = gpa_read_file(file, len, &rerr);
     if (text == NULL)
@@ -297,7 +297,7 @@ static int unwrap_review(loader_t *l, gpa_suite_case_t *tc, const gpa_value_t *a
                          const objref_t *ref)
 {
     gpa_envelope_t env;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, ref->file);
     tc->review = ref->doc;
     tc->object = NULL;

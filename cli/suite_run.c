@@ -332,7 +332,7 @@ void gpa_suite_run_case(gpa_arena_t *a, const gpa_suite_t *suite, const gpa_suit
     out->expected = summary(a, tc->expect.allowed, &want, tc->expect.has_rules);
     strvec_t diffs = {0};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     const char *reason = NULL;
     if (tc->review != NULL && (out->http_status = review_case(a, suite, tc, &v, &reason)) != 200) {
         collect(a, &v, out);

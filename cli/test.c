@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report.h"
 #include "suite.h"
 
 typedef enum en_format_t {
@@ -108,7 +109,7 @@ static void report_error(const gpa_error_t *err)
 
 static void load_suite(run_t *r, const char *file)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_suite_t s;
     if (gpa_suite_load(file, &s, &err) != 0) {
         report_error(&err);
@@ -125,7 +126,7 @@ static void load_all(run_t *r, const options_t *o)
     for (size_t i = 0; i < o->npaths; i++) {
         char **files = NULL;
         size_t nfiles = 0;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         if (gpa_suite_find(o->paths[i], &files, &nfiles, &err) != 0) {
             report_error(&err);
             r->unreadable = 1;
@@ -164,41 +165,33 @@ static void run_all(run_t *r, const regex_t *re)
 
 /* ---- text ---- */
 
-/* A copy safe for a terminal: control characters shown as '?' (names come from user files). */
-static const char *printable(gpa_arena_t *a, const char *s)
-{
-    char *out = gpa_arena_strdup(a, s);
-    for (char *p = out; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    return out;
-}
-
-static int column_width(const run_t *r, int col, int min)
+/* The width of a column: its longest cell as printed (escaped), at most 60. */
+static int column_width(run_t *r, int col, int min)
 {
     size_t w = (size_t)min;
     for (size_t i = 0; i < r->results.len; i++) {
         const gpa_suite_result_t *x = &r->results.items[i];
         const char *cell = col == 0 ? x->suite->name : col == 1 ? x->tc->name : col == 2 ? x->expected : x->got;
-        size_t n = strlen(cell);
+        size_t n = strlen(gpa_report_printable(&r->arena, cell));
         if (n > w)
             w = n;
     }
     return w > 60 ? 60 : (int)w;
 }
 
-static void print_failure(FILE *out, gpa_arena_t *a, const gpa_suite_result_t *x)
+static void print_failure(FILE *out, const gpa_suite_result_t *x)
 {
-    fprintf(out, "\n--- FAIL: %s/%s (%s:%u, %s)\n", printable(a, x->suite->name), printable(a, x->tc->name), x->suite->file,
-            x->tc->line, x->tc->object_desc);
+    fputc('\n', out);
+    gpa_report_line(out, "--- FAIL: %s/%s (%s:%u, %s)", x->suite->name, x->tc->name, x->suite->file, x->tc->line,
+                    x->tc->object_desc);
     for (size_t i = 0; i < x->differences.len; i++)
-        fprintf(out, "    %s\n", printable(a, x->differences.items[i]));
+        gpa_report_line(out, "    %s", x->differences.items[i]);
     for (size_t i = 0; i < x->findings.len; i++)
-        fprintf(out, "    finding: %s\n", printable(a, x->findings.items[i]));
+        gpa_report_line(out, "    finding: %s", x->findings.items[i]);
     for (size_t i = 0; i < x->warnings.len; i++)
-        fprintf(out, "    warning: %s\n", printable(a, x->warnings.items[i]));
+        gpa_report_line(out, "    warning: %s", x->warnings.items[i]);
     for (size_t i = 0; i < x->mutations.len; i++)
-        fprintf(out, "    mutation: %s\n", x->mutations.items[i]);
+        gpa_report_line(out, "    mutation: %s", x->mutations.items[i]);
 }
 
 static void print_text(FILE *out, run_t *r)
@@ -207,15 +200,15 @@ static void print_text(FILE *out, run_t *r)
     fprintf(out, "%-*s  %-*s  %-*s  %-*s  RESULT\n", w[0], "SUITE", w[1], "CASE", w[2], "EXPECTED", w[3], "GOT");
     for (size_t i = 0; i < r->results.len; i++) {
         const gpa_suite_result_t *x = &r->results.items[i];
-        fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", w[0], printable(&r->arena, x->suite->name), w[1],
-                printable(&r->arena, x->tc->name), w[2], x->expected, w[3], x->got,
-                x->passed  ? "PASS"
-                : x->error ? "ERROR"
-                           : "FAIL");
+        gpa_report_line(out, "%-*s  %-*s  %-*s  %-*s  %s", w[0], gpa_report_printable(&r->arena, x->suite->name), w[1],
+                        gpa_report_printable(&r->arena, x->tc->name), w[2], x->expected, w[3], x->got,
+                        x->passed  ? "PASS"
+                        : x->error ? "ERROR"
+                                   : "FAIL");
     }
     for (size_t i = 0; i < r->results.len; i++)
         if (!r->results.items[i].passed)
-            print_failure(out, &r->arena, &r->results.items[i]);
+            print_failure(out, &r->results.items[i]);
     fprintf(out, "%s%zu passed, %zu failed\n", r->failed ? "\n" : "", r->passed, r->failed);
 }
 
@@ -282,32 +275,13 @@ static void print_json(FILE *out, const run_t *r)
 
 /* ---- JUnit XML ---- */
 
-/* Length of the valid UTF-8 sequence at s (1..4) and its code point, or 0 when it is not one. */
-static size_t utf8_char(const unsigned char *s, unsigned *cp)
-{
-    size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0)
-        return 0;
-    unsigned c = n == 1 ? s[0] : s[0] & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return n;
-}
-
 /* Text for an attribute or element: markup escaped, characters XML 1.0 forbids replaced by U+FFFD. */
 static void xml_escape(gpa_buf_t *b, const char *text)
 {
     const unsigned char *s = (const unsigned char *)text;
     while (*s) {
         unsigned cp = 0;
-        size_t n = utf8_char(s, &cp);
+        size_t n = gpa_utf8_char(s, &cp);
         int allowed = n != 0 && (cp >= 0x20 || cp == '\t' || cp == '\n' || cp == '\r') && cp != 0xFFFE && cp != 0xFFFF;
         if (!allowed)
             gpa_buf_puts(b, "\xEF\xBF\xBD");

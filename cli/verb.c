@@ -12,6 +12,7 @@
 #include "kube/decode.h"
 #include "input.h"
 #include "objects.h"
+#include "report.h"
 
 int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o)
 {
@@ -49,14 +50,31 @@ void gpa_verb_opts_dispose(gpa_verb_opts_t *o)
     o->ninventories = 0;
 }
 
+/* The loader's errors, escaped as every report line is: an inventory dump holds names tenants wrote. */
+static void on_load_error(void *ctx, const gpa_error_t *err)
+{
+    (void)ctx;
+    gpa_report_error(stderr, err);
+}
+
+/* Its warnings (a tenant's Pod that holds no GPU) alike, "warning: file:line:column: ...". */
+static void on_load_warning(void *ctx, const gpa_error_t *why)
+{
+    (void)ctx;
+    char line[1024];
+    gpa_error_format(why, line, sizeof(line));
+    gpa_report_line(stderr, "warning: %s", line);
+}
+
 int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb on_object, void *ctx)
 {
+    gpa_load_report_t rep = {on_load_error, NULL, on_load_warning};
     vb->on_object = on_object;
     vb->ctx = ctx;
     gpa_arena_init(&vb->scratch);
-    if (gpa_load_config(o->config, &vb->cfg, NULL) != 0)
+    if (gpa_load_config(o->config, &vb->cfg, &rep) != 0)
         return -1;
-    if (o->ninventories > 0 && gpa_load_inventory(o->inventories, o->ninventories, &vb->inv, NULL) != 0)
+    if (o->ninventories > 0 && gpa_load_inventory(o->inventories, o->ninventories, &vb->inv, &rep) != 0)
         return -1;
     return 0;
 }
@@ -117,13 +135,11 @@ void gpa_verb_walk(gpa_verb_t *vb, char *const *paths, size_t npaths)
 
 int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *verdict)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, source);
     gpa_arena_clear(&vb->scratch);
     if (gpa_check(&vb->scratch, vb->cfg, obj, opts, verdict, &err) != 0) {
-        char line[1024];
-        gpa_error_format(&err, line, sizeof(line));
-        fprintf(stderr, "%s\n", line);
+        gpa_report_error(stderr, &err);
         count_unreadable(vb);
         return -1;
     }
@@ -134,7 +150,7 @@ void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const c
 {
     char *s = el != NULL ? json_dumps(el, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     if (s == NULL) { /* only text that is not UTF-8 gets here; say so rather than drop the element */
-        fprintf(stderr, "%s: cannot encode the %s of %s as JSON\n", source, what, name);
+        gpa_report_line(stderr, "%s: cannot encode the %s of %s as JSON", source, what, name);
         count_unreadable(vb);
     } else {
         printf("%s%s", vb->printed++ > 0 ? ",\n" : "", s);

@@ -26,6 +26,7 @@ struct st_gpa_kube_client_t {
     struct stat token_seen;   /* the token file as it was when last read */
     int token_read;           /* token_seen is valid */
     long timeout_ms;
+    long connect_timeout_ms;
     char curl_error[CURL_ERROR_SIZE];
 };
 
@@ -80,6 +81,17 @@ static void copy_target(gpa_kube_target_t *dst, const gpa_kube_target_t *src)
     dst->ns = dup_or_null(src->ns);
 }
 
+/* CONNECT_TIMEOUT_MS, or $GPA_KUBE_CONNECT_TIMEOUT_MS when it is a positive number (client.h: for tests). */
+static long connect_timeout(void)
+{
+    const char *env = getenv("GPA_KUBE_CONNECT_TIMEOUT_MS");
+    if (env == NULL)
+        return CONNECT_TIMEOUT_MS;
+    char *end;
+    long ms = strtol(env, &end, 10);
+    return end != env && *end == '\0' && ms > 0 ? ms : CONNECT_TIMEOUT_MS;
+}
+
 gpa_kube_client_t *gpa_kube_client_new(const gpa_kube_target_t *target, gpa_error_t *err)
 {
     if (target->server == NULL) {
@@ -102,6 +114,7 @@ gpa_kube_client_t *gpa_kube_client_new(const gpa_kube_target_t *target, gpa_erro
         return NULL;
     }
     c->timeout_ms = CALL_TIMEOUT_MS;
+    c->connect_timeout_ms = connect_timeout();
     copy_target(&c->target, target);
     return c;
 }
@@ -288,7 +301,7 @@ static int perform(gpa_kube_client_t *c, const char *method, const char *path, c
     curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); /* threads: no SIGALRM for name lookups */
     curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "gpuadmit/" GPA_VERSION);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, c->curl_error);

@@ -6,7 +6,9 @@
  *
  * Every request carries the target's bearer token (a token file is re-read whenever it changed, and once more
  * after a 401) or its client certificate; TLS is verified against the target's CA unless the kubeconfig said
- * insecure-skip-tls-verify. Timeouts: 10 s to connect, 60 s for a whole call (gpa_kube_client_set_timeout).
+ * insecure-skip-tls-verify. Timeouts: 10 s to connect, 60 s for a whole call (gpa_kube_client_set_timeout). The
+ * connect timeout (TLS handshake included) is $GPA_KUBE_CONNECT_TIMEOUT_MS milliseconds when that is set to a
+ * positive number, for tests: under Valgrind on a loaded machine a handshake takes longer than 10 s.
  * docs/cluster.md ("The client") says why libcurl and how each path behaves.
  *
  * The first client ignores SIGPIPE for the process (unless a handler is set): a connection the server closed

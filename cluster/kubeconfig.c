@@ -123,7 +123,7 @@ static int read_named_file(reader_t *r, const gpa_value_t *v, const char *path, 
     const char *full = name;
     if (!is_absolute(name) && r->dir != NULL && r->dir[0] != '\0')
         full = gpa_arena_printf(r->arena, "%s/%s", r->dir, name);
-    gpa_error_t why;
+    gpa_error_t why = {0};
     gpa_error_init(&why, NULL);
     if (r->read(r->read_ctx, full, data, len, &why) != 0)
         return gpa_schema_fail(r->err, v, path, "%s", why.message);
@@ -347,7 +347,7 @@ static int fail_from(const gpa_error_t *local, gpa_error_t *err)
 static int load_kubeconfig_file(const char *file, const char *context, gpa_kube_target_t *out, gpa_error_t *err)
 {
     snprintf(error_source, sizeof(error_source), "%s", file);
-    gpa_error_t local;
+    gpa_error_t local = {0};
     gpa_error_init(&local, error_source);
     char *text;
     size_t len;
@@ -375,7 +375,7 @@ static int load_service_account(const char *host, const char *port, gpa_kube_tar
     /* An IPv6 service address is bracketed in the URL. */
     gpa_buf_printf(&b, strchr(host, ':') != NULL ? "https://[%s]:%s" : "https://%s:%s", host, port);
     out->server = gpa_buf_steal(&b);
-    gpa_error_t local;
+    gpa_error_t local = {0};
     gpa_error_init(&local, NULL);
     char path[4096];
     snprintf(path, sizeof(path), "%s/ca.crt", dir);
@@ -416,7 +416,7 @@ int gpa_kube_target_load(const gpa_kube_options_t *opts, gpa_kube_target_t *out,
         const char *home = getenv("HOME");
         if (home == NULL || home[0] == '\0') {
             snprintf(error_source, sizeof(error_source), "kubeconfig");
-            gpa_error_t local;
+            gpa_error_t local = {0};
             gpa_error_init(&local, error_source);
             gpa_error_set(&local, 0, 0, NULL, "no cluster to talk to: not in a Pod, no --kubeconfig, $KUBECONFIG and $HOME unset");
             return fail_from(&local, err);

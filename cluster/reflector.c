@@ -80,7 +80,7 @@ static void describe_status(const gpa_kube_reply_t *reply, gpa_arena_t *arena, c
     if (reply->retry_after_s > 0)
         snprintf(pause, sizeof(pause), " (retry after %ld s)", reply->retry_after_s);
     gpa_value_t *status = NULL;
-    gpa_error_t ignored;
+    gpa_error_t ignored = {0};
     gpa_error_init(&ignored, NULL);
     if (reply->body.len > 0 && gpa_json_parse(arena, reply->body.base, reply->body.len, &status, &ignored) == 0) {
         const char *message = gpa_value_string(gpa_value_get(status, "message"));
@@ -102,7 +102,7 @@ static int apply_page(const gpa_buf_t *body, gpa_arena_t *arena, const gpa_refle
                       gpa_error_t *err)
 {
     gpa_value_t *list;
-    gpa_error_t parse;
+    gpa_error_t parse = {0};
     gpa_error_init(&parse, NULL);
     if (gpa_json_parse(arena, body->base != NULL ? body->base : "", body->len, &list, &parse) != 0)
         return gpa_error_set(err, 0, 0, NULL, "the list is not JSON: %u:%u: %s", parse.line, parse.column, parse.message);
@@ -222,7 +222,7 @@ int gpa_kube_list(const gpa_kube_target_t *target, const char *path, const gpa_r
     gpa_arena_init(&arena);
     char *rv = NULL;
     long status = 0, retry_after_s = 0;
-    gpa_error_t local;
+    gpa_error_t local = {0};
     gpa_error_init(&local, NULL);
     stop_t never = {NULL, NULL};
     int rc = list_all(client, path, DEFAULT_PAGE_LIMIT, sink, &never, &arena, &rv, &status, &retry_after_s, &local);
@@ -297,7 +297,7 @@ static void report(gpa_reflector_t *r, const char *fmt, const char *detail)
 static int handle_event(gpa_reflector_t *r, const char *text, size_t len)
 {
     gpa_value_t *event;
-    gpa_error_t parse;
+    gpa_error_t parse = {0};
     gpa_error_init(&parse, NULL);
     if (gpa_json_parse(&r->arena, text, len, &event, &parse) != 0) {
         snprintf(r->why, sizeof(r->why), "an event that is not JSON (%.300s)", parse.message);
@@ -374,7 +374,7 @@ static int on_watch_data(void *ctx, const char *data, size_t len)
 static int relist(gpa_reflector_t *r)
 {
     long status = 0, retry_after_s = 0;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     stop_t stop = {stopping, r};
     if (list_all(r->client, r->path, r->opts.page_limit, &r->sink, &stop, &r->arena, &r->rv, &status, &retry_after_s, &err) == 0) {
@@ -414,7 +414,7 @@ static next_t watch_once(gpa_reflector_t *r)
     }
     gpa_kube_stream_t stream = {on_watch_data, stopping, r, (timeout_s + 30) * 1000};
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     r->relist = 0;
     r->applied = 0;

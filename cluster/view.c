@@ -519,7 +519,7 @@ static void list_begin(void *ctx)
 static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
 {
     lister_t *l = ctx;
-    gpa_error_t why;
+    gpa_error_t why = {0};
     if (gpa_view_apply(l->v, l->kind, event, object, NULL, 0, &why) != 0 && l->on_reject != NULL)
         l->on_reject(l->ctx, &why);
 }

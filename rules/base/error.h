@@ -1,6 +1,10 @@
 /*
  * gpuadmit errors are values: a function that can fail returns 0 or -1 and fills a gpa_error_t that says what
  * went wrong and where (the jansson json_error_t convention; the first error wins).
+ *
+ * Because the first error wins, a callee reads `set_` of the error it is handed: initialise every gpa_error_t
+ * where it is declared (`gpa_error_t err = {0};`, or gpa_error_init before the first call), never leave one to
+ * the callee.
  */
 #ifndef GPA_ERROR_H
 #define GPA_ERROR_H

@@ -446,6 +446,82 @@ EOF
     expect_grep "$tmp/err" 'bad.yaml:5:[0-9]+: templates\[0\]: unknown field "used"; known: name, labels, dialects, gpus, devices'
 }
 
+# expect_terminal_safe FILE PREFIX: every line of FILE starts with PREFIX, two spaces (fit's detail lines) or a
+# digit (the summary), and FILE holds no control character but the line ends: no name forged a line or reached
+# the terminal.
+expect_terminal_safe() {
+    python3 - "$1" "$2" <<'PY' || fail "$(basename "$1") is not terminal-safe: $(head -c 600 "$1" | cat -v)"
+import re, sys
+text = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+bad = re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ufffd]", text)
+lines = text.splitlines()
+stray = [l for l in lines if not (l.startswith(sys.argv[2]) or l.startswith("  ") or l[:1].isdigit())]
+sys.exit(1 if bad or stray or not lines else 0)
+PY
+}
+
+case_escaped() {
+    local forged="$data/forged-names.yaml" inv="$src/examples/inventory/compact.yaml"
+    expect_exit 1 "$gpuadmit" validate "$forged"
+    expect_terminal_safe "$tmp/out" "$forged#"
+    expect_grep "$tmp/out" '#1 Pod/t/forged\\nforged-names.yaml Pod/t/forged: allowed container "main\\nforged-names.yaml Pod/t/forged: allowed": core-without-memory: '
+    expect_grep "$tmp/out" '#1 Pod/t/forged\\nforged-names.yaml Pod/t/forged: allowed: denied$'
+    expect_grep "$tmp/out" '#2 Pod/t/clear\\x1b\[2J: allowed \(mutated: inject-gpu-shared\)$'
+    expect_no_grep "$tmp/out" '^forged-names.yaml'
+    expect_exit 1 "$gpuadmit" validate --no-mutate "$forged"
+    expect_terminal_safe "$tmp/out" "$forged#"
+    expect_grep "$tmp/out" 'container "main\\x1b\[2J\\x1b\]0;owned\\x07\\u009b31m\\tend": shared-required: '
+    expect_exit 1 "$gpuadmit" fit --inventory "$inv" "$forged"
+    expect_terminal_safe "$tmp/out" "$forged#"
+    expect_grep "$tmp/out" '^  main\\nforged-names.yaml Pod/t/forged: allowed: core-without-memory: '
+    expect_grep "$tmp/out" '^  main\\x1b\[2J\\x1b\]0;owned\\x07\\u009b31m\\tend: device 0: core 50%'
+    # JSON carries the names exactly, escaped by the JSON writer.
+    expect_exit 1 "$gpuadmit" validate -o json "$forged"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[v["container"] for e in d for v in e["violations"]]
+assert d[0]["name"]=="forged\nforged-names.yaml Pod/t/forged: allowed" and d[1]["name"]=="clear\x1b[2J", d
+assert c==["main\nforged-names.yaml Pod/t/forged: allowed"], c' "$tmp/out" || fail "validate -o json names"
+    expect_exit 1 "$gpuadmit" fit -o json --inventory "$inv" "$forged"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d[1]["devices"][0]["container"]=="main\x1b[2J\x1b]0;owned\x07\x9b31m\tend", d' "$tmp/out" || fail "fit -o json names"
+    # A document that cannot be decoded: its error names a tenant-written key on stderr, escaped too.
+    printf 'apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: x, namespace: t}\nspec:\n  pytorchReplicaSpecs:\n    "W\\x1b[2J\\nforged: allowed":\n      template: {spec: {containers: "x"}}\n' >"$tmp/undecodable.yaml"
+    expect_exit 2 "$gpuadmit" validate "$tmp/undecodable.yaml"
+    expect_terminal_safe "$tmp/err" "$tmp/undecodable.yaml:7:"
+    expect_grep "$tmp/err" 'pytorchReplicaSpecs\["W\\x1b\[2J\\nforged: allowed"\]\.template\.spec\.containers: must be a list'
+    # gpuadmit test: suite and case names, and the findings, escaped in the table and the failure details.
+    mkdir -p "$tmp/suite"
+    printf '%s\n' 'apiVersion: gpuadmit.io/v1alpha1' 'kind: Test' 'name: "s\x1b[2J"' 'cases:' '- name: "c\nforged  PASS"' \
+        '  inline:' '    apiVersion: v1' '    kind: Pod' '    metadata: {name: p, namespace: t}' '    spec:' '      containers:' \
+        '      - name: "m\x1b[2J"' '        resources: {limits: {koordinator.sh/gpu-core: "50"}}' '  expect: {allowed: true}' \
+        >"$tmp/suite/gpuadmit-test.yaml"
+    expect_exit 1 "$gpuadmit" test "$tmp/suite"
+    expect_terminal_safe "$tmp/out" ""
+    expect_grep "$tmp/out" '^s\\x1b\[2J  c\\nforged  PASS  allow     deny \[core-without-memory\]  FAIL$'
+    expect_grep "$tmp/out" '^--- FAIL: s\\x1b\[2J/c\\nforged  PASS '
+    expect_grep "$tmp/out" '^    finding: m\\x1b\[2J: core-without-memory: '
+    # An inventory dump names a tenant's Pod whose annotation is not JSON (refused, or warned about: either way
+    # the name is escaped, wherever it is printed).
+    "$gpuadmit" fit --inventory "$data/inventory-forged-pod.json" "$data/admitted.yaml" >"$tmp/out" 2>"$tmp/err"
+    cat "$tmp/out" "$tmp/err" >"$tmp/all"
+    expect_grep "$tmp/all" 'Pod t/p\\x1b\[2J\\nforged'
+    python3 -c 'import re,sys; t=open(sys.argv[1],"rb").read().decode(); sys.exit(re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", t) is not None)' "$tmp/all" ||
+        fail "the inventory's Pod name reached the terminal raw: $(cat -v "$tmp/all")"
+}
+
+case_kubeconfig() {
+    # A kubeconfig gpuadmit cannot honour (an exec credential plugin) is named with file:line:col and the field,
+    # whatever the verb that reads it: the caller's error value was once read uninitialised, and printed garbage.
+    local kc="$data/kubeconfig-exec.yaml"
+    expect_exit 2 "$gpuadmit" audit --kubeconfig "$kc"
+    expect_grep "$tmp/err" "^audit: .*kubeconfig-exec.yaml:15:7: user.exec: not supported by gpuadmit \\(credential plugins are not run"
+    expect_exit 2 "$gpuadmit" audit --kubeconfig "$kc" -A -o json
+    expect_grep "$tmp/err" "^audit: .*kubeconfig-exec.yaml:15:7: user.exec: not supported by gpuadmit"
+    expect_exit 2 "$gpuadmit" fit --cluster --kubeconfig "$kc" "$data/admitted.yaml"
+    expect_grep "$tmp/err" "^fit: cannot read the cluster's inventory: .*kubeconfig-exec.yaml:15:7: user.exec: not supported"
+    expect_exit 2 "$gpuadmit" audit --kubeconfig "$tmp/no-such-kubeconfig"
+    expect_grep "$tmp/err" "^audit: .*no-such-kubeconfig: "
+}
+
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2

@@ -278,7 +278,8 @@ TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 
 
 def run(*args, **kw):
-    return subprocess.run([GPUADMIT, *args], capture_output=True, text=True, timeout=60, **kw)
+    # A bound for hangs only: under Valgrind (tests/valgrind/memcheck.py) one audit takes 10-30 s.
+    return subprocess.run([GPUADMIT, *args], capture_output=True, text=True, timeout=300, **kw)
 
 
 @unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
@@ -377,6 +378,52 @@ class Commands(unittest.TestCase):
         self.fake.control("fault", {"token": "another"})  # a token the fake refuses: the lists fail
         r = run("audit", *k)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
+    def test_audit_judges_as_created_now(self):
+        # Koordinator's standard form, as every Pod that predates gpuadmit holds it: no gpu.shared. Created now, the
+        # mutating webhook would add it, so it would be admitted; as stored, shared-required finds it missing.
+        std = pod("koord-std", [("main", {"limits": {"koordinator.sh/gpu-core": "50",
+                                                      "koordinator.sh/gpu-memory-ratio": "50"}})])
+        std["metadata"]["namespace"] = "legacy"
+        self.fake.apply("pods", std)
+        k = ["--kubeconfig", self.fake.kubeconfig, "-n", "legacy"]
+        r = run("audit", *k)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("cluster Pod/legacy/koord-std: allowed (mutated: inject-gpu-shared)\n", r.stdout)
+        self.assertIn("1 object: 1 allowed, 0 would be denied", r.stdout)
+        r = run("audit", *k, "-o", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        [el] = json.loads(r.stdout)
+        self.assertEqual((el["allowed"], el["mutations"]), (True, ["inject-gpu-shared"]))
+        r = run("audit", *k, "--no-mutate")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn('cluster Pod/legacy/koord-std container "main": shared-required: ', r.stdout)
+        self.assertIn("cluster Pod/legacy/koord-std: denied\n", r.stdout)
+        self.assertIn("1 object: 0 allowed, 1 would be denied", r.stdout)
+        r = run("audit", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--no-mutate", r.stdout)
+
+    def test_audit_escapes_names(self):
+        # A tenant's names reach the admin's terminal in audit -A: a newline must not forge a line, an escape sequence
+        # must not reach the terminal (stdout, and stderr for an object that cannot be decoded).
+        forged = pod("forged\ncluster Pod/t/forged: allowed", [("main\ncluster Pod/t/forged: allowed",
+                                                               {"limits": {"koordinator.sh/gpu-core": "50"}})])
+        clear = pod("clear\x1b[2J", [("main\x1b[2J\x1b]0;owned\x07\u009b31m", {"limits": {"nvidia.com/gpu": "1"}})])
+        broken = pod("broken\x1b[2J", [])
+        broken["spec"]["containers"] = "\x1b[2J"
+        for p in (forged, clear, broken):
+            p["metadata"]["namespace"] = "t"
+        self.fake.apply("pods", forged, clear, broken)
+        r = subprocess.run([GPUADMIT, "audit", "--kubeconfig", self.fake.kubeconfig, "-A"], capture_output=True, timeout=300)
+        self.assertEqual(r.returncode, 2, r)  # the undecodable Pod
+        out, err = r.stdout.decode(), r.stderr.decode()
+        for text in (out, err):
+            self.assertNotRegex(text, "[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+        self.assertEqual([l for l in out.splitlines() if not l.startswith("cluster ") and not l[:1].isdigit()], [], out)
+        self.assertIn("cluster Pod/t/forged\\ncluster Pod/t/forged: allowed: denied\n", out)
+        self.assertIn('cluster Pod/t/clear\\x1b[2J: allowed\n', out)
+        self.assertIn("cluster Pod/broken\\x1b[2J: ", err)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,58 @@ START_TEST(json_lists_every_warning)
 }
 END_TEST
 
+/* What gpa_report_escape makes of `in`, as a string to compare. */
+static char *escaped(const char *in)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "");
+    gpa_report_escape(&b, in);
+    return gpa_buf_steal(&b);
+}
+
+static void assert_escape(const char *in, const char *want)
+{
+    char *got = escaped(in);
+    ck_assert_str_eq(got, want);
+    /* Escaping is idempotent (a backslash is kept as it is), so a cell escaped for its width may be escaped again. */
+    char *again = escaped(got);
+    ck_assert_str_eq(again, want);
+    free(again);
+    free(got);
+}
+
+START_TEST(escape_controls_c1_and_invalid_utf8)
+{
+    assert_escape("main", "main");
+    assert_escape("a\nb\tc\rd", "a\\nb\\tc\\rd");
+    assert_escape("\x1b[2J\x01\x7f", "\\x1b[2J\\x01\\x7f");
+    assert_escape("\xc2\x9b"
+                  "31m",
+                  "\\u009b31m"); /* C1 CSI, encoded as UTF-8 */
+    assert_escape("\x9b"
+                  "31m \xff",
+                  "\\x9b31m \\xff");                  /* bytes that are not UTF-8 */
+    assert_escape("\xc0\x8a", "\\xc0\\x8a");          /* an overlong newline */
+    assert_escape("\xed\xa0\x80", "\\xed\\xa0\\x80"); /* a surrogate */
+    assert_escape("gpu-\xc3\xa9t\xc3\xa9 \xe2\x9c\x93 \\n",
+                  "gpu-\xc3\xa9t\xc3\xa9 \xe2\x9c\x93 \\n"); /* UTF-8 and backslashes as they are */
+}
+END_TEST
+
+START_TEST(text_lines_cannot_be_forged)
+{
+    gpa_object_t *obj =
+        object("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\\nx: allowed\",\"namespace\":\"t\"},"
+               "\"spec\":{\"containers\":[{\"name\":\"m\\u001b[2J\",\"resources\":{\"limits\":"
+               "{\"koordinator.sh/gpu-core\":\"50\"}}}]}}");
+    gpa_verdict_t v = check(obj);
+    ck_assert_str_eq(report_text(obj, &v),
+                     "pod.yaml Pod/t/p\\nx: allowed container \"m\\x1b[2J\": core-without-memory: koordinator.sh/gpu-core "
+                     "without GPU memory; add gpu-memory (e.g. 8Gi) or gpu-memory-ratio\n"
+                     "pod.yaml Pod/t/p\\nx: allowed: denied\n");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -103,5 +155,10 @@ int main(void)
     tcase_add_test(tc, text_keeps_a_mutation_warning_that_names_a_rule);
     tcase_add_test(tc, json_lists_every_warning);
     suite_add_tcase(s, tc);
+    TCase *esc = tcase_create("escaping");
+    tcase_add_checked_fixture(esc, setup, teardown);
+    tcase_add_test(esc, escape_controls_c1_and_invalid_utf8);
+    tcase_add_test(esc, text_lines_cannot_be_forged);
+    suite_add_tcase(s, esc);
     return gpa_test_run(s);
 }

@@ -5,20 +5,21 @@
 
 BUILD_DIR must be a build without sanitizers (ASan and Valgrind do not mix). The tests are those ctest lists
 for the label regex (default: unit, cli, suites and cases: the unit tests, the CLI tests, the example suites and
-the case directories), each run as ctest would (command, environment, working directory), with:
+the case directories; and memcheck: other tests that ask for it, such as the cluster paths against the fake API
+server), each run as ctest would (command, environment, working directory), with:
 
 - a test whose command is a program of the build (the unit tests, `gpuadmit test ...`) run under valgrind;
 - every other mention of the built gpuadmit (the CLI tests' bash script gets its path as an argument; the unit
-  tests that run the binary find it through GPA_BINARY_DIR; the cluster tests through GPUADMIT) replaced by a
-  wrapper that runs it under valgrind, so each gpuadmit a script starts is checked too, not the shell or python
-  around it.
+  tests that run the binary find it through GPA_BINARY_DIR; the e2e scripts through an environment variable such
+  as GPUADMIT) replaced by a wrapper that runs it under valgrind, so each gpuadmit a script starts is checked too,
+  not the shell, python or Go around it.
 
 Each valgrind process writes its own log (BUILD_DIR/memcheck/<test>/vg.<pid>.log, forked Check children
 included); a test fails when it fails on its own or when any of its logs reports an error (a leak of kind
-definite or indirect counts as one). The e2e, chart and guard tests are not run: they start servers, Go and
-linters, which Valgrind would only slow down (the server is covered by the soak, tests/soak/); except the ones
-labelled "valgrind": the cluster paths (audit, fit --cluster, serve --cluster-inventory) against the fake API
-server, with waits long enough for Valgrind (tests/live.cmake).
+definite or indirect counts as one). The e2e, chart and guard tests are not run unless labelled memcheck: they
+start servers, Go and linters, which Valgrind would only slow down (the server is covered by the soak, tests/soak/);
+those labelled memcheck are the cluster paths (audit, fit --cluster, serve --cluster-inventory) against the fake
+API server, with waits long enough for Valgrind (tests/live.cmake).
 """
 import argparse
 import concurrent.futures
@@ -77,12 +78,16 @@ def run_one(test, build, out):
     # Valgrind runs code 20-50x slower, more on a loaded machine: Check's per-test timeouts (4 s by default) are
     # for catching hangs, not for timing, so they stretch by as much (a property test timed out in CI otherwise).
     env.setdefault("CK_TIMEOUT_MULTIPLIER", "20")
+    # The same for the API client's connect timeout (10 s, TLS handshake included): on a loaded machine a handshake
+    # under Valgrind took longer, and audit against the fake API server failed with "SSL connection timeout".
+    env.setdefault("GPA_KUBE_CONNECT_TIMEOUT_MS", "300000")
     built = os.path.join(build, "gpuadmit")
     bindir = os.path.join(out, "bin")
     if env.get("GPA_BINARY_DIR") == build:
         env["GPA_BINARY_DIR"] = bindir
-    if env.get("GPUADMIT") == built:
-        env["GPUADMIT"] = os.path.join(bindir, "gpuadmit")
+    for key, value in list(env.items()):  # GPUADMIT=... of the e2e scripts
+        if value == built:
+            env[key] = os.path.join(bindir, "gpuadmit")
     cmd = list(test["command"])
     if os.path.dirname(os.path.abspath(cmd[0])) == os.path.abspath(build):
         cmd = VALGRIND + [f"--log-file={logs}/vg.%p.log"] + cmd
@@ -103,7 +108,7 @@ def run_one(test, build, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
-    ap.add_argument("-L", dest="labels", default="^(unit|cli|suites|cases|valgrind)$")
+    ap.add_argument("-L", dest="labels", default="^(unit|cli|suites|cases|memcheck)$")
     ap.add_argument("-E", dest="exclude", default="")
     ap.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
