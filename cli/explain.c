@@ -150,6 +150,7 @@ static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *ob
 static int read_cluster(explain_t *ex, const gpa_kube_target_t *t)
 {
     gpa_error_t err;
+    gpa_error_init(&err, NULL);
     for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
         lister_t l = {ex, (gpa_view_kind_t)k};
         gpa_reflector_sink_t sink = {list_begin, list_apply, list_end, NULL, &l};
@@ -283,7 +284,7 @@ static void verdict_text(gpa_arena_t *a, const verdict_t *r)
 
 static void explain_pod(explain_t *ex, const char *text)
 {
-    gpa_value_t *doc;
+    gpa_value_t *doc = NULL;
     gpa_object_t *obj;
     gpa_error_t err;
     gpa_arena_clear(&ex->vb.scratch);

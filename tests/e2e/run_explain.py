@@ -156,7 +156,7 @@ class Explain(unittest.TestCase):
         self.fake.control("fault", {"token": "another"})
         r = self.explain("-n", "ml")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertIn("cannot read the cluster", r.stderr)
+        self.assertIn("cannot read the cluster: <input>: list /api/v1/nodes: HTTP 401", r.stderr)
 
     def test_control_characters_escaped(self):
         evil = koord_pod("evil\nPod ml/x: fits now\x1b[2J", {"koordinator.sh/gpu-core": "50", "koordinator.sh/gpu-memory": "100Gi",
