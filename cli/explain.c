@@ -132,10 +132,11 @@ static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *ob
     explain_t *ex = l->ex;
     gpa_error_t err;
     gpa_error_init(&err, "cluster");
-    if (gpa_view_apply(ex->view, l->kind, event, object, NULL, 0, &err) != 0) {
+    int rc = gpa_view_apply(ex->view, l->kind, event, object, NULL, 0, &err);
+    if (rc != 0) { /* -1: left out; 1 (where the view warns about a Pod it keeps): the warning */
         char text[1024];
         gpa_error_format(&err, text, sizeof(text));
-        fprintf(stderr, "explain: left out of the cluster inventory: %s\n", esc(&ex->vb.scratch, text));
+        fprintf(stderr, "explain: %s%s\n", rc < 0 ? "left out of the cluster inventory: " : "", esc(&ex->vb.scratch, text));
     }
     if (l->kind == GPA_VIEW_PODS && wanted(ex, object)) {
         gpa_buf_t b = {0};
