@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "cli.h"
@@ -16,6 +17,7 @@
 #include "document/json.h"
 #include "kinds.h"
 #include "kube/decode.h"
+#include "policyreport.h"
 #include "reflector.h"
 #include "report.h"
 #include "verb.h"
@@ -28,11 +30,14 @@ typedef struct st_audit_t {
     int mutate;         /* mutations first (the default), or judged as stored (--no-mutate) */
     gpa_buf_t unserved; /* "Kind (apiVersion), ..." of the kinds the cluster does not serve */
     size_t objects, denied;
+    int policyreport; /* -o policyreport: report_api's reports instead of validate's */
+    gpa_report_api_t report_api;
 } audit_t;
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gpuadmit audit [--kubeconfig F] [--context C] [-n NS | -A] [--no-mutate] [--config F] [-o text|json]\n"
+                 "       gpuadmit audit [...] -o policyreport [--report-api wgpolicyk8s|openreports]\n"
                  "\n"
                  "Lists every Pod and workload the cluster holds (the kinds of docs/rules.md#objects) and judges each\n"
                  "as validate does: would it be admitted if it were created now (mutation first, then validation,\n"
@@ -44,7 +49,10 @@ static void usage(FILE *out)
                  "  -A, --all-namespaces  every namespace\n"
                  "  --no-mutate           judge each object as stored, without the mutations\n"
                  "  --config F            configuration (rule actions, thresholds, namespaces)\n"
-                 "  -o, --output FMT      text (default) or json\n"
+                 "  -o, --output FMT      text (default), json, or policyreport: one PolicyReport per object with a\n"
+                 "                        finding, YAML for kubectl apply -f - (docs/cluster.md#policy-reports)\n"
+                 "  --report-api API      with -o policyreport: wgpolicyk8s (wgpolicyk8s.io/v1alpha2, default) or\n"
+                 "                        openreports (openreports.io/v1alpha1)\n"
                  "\n"
                  "exit: 0 nothing would be denied, 1 something would, 2 usage error or a list that failed\n");
 }
@@ -74,7 +82,9 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
         return;
     au->objects++;
     au->denied += !verdict.allowed;
-    if (au->vb.json)
+    if (au->policyreport)
+        gpa_policyreport_print(stdout, &au->vb.scratch, au->report_api, obj, &verdict, (int64_t)time(NULL));
+    else if (au->vb.json)
         gpa_verb_print_json(&au->vb, gpa_report_json(au->source, obj, &verdict), au->source, "report", obj->name);
     else
         gpa_report_text(stdout, &au->vb.scratch, au->source, obj, &verdict);
@@ -169,24 +179,25 @@ typedef struct st_options_t {
     const char *ns;
     int all;
     int no_mutate;
+    const char *report_api; /* --report-api */
 } options_t;
 
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {{"kubeconfig", required_argument, NULL, 'K'},
-                                             {"context", required_argument, NULL, 'X'},
-                                             {"namespace", required_argument, NULL, 'n'},
-                                             {"all-namespaces", no_argument, NULL, 'A'},
-                                             {"no-mutate", no_argument, NULL, 'M'},
-                                             {"config", required_argument, NULL, 'c'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"kubeconfig", required_argument, NULL, 'K'}, {"context", required_argument, NULL, 'X'},
+        {"namespace", required_argument, NULL, 'n'},  {"all-namespaces", no_argument, NULL, 'A'},
+        {"no-mutate", no_argument, NULL, 'M'},        {"config", required_argument, NULL, 'c'},
+        {"output", required_argument, NULL, 'o'},     {"help", no_argument, NULL, 'h'},
+        {"report-api", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:Ao:h", longopts, NULL)) != -1) {
         switch (c) {
+        case 'R':
+            o->report_api = optarg;
+            break;
         case 'K':
             o->kube.kubeconfig = optarg;
             break;
@@ -216,8 +227,15 @@ static int parse_args(int argc, char **argv, options_t *o)
         fprintf(stderr, "audit: -n and -A exclude each other\n");
         return -1;
     }
-    if (strcmp(o->common.output, "text") != 0 && strcmp(o->common.output, "json") != 0) {
-        fprintf(stderr, "audit: -o must be text or json, not %s\n", o->common.output);
+    if (strcmp(o->common.output, "text") != 0 && strcmp(o->common.output, "json") != 0 &&
+        strcmp(o->common.output, "policyreport") != 0) {
+        fprintf(stderr, "audit: -o must be text, json or policyreport, not %s\n", o->common.output);
+        return -1;
+    }
+    gpa_report_api_t api;
+    if (o->report_api != NULL &&
+        (strcmp(o->common.output, "policyreport") != 0 || gpa_report_api_parse(o->report_api, &api) != 0)) {
+        fprintf(stderr, "audit: --report-api needs -o policyreport and is wgpolicyk8s or openreports, not %s\n", o->report_api);
         return -1;
     }
     if (optind < argc) {
@@ -266,7 +284,12 @@ int gpa_cmd_audit(int argc, char **argv)
         usage(rc > 0 ? stdout : stderr);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
-    audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0, .source = "cluster", .mutate = !o.no_mutate};
+    audit_t au = {.vb.json = strcmp(o.common.output, "json") == 0,
+                  .source = "cluster",
+                  .mutate = !o.no_mutate,
+                  .policyreport = strcmp(o.common.output, "policyreport") == 0};
+    if (o.report_api != NULL)
+        gpa_report_api_parse(o.report_api, &au.report_api);
     gpa_kube_target_t t;
     gpa_error_t err = {0};
     rc = GPA_EXIT_USAGE;
@@ -283,7 +306,7 @@ int gpa_cmd_audit(int argc, char **argv)
         audit_all(&au, &t, ns);
         const char *summary = gpa_arena_printf(&au.vb.scratch, "%zu object%s: %zu allowed, %zu would be denied", au.objects,
                                                au.objects == 1 ? "" : "s", au.objects - au.denied, au.denied);
-        rc = gpa_verb_finish(&au.vb, au.denied, summary);
+        rc = gpa_verb_finish(&au.vb, au.denied, au.policyreport ? NULL : summary); /* YAML only on stdout */
     }
     gpa_verb_dispose(&au.vb);
     gpa_arena_dispose(&au.obj);

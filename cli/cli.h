@@ -11,6 +11,7 @@ int gpa_cmd_mutate(int argc, char **argv);
 int gpa_cmd_review(int argc, char **argv);
 int gpa_cmd_fit(int argc, char **argv);
 int gpa_cmd_audit(int argc, char **argv);
+int gpa_cmd_explain(int argc, char **argv);
 int gpa_cmd_test(int argc, char **argv);
 int gpa_cmd_serve(int argc, char **argv);
 int gpa_cmd_certs(int argc, char **argv);

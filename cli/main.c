@@ -22,6 +22,7 @@ static const struct {
     {"mutate", gpa_cmd_mutate, "the mutated objects, or their JSON Patches"},
     {"review", gpa_cmd_review, "answer one AdmissionReview exactly as the webhook would"},
     {"audit", gpa_cmd_audit, "judge every Pod and workload the cluster holds, as validate does"},
+    {"explain", gpa_cmd_explain, "why GPU Pods are Pending: could each ever be placed, and why not now, node by node"},
     {"fit", gpa_cmd_fit, "dry-run placement of each Pod on an inventory"},
     {"test", gpa_cmd_test, "run gpuadmit-test.yaml test suites"},
     {"serve", gpa_cmd_serve, "the TLS admission webhook"},

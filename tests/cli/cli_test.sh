@@ -354,7 +354,7 @@ case_messages() {
     expect_exit 2 "$gpuadmit" frobnicate
     expect_no_grep "$tmp/err" "did you mean"
     # every verb's --help is laid out alike: usage, a blank line, the description, the options, exit codes
-    for verb in validate mutate review fit test audit; do
+    for verb in validate mutate review fit test audit explain; do
         expect_exit 0 "$gpuadmit" "$verb" --help
         awk '/^(usage:|       gpuadmit )/ { n = NR } END { exit !(n > 0) }' "$tmp/out" || fail "$verb --help: no usage line"
         [ "$(awk '!/^(usage:|       gpuadmit |        +)/ { print; exit }' "$tmp/out")" = "" ] ||

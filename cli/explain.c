@@ -1,0 +1,415 @@
+/*
+ * gpuadmit explain (README.md#the-cli, docs/cluster.md#explain): why GPU Pods are Pending. The cluster is read once
+ * (Nodes, Koordinator Devices, Pods, into the live view as `fit --cluster` reads it); the named Pods, or every
+ * unscheduled Pending Pod of the namespace (or of all namespaces), are kept aside while the Pods are listed. Each
+ * one's Pod spec is normalized and placed twice: on the empty inventory (could it ever be placed?) and with current
+ * usage (does it fit now, and where?); when it does not, every node's reason, in the allocator's one vocabulary
+ * whatever the dialect. Exit 1 when some Pod can never be placed, 0 otherwise, 2 on a usage error, a cluster that
+ * cannot be read or a named Pod that does not exist.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/alloc.h"
+#include "alloc/normalize.h"
+#include "base/buf.h"
+#include "cli.h"
+#include "document/emit.h"
+#include "document/json.h"
+#include "kinds.h"
+#include "kube/decode.h"
+#include "report.h"
+#include "verb.h"
+#include "view.h"
+
+typedef struct st_explain_t {
+    gpa_verb_t vb;
+    gpa_view_t *view;
+    const char *ns; /* the namespace asked, NULL for all */
+    char **names;   /* the Pods named (argv), none: every unscheduled Pending Pod */
+    size_t nnames;
+    int *found;       /* per name: seen in the list */
+    gpa_arena_t keep; /* the kept Pods' JSON texts */
+    GPA_VEC(const char *) pods;
+    size_t explained, never;
+} explain_t;
+
+/* What one Pod came to. */
+typedef struct st_verdict_t {
+    const char *ns, *name, *dialect; /* dialect NULL: no GPU asked */
+    const char *scheduled;           /* spec.nodeName, or NULL */
+    int asks_gpu, ever, now, bounded;
+    const char *node; /* where it would go now */
+    const char **reasons_node, **reasons;
+    size_t nreasons;
+} verdict_t;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpuadmit explain [--kubeconfig F] [--context C] [-n NS | -A] [--config F] [-o text|json] [POD...]\n"
+                 "\n"
+                 "Why GPU Pods are Pending. Reads the cluster once (Nodes, Koordinator Devices, Pods) and, for each named Pod\n"
+                 "or every unscheduled Pending Pod that asks for a GPU, says whether it could ever be placed (on the empty\n"
+                 "nodes) and, node by node, why it does not fit now: which device lacks which resource, which selector or\n"
+                 "affinity excludes the node, which slots are taken.\n"
+                 "\n"
+                 "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
+                 "  --context C           kubeconfig context (default: current-context)\n"
+                 "  -n, --namespace NS    the Pods of this namespace (default: the context's namespace, else default)\n"
+                 "  -A, --all-namespaces  every namespace\n"
+                 "  --config F            configuration (dialects, placement strategy, maxPodsPerDevice)\n"
+                 "  -o, --output FMT      text (default) or json\n"
+                 "\n"
+                 "exit: 0 every Pod could be placed, 1 some Pod never can, 2 usage error, unreadable cluster or no such Pod\n");
+}
+
+/* ---- text escaping (report.h): names and reasons come from the cluster, and must not forge a line or reach the terminal ---- */
+
+static const char *esc(gpa_arena_t *a, const char *s)
+{
+    if (s == NULL)
+        return "";
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_report_escape(&b, s);
+    const char *out = gpa_arena_strndup(a, b.base != NULL ? b.base : "", b.len);
+    gpa_buf_dispose(&b);
+    return out;
+}
+
+/* ---- reading the cluster: the view as `fit --cluster` fills it, the Pods to explain kept aside ---- */
+
+static const char *str_at(const gpa_value_t *v, const char *a, const char *b)
+{
+    return gpa_value_string(gpa_value_get(gpa_value_get(v, a), b));
+}
+
+/* Whether the listed Pod is one to explain: in the namespace asked, and named, or unscheduled and Pending. */
+static int wanted(explain_t *ex, const gpa_value_t *pod)
+{
+    const char *ns = str_at(pod, "metadata", "namespace"), *name = str_at(pod, "metadata", "name");
+    if (name == NULL || (ex->ns != NULL && (ns == NULL || strcmp(ns, ex->ns) != 0)))
+        return 0;
+    if (ex->nnames == 0) {
+        const char *node = str_at(pod, "spec", "nodeName"), *phase = str_at(pod, "status", "phase");
+        return (node == NULL || node[0] == '\0') && (phase == NULL || strcmp(phase, "Pending") == 0);
+    }
+    int hit = 0;
+    for (size_t i = 0; i < ex->nnames; i++)
+        if (strcmp(ex->names[i], name) == 0)
+            ex->found[i] = hit = 1;
+    return hit;
+}
+
+typedef struct st_lister_t {
+    explain_t *ex;
+    gpa_view_kind_t kind;
+} lister_t;
+
+static void list_begin(void *ctx)
+{
+    lister_t *l = ctx;
+    gpa_view_begin_list(l->ex->view, l->kind);
+}
+
+static void list_end(void *ctx)
+{
+    lister_t *l = ctx;
+    gpa_view_end_list(l->ex->view, l->kind);
+}
+
+static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
+{
+    lister_t *l = ctx;
+    explain_t *ex = l->ex;
+    gpa_error_t err;
+    gpa_error_init(&err, "cluster");
+    int rc = gpa_view_apply(ex->view, l->kind, event, object, NULL, 0, &err);
+    if (rc != 0) { /* -1: left out; 1 (where the view warns about a Pod it keeps): the warning */
+        char text[1024];
+        gpa_error_format(&err, text, sizeof(text));
+        fprintf(stderr, "explain: %s%s\n", rc < 0 ? "left out of the cluster inventory: " : "", esc(&ex->vb.scratch, text));
+    }
+    if (l->kind == GPA_VIEW_PODS && wanted(ex, object)) {
+        gpa_buf_t b = {0};
+        gpa_value_emit_json(&b, object, 0);
+        gpa_buf_putc(&b, '\0');
+        *gpa_vec_push(&ex->keep, &ex->pods) = gpa_arena_strdup(&ex->keep, b.base);
+        gpa_buf_dispose(&b);
+    }
+}
+
+/* One list of each inventory kind; returns 0, or -1 after saying why on stderr. */
+static int read_cluster(explain_t *ex, const gpa_kube_target_t *t)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
+        lister_t l = {ex, (gpa_view_kind_t)k};
+        gpa_reflector_sink_t sink = {list_begin, list_apply, list_end, NULL, &l};
+        if (gpa_kube_list(t, gpa_view_kind_path((gpa_view_kind_t)k), &sink, &err) != 0)
+            goto Error;
+    }
+    if ((ex->vb.inv = gpa_view_snapshot(ex->view, &err)) != NULL)
+        return 0;
+Error : {
+    char text[1024];
+    gpa_error_format(&err, text, sizeof(text));
+    fprintf(stderr, "explain: cannot read the cluster: %s\n", esc(&ex->vb.scratch, text));
+    return -1;
+}
+}
+
+/* ---- explaining one Pod ---- */
+
+static const char *dialect_name(const gpa_request_t *req)
+{
+    if (req->ngroups == 0)
+        return NULL;
+    switch (req->groups[0].dialect) {
+    case GPA_DIALECT_VENDOR:
+        return "vendor";
+    case GPA_DIALECT_KOORDINATOR:
+        return "koordinator";
+    case GPA_DIALECT_MGPU:
+        return "mgpu";
+    default:
+        return NULL;
+    }
+}
+
+static void take_reasons(gpa_arena_t *a, verdict_t *r, const gpa_placement_t *p)
+{
+    r->reasons_node = gpa_arena_calloc(a, p->nreasons + 1, sizeof(*r->reasons_node));
+    r->reasons = gpa_arena_calloc(a, p->nreasons + 1, sizeof(*r->reasons));
+    for (size_t i = 0; i < p->nreasons; i++)
+        if (p->reasons[i].reason != NULL) {
+            r->reasons_node[r->nreasons] = p->reasons[i].node;
+            r->reasons[r->nreasons++] = p->reasons[i].reason;
+        }
+}
+
+/* A request that does not normalize: the validation rules' deny findings say why (no node is even asked). */
+static void invalid_reasons(explain_t *ex, gpa_object_t *obj, verdict_t *r)
+{
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1, .inventory = ex->vb.inv};
+    gpa_verdict_t v;
+    gpa_error_t err;
+    gpa_error_init(&err, "cluster");
+    size_t n = gpa_check(&ex->vb.scratch, ex->vb.cfg, obj, &opts, &v, &err) == 0 ? v.violations.len : 0;
+    r->reasons_node = gpa_arena_calloc(&ex->vb.scratch, n + 1, sizeof(*r->reasons_node));
+    r->reasons = gpa_arena_calloc(&ex->vb.scratch, n + 1, sizeof(*r->reasons));
+    for (size_t i = 0; i < n; i++)
+        if (v.violations.items[i].action == GPA_ACTION_DENY)
+            r->reasons[r->nreasons++] = gpa_violation_line(&ex->vb.scratch, &v.violations.items[i]);
+    if (r->nreasons == 0)
+        r->reasons[r->nreasons++] = "the GPU request is not valid (see gpuadmit validate)";
+}
+
+static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
+{
+    const gpa_podspec_t *pod = &obj->pods[0];
+    gpa_request_t req;
+    int rc = gpa_normalize(&ex->vb.scratch, ex->vb.cfg->dialects, pod, &req);
+    if (rc == -1) {
+        r->asks_gpu = 1;
+        invalid_reasons(ex, obj, r);
+        return;
+    }
+    r->dialect = dialect_name(&req);
+    r->asks_gpu = req.ngroups > 0 || rc == GPA_NORMALIZE_TOO_MANY;
+    if (rc == GPA_NORMALIZE_TOO_MANY) {
+        r->reasons = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons));
+        r->reasons_node = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons_node));
+        r->reasons[r->nreasons++] = gpa_arena_printf(&ex->vb.scratch, "container %s asks for %lld devices: no node has as many",
+                                                     req.too_many_container->name, (long long)req.too_many);
+        return;
+    }
+    if (!r->asks_gpu || r->scheduled != NULL) {
+        r->ever = r->now = 1;
+        r->node = r->scheduled;
+        return;
+    }
+    gpa_placement_t empty, now;
+    gpa_alloc_opts_t o_empty = {.now = 0}, o_now = {.now = 1};
+    gpa_alloc_place(&ex->vb.scratch, ex->vb.inv, &ex->vb.cfg->placement, pod, &req, &o_empty, &empty);
+    gpa_alloc_place(&ex->vb.scratch, ex->vb.inv, &ex->vb.cfg->placement, pod, &req, &o_now, &now);
+    r->ever = empty.feasible || empty.bounded; /* a search cut short proves nothing */
+    r->now = now.feasible;
+    r->node = now.feasible ? now.node : NULL;
+    r->bounded = empty.bounded || now.bounded;
+    take_reasons(&ex->vb.scratch, r, empty.feasible ? &now : &empty);
+}
+
+static json_t *verdict_json(const verdict_t *r)
+{
+    json_t *reasons = json_array();
+    for (size_t i = 0; i < r->nreasons; i++)
+        json_array_append_new(reasons, json_pack("{s:s?, s:s}", "node", r->reasons_node[i], "reason", r->reasons[i]));
+    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s?, s:o, s:b, s:b, s:b}", "namespace", r->ns, "name", r->name, "dialect",
+                     r->dialect, "everFits", r->ever, "fitsNow", r->now, "node", r->node, "reasons", reasons, "scheduled",
+                     r->scheduled != NULL, "asksForGPU", r->asks_gpu, "bounded", r->bounded);
+}
+
+static void verdict_text(gpa_arena_t *a, const verdict_t *r)
+{
+    const char *who = gpa_arena_printf(a, "Pod %s/%s", esc(a, r->ns), esc(a, r->name));
+    const char *dialect = r->dialect != NULL ? gpa_arena_printf(a, " (%s)", r->dialect) : "";
+    if (!r->asks_gpu)
+        printf("%s: asks for no GPU: nothing for gpuadmit to explain\n", who);
+    else if (r->scheduled != NULL)
+        printf("%s%s: already scheduled on node %s\n", who, dialect, esc(a, r->scheduled));
+    else if (!r->ever)
+        printf("%s%s: can never be placed: no node could hold it even empty\n", who, dialect);
+    else if (r->now)
+        printf("%s%s: fits now on node %s (not placed yet)\n", who, dialect, esc(a, r->node));
+    else
+        printf("%s%s: could be placed on an empty node, but no node has room now%s\n", who, dialect,
+               r->bounded ? " (search bounded)" : "");
+    for (size_t i = 0; i < r->nreasons; i++)
+        if (r->reasons_node[i] != NULL)
+            printf("  %s: %s\n", esc(a, r->reasons_node[i]), esc(a, r->reasons[i]));
+        else
+            printf("  %s\n", esc(a, r->reasons[i]));
+    if (r->asks_gpu && !r->ever && r->nreasons == 0)
+        printf("  the cluster has no GPU nodes\n");
+}
+
+static void explain_pod(explain_t *ex, const char *text)
+{
+    gpa_value_t *doc = NULL;
+    gpa_object_t *obj;
+    gpa_error_t err;
+    gpa_arena_clear(&ex->vb.scratch);
+    gpa_error_init(&err, "cluster");
+    if (gpa_json_parse(&ex->vb.scratch, text, strlen(text), &doc, &err) != 0 ||
+        gpa_decode_object_with(&ex->vb.scratch, &ex->vb.cfg->workloads,
+                               gpa_kube_kind_stamp(&ex->vb.scratch, doc, &gpa_kube_kind_pod), &obj, &err) != 0 ||
+        obj->npods == 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "explain: Pod %s/%s: %s\n", esc(&ex->vb.scratch, str_at(doc, "metadata", "namespace")),
+                esc(&ex->vb.scratch, str_at(doc, "metadata", "name")), esc(&ex->vb.scratch, line));
+        ex->vb.unreadable++;
+        return;
+    }
+    verdict_t r = {.ns = obj->ns, .name = obj->name, .scheduled = str_at(doc, "spec", "nodeName")};
+    if (r.scheduled != NULL && r.scheduled[0] == '\0')
+        r.scheduled = NULL;
+    place(ex, obj, &r);
+    if (!r.asks_gpu && ex->nnames == 0)
+        return; /* every Pending Pod: only those that ask for a GPU */
+    ex->explained++;
+    ex->never += !r.ever;
+    if (ex->vb.json)
+        gpa_verb_print_json(&ex->vb, verdict_json(&r), "cluster", "explanation", obj->name);
+    else
+        verdict_text(&ex->vb.scratch, &r);
+}
+
+/* ---- command line ---- */
+
+typedef struct st_options_t {
+    gpa_verb_opts_t common;
+    gpa_kube_options_t kube;
+    const char *ns;
+    int all;
+} options_t;
+
+/* -1 after a message on a bad command line, 1 for --help, 0 otherwise; Pod names start at optind. */
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    static const struct option longopts[] = {{"kubeconfig", required_argument, NULL, 'K'},
+                                             {"context", required_argument, NULL, 'X'},
+                                             {"namespace", required_argument, NULL, 'n'},
+                                             {"all-namespaces", no_argument, NULL, 'A'},
+                                             {"config", required_argument, NULL, 'c'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "n:Ao:h", longopts, NULL)) != -1) {
+        if (c == 'K')
+            o->kube.kubeconfig = optarg;
+        else if (c == 'X')
+            o->kube.context = optarg;
+        else if (c == 'n')
+            o->ns = optarg;
+        else if (c == 'A')
+            o->all = 1;
+        else if (c == 'c')
+            o->common.config = optarg;
+        else if (c == 'o')
+            o->common.output = optarg;
+        else
+            return c == 'h' ? 1 : -1;
+    }
+    if (o->all && o->ns != NULL) {
+        fprintf(stderr, "explain: -n and -A exclude each other\n");
+        return -1;
+    }
+    if (strcmp(o->common.output, "text") != 0 && strcmp(o->common.output, "json") != 0) {
+        fprintf(stderr, "explain: -o must be text or json, not %s\n", o->common.output);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_none(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
+{
+    (void)vb, (void)source, (void)obj;
+}
+
+static void run(explain_t *ex, const gpa_kube_target_t *t)
+{
+    if (ex->vb.json)
+        fputs("[", stdout); /* gpa_verb_finish closes it */
+    if (read_cluster(ex, t) != 0) {
+        ex->vb.unreadable++;
+        return;
+    }
+    for (size_t i = 0; i < ex->pods.len; i++)
+        explain_pod(ex, ex->pods.items[i]);
+    for (size_t i = 0; i < ex->nnames; i++)
+        if (!ex->found[i]) {
+            fprintf(stderr, "explain: no Pod %s in %s\n", esc(&ex->vb.scratch, ex->names[i]),
+                    ex->ns != NULL ? esc(&ex->vb.scratch, ex->ns) : "any namespace");
+            ex->vb.unreadable++;
+        }
+}
+
+int gpa_cmd_explain(int argc, char **argv)
+{
+    options_t o = {.common.output = "text"};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
+    }
+    gpa_kube_target_t t;
+    gpa_error_t err;
+    if (gpa_kube_target_load(&o.kube, &t, &err) != 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        fprintf(stderr, "explain: %s\n", line);
+        return GPA_EXIT_USAGE;
+    }
+    explain_t ex = {.vb.json = strcmp(o.common.output, "json") == 0, .names = argv + optind, .nnames = (size_t)(argc - optind)};
+    ex.ns = o.all ? NULL : o.ns != NULL ? o.ns : t.ns != NULL && t.ns[0] != '\0' ? t.ns : "default";
+    ex.found = gpa_arena_calloc(&ex.keep, ex.nnames + 1, sizeof(*ex.found));
+    ex.view = gpa_view_new();
+    rc = GPA_EXIT_USAGE;
+    if (gpa_verb_init(&ex.vb, &o.common, on_none, &ex) == 0) {
+        run(&ex, &t);
+        size_t could = ex.explained - ex.never;
+        const char *summary = gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be",
+                                               ex.explained, ex.explained == 1 ? "" : "s", could, ex.never);
+        rc = gpa_verb_finish(&ex.vb, ex.never, summary);
+    }
+    gpa_view_free(ex.view);
+    gpa_verb_dispose(&ex.vb);
+    gpa_arena_dispose(&ex.keep);
+    gpa_kube_target_dispose(&t);
+    return rc;
+}
