@@ -6,8 +6,9 @@
  * denies for validation reasons. Denials carry status.code 403 and a message listing every violation; an object
  * (or oldObject) with a bad shape on a path gpuadmit needs is denied by both webhooks with status.code 400 and
  * "cannot read request.object.PATH: reason" (HTTP 200: the review itself is fine);
- * warnings are one line each, under 120 bytes. DELETE and CONNECT are admitted. Objects are checked with the
- * request's operation (UPDATE against oldObject).
+ * warnings are one line each, under 120 bytes. status.message and the warnings list show at most
+ * GPA_REVIEW_MAX_FINDINGS findings each, then "and N more" (the CLI's own reports list every finding). DELETE and CONNECT are
+ * admitted. Objects are checked with the request's operation (UPDATE against oldObject).
  */
 #ifndef GPA_REVIEW_H
 #define GPA_REVIEW_H
@@ -17,6 +18,9 @@
 #include "base/arena.h"
 #include "policy/config.h"
 #include "policy/engine.h"
+
+/* Findings an answer spells out, in status.message and in the warnings list each. */
+#define GPA_REVIEW_MAX_FINDINGS 20
 
 typedef enum en_gpa_webhook_t {
     GPA_WEBHOOK_VALIDATE,

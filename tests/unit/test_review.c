@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "document/patch.h"
 #include "fixture.h"
 #include "admission/review.h"
@@ -165,6 +166,69 @@ START_TEST(mutate_warnings_short)
         review(GPA_WEBHOOK_MUTATE, REVIEW("v1", "CREATE", POD(C(LONG LONG, "{\"limits\":{\"koordinator.sh/gpu\":\"30\"}}"))));
     json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
     ck_assert_int_eq(json_array_size(json_object_get(resp, "warnings")), 1);
+    json_decref(root);
+}
+END_TEST
+
+/* A Pod of n containers, each built by `container` from its index, as an AdmissionReview (arena-owned). */
+static const char *many_containers(const char *op, size_t n, const char *container)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+                     "\"namespace\":\"team-a\",\"operation\":\"");
+    gpa_buf_puts(&b, op);
+    gpa_buf_puts(&b,
+                 "\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[");
+    for (size_t i = 0; i < n; i++) {
+        char one[256];
+        snprintf(one, sizeof(one), container, i);
+        if (i != 0)
+            gpa_buf_putc(&b, ',');
+        gpa_buf_puts(&b, one);
+    }
+    gpa_buf_puts(&b, "]}}}}");
+    const char *out = gpa_arena_strndup(&arena, b.base, b.len);
+    gpa_buf_dispose(&b);
+    return out;
+}
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+/* status.message and the warnings list name 20 findings each, then "and N more"; the verdict keeps them all. */
+START_TEST(findings_capped_at_20)
+{
+    json_t *root;
+    gpa_review_t r =
+        review(GPA_WEBHOOK_VALIDATE, many_containers("CREATE", 25, C("c%zu", "{\"limits\":{\"nvidia.com/gpu\":\"0.5\"}}")));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_false(json_object_get(resp, "allowed")));
+    ck_assert_uint_eq(r.verdict.violations.len, 25);
+    const char *msg = json_string_value(json_object_get(json_object_get(resp, "status"), "message"));
+    ck_assert_uint_eq(count(msg, "malformed-quantity"), GPA_REVIEW_MAX_FINDINGS);
+    ck_assert_msg(strstr(msg, "c19: ") != NULL && strstr(msg, "c20: ") == NULL, "%s", msg);
+    ck_assert_msg(strlen(msg) > 12 && strcmp(msg + strlen(msg) - 12, "; and 5 more") == 0, "%s", msg);
+    json_decref(root);
+
+    r = review(GPA_WEBHOOK_MUTATE, many_containers("CREATE", 23, C("c%zu", "{\"limits\":{\"koordinator.sh/gpu\":\"30\"}}")));
+    resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert_uint_eq(r.verdict.warnings.len, 23);
+    json_t *warnings = json_object_get(resp, "warnings");
+    ck_assert_uint_eq(json_array_size(warnings), GPA_REVIEW_MAX_FINDINGS + 1);
+    ck_assert_str_eq(json_string_value(json_array_get(warnings, GPA_REVIEW_MAX_FINDINGS)), "and 3 more");
+    json_decref(root);
+
+    /* Exactly 20: no "more". */
+    r = review(GPA_WEBHOOK_VALIDATE, many_containers("CREATE", 20, C("c%zu", "{\"limits\":{\"nvidia.com/gpu\":\"0.5\"}}")));
+    resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    msg = json_string_value(json_object_get(json_object_get(resp, "status"), "message"));
+    ck_assert_uint_eq(count(msg, "malformed-quantity"), 20);
+    ck_assert_ptr_null(strstr(msg, "more"));
     json_decref(root);
 }
 END_TEST
@@ -387,6 +451,7 @@ int main(void)
     tcase_add_test(tc, mutate_patch_and_type_together);
     tcase_add_test(tc, mutate_never_denies);
     tcase_add_test(tc, mutate_warnings_short);
+    tcase_add_test(tc, findings_capped_at_20);
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, request_namespace_fills_object);
     tcase_add_test(tc, request_namespace_wins_over_object);
