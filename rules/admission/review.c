@@ -188,15 +188,31 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
     answer(a, hook, req, NULL, out);
 }
 
+gpa_json_filter_t *gpa_review_filter(gpa_arena_t *a, const gpa_config_t *cfg)
+{
+    gpa_json_filter_t *root = gpa_json_filter_new(a);
+    gpa_envelope_filter(a, root);
+    gpa_decode_filter(a, &cfg->workloads, gpa_json_filter_path(a, root, "request.object"));
+    gpa_decode_filter(a, &cfg->workloads, gpa_json_filter_path(a, root, "request.oldObject"));
+    gpa_json_filter_seal(a, root);
+    return root;
+}
+
 void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
                 size_t len, gpa_review_t *out)
+{
+    gpa_review_filtered(a, cfg, inv, hook, NULL, body, len, out);
+}
+
+void gpa_review_filtered(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook,
+                         const gpa_json_filter_t *filter, const char *body, size_t len, gpa_review_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->api_version = out->uid = out->operation = out->kind = out->ns = out->name = "";
     gpa_value_t *root;
     gpa_error_t err;
     gpa_error_init(&err, NULL);
-    if (body == NULL || gpa_json_parse(a, body, len, &root, &err) != 0) {
+    if (body == NULL || gpa_json_parse_filtered(a, body, len, filter, &root, &err) != 0) {
         answer_400(
             a, out,
             gpa_arena_printf(a, "not JSON: line %u column %u: %s", err.line, err.column, body == NULL ? "no body" : err.message));

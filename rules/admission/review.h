@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "base/arena.h"
+#include "document/json.h"
 #include "policy/config.h"
 #include "policy/engine.h"
 
@@ -41,5 +42,17 @@ typedef struct st_gpa_review_t {
 /* Never fails otherwise than through out->http_status; `inv` may be NULL. */
 void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
                 size_t len, gpa_review_t *out);
+
+/* What of a review gpa_review builds under `cfg` (its workloads add paths): built into `a` (read-only once built;
+ * it may serve any number of reviews under the same configuration, from any thread). */
+gpa_json_filter_t *gpa_review_filter(gpa_arena_t *a, const gpa_config_t *cfg);
+/*
+ * gpa_review building from the body only what `filter` keeps (gpa_review_filter for the same configuration; NULL:
+ * everything). The answer is the same either way; only out->verdict.mutated holds just the parts kept. The rest
+ * of the body is read for JSON faults and skipped, so judging costs what the object's Pods and containers hold,
+ * not what its env, volumes or managedFields hold: the webhook's way (docs/webhook.md#limits).
+ */
+void gpa_review_filtered(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook,
+                         const gpa_json_filter_t *filter, const char *body, size_t len, gpa_review_t *out);
 
 #endif

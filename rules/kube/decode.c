@@ -215,22 +215,31 @@ static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_p
     }
 }
 
-/* The GPU entries of a requests or limits map; other names (cpu, memory, ...) are not ours to read. */
+/* The GPU entries of a requests or limits map (an array of GPA_R__COUNT only when it names one: most containers'
+ * maps do not); other names (cpu, memory, ...) are not ours to read. */
 static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char *key, where_t w, int *has_map,
-                          gpa_amount_t *amounts)
+                          const gpa_amount_t **out)
 {
     gpa_value_t *map;
+    *out = gpa_amounts_none;
     if (member(d, resources, key, GPA_VOBJECT, w, &map) != 0)
         return -1;
     *has_map = map != NULL;
     if (map == NULL)
         return 0;
-    const char *map_path = concat(d->a, w.path, ".", key);
+    const char *map_path = NULL;
+    gpa_amount_t *amounts = NULL;
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
         gpa_resource_t r = gpa_resource_lookup(m->key, m->key_len);
-        if (r != GPA_R_UNKNOWN)
-            decode_amount(d, m, map_path, &amounts[r]);
+        if (r == GPA_R_UNKNOWN)
+            continue;
+        if (amounts == NULL) {
+            amounts = gpa_arena_calloc(d->a, GPA_R__COUNT, sizeof(*amounts));
+            map_path = concat(d->a, w.path, ".", key);
+            *out = amounts;
+        }
+        decode_amount(d, m, map_path, &amounts[r]);
     }
     return 0;
 }
@@ -242,8 +251,8 @@ static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t 
     c->resources = resources;
     c->resources_path = w.path;
     c->resources_pointer = w.pointer;
-    if (decode_amounts(d, resources, "requests", w, &c->has_requests, c->requests) != 0 ||
-        decode_amounts(d, resources, "limits", w, &c->has_limits, c->limits) != 0)
+    if (decode_amounts(d, resources, "requests", w, &c->has_requests, &c->requests) != 0 ||
+        decode_amounts(d, resources, "limits", w, &c->has_limits, &c->limits) != 0)
         return -1;
     return 0;
 }
@@ -251,6 +260,7 @@ static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t 
 static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int is_init, size_t index, gpa_container_t *c)
 {
     memset(c, 0, sizeof(*c));
+    c->requests = c->limits = gpa_amounts_none;
     c->is_init = is_init;
     c->index = index;
     c->path = w.path;
@@ -467,6 +477,7 @@ static int visit_resources(void *ctx, const gpa_workload_node_t *node)
     if (node->value->type != GPA_VOBJECT)
         return wrong_type(d, node->value, w.path, GPA_VOBJECT);
     gpa_container_t *c = gpa_arena_calloc(d->a, 1, sizeof(*c));
+    c->requests = c->limits = gpa_amounts_none;
     c->name = node->owner;
     c->path = w.path;
     c->pointer = w.pointer;
@@ -554,6 +565,67 @@ int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_val
         return -1;
     *out = obj;
     return 0;
+}
+
+/* ---- what decoding reads (gpa_decode_filter) ---------------------------------------------------------------------- */
+
+/* A container: its name and its resources (whose every name is read: strays, unknown resources). */
+static void filter_containers(gpa_arena_t *a, gpa_json_filter_t *spec, const char *key)
+{
+    static const char *const read[] = {"name", "resources"};
+    gpa_json_filter_keep(a, gpa_json_filter_path(a, spec, key), read, 2);
+}
+
+/* What decode_podspec reads. */
+static void filter_podspec(gpa_arena_t *a, gpa_json_filter_t *spec)
+{
+    static const char *const read[] = {"nodeSelector", "nodeName",
+                                       "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"};
+    filter_containers(a, spec, "containers");
+    filter_containers(a, spec, "initContainers");
+    gpa_json_filter_keep(a, spec, read, sizeof(read) / sizeof(read[0]));
+}
+
+/* What visit_template reads: the annotations, the spec, and whether containers stray beside it. */
+static void filter_template(gpa_arena_t *a, gpa_json_filter_t *t)
+{
+    static const char *const read[] = {"metadata.annotations"};
+    gpa_json_filter_keep(a, t, read, 1);
+    filter_podspec(a, gpa_json_filter_path(a, t, "spec"));
+    gpa_json_filter_path(a, t, "containers"); /* only whether it is there */
+}
+
+static void filter_paths(gpa_arena_t *a, gpa_json_filter_t *object, const char *const *paths,
+                         void (*add)(gpa_arena_t *, gpa_json_filter_t *))
+{
+    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
+        gpa_json_filter_t *node = gpa_json_filter_path(a, object, paths[i]);
+        if (add != NULL)
+            add(a, node);
+        else
+            gpa_json_filter_whole(node);
+    }
+}
+
+static void filter_table(gpa_arena_t *a, const gpa_workloads_t *table, gpa_json_filter_t *object)
+{
+    for (size_t i = 0; table != NULL && i < table->len; i++) {
+        const gpa_workload_t *w = &table->items[i];
+        filter_paths(a, object, w->pod_templates, filter_template);
+        filter_paths(a, object, w->pod_specs, filter_podspec);
+        filter_paths(a, object, w->resources, NULL);
+    }
+}
+
+void gpa_decode_filter(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_json_filter_t *object)
+{
+    /* What decode_metadata and gpa_decode_object_with read. */
+    static const char *const read[] = {
+        "apiVersion",           "kind",        "metadata.namespace", "metadata.name", "metadata.generateName", "metadata.labels",
+        "metadata.annotations", "status.phase"};
+    gpa_json_filter_keep(a, object, read, sizeof(read) / sizeof(read[0]));
+    filter_table(a, &gpa_workloads_builtin, object);
+    filter_table(a, extra, object);
 }
 
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)

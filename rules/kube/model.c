@@ -10,6 +10,8 @@ const char *gpa_pairs_get(const gpa_pair_t *pairs, size_t n, const char *key)
     return NULL;
 }
 
+const gpa_amount_t gpa_amounts_none[GPA_R__COUNT];
+
 const gpa_amount_t *gpa_container_amount(const gpa_container_t *c, gpa_resource_t r)
 {
     if (r >= GPA_R__COUNT)

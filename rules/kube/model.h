@@ -44,10 +44,15 @@ typedef struct st_gpa_container_t {
     int has_limits;
     const gpa_value_t *resources; /* the "resources" map as written, NULL when absent: names that are no GPU
                                      resource are read from it (gpa_gpu_strays, gpu_request.h) */
-    gpa_amount_t requests[GPA_R__COUNT];
-    gpa_amount_t limits[GPA_R__COUNT];
+    /* GPA_R__COUNT amounts each, indexed by resource; a map with no GPU name points at gpa_amounts_none (a
+     * container costs its amounts only where it has some: docs/webhook.md#limits). */
+    const gpa_amount_t *requests;
+    const gpa_amount_t *limits;
     unsigned line, column;
 } gpa_container_t;
+
+/* GPA_R__COUNT amounts none of which is present: the requests or limits of a container without GPU names. */
+extern const gpa_amount_t gpa_amounts_none[GPA_R__COUNT];
 
 /* A key/value pair of a string map (labels, annotations, nodeSelector). A nodeSelector value that is not a string
  * is kept as its text followed by " (not a string)", which no node label can equal (docs/decisions.md). */
