@@ -15,6 +15,10 @@
 
 static __thread gpa_arena_t arena;
 static __thread gpa_snapshot_t snapshot;
+/* What of a review the engine reads under snapshot.config (gpa_review_filter), built again when it changes. */
+static __thread gpa_arena_t filter_arena;
+static __thread gpa_json_filter_t *filter;
+static __thread uint64_t filter_generation;
 
 typedef struct st_inflight_t {
     int unused;
@@ -218,11 +222,16 @@ static int review(h2o_req_t *req, gpa_webhook_t hook, const webhook_handler_t *h
     }
     hold(req);
     gpa_reload_refresh(&snapshot);
+    if (filter == NULL || filter_generation != snapshot.generation) {
+        gpa_arena_clear(&filter_arena);
+        filter = gpa_review_filter(&filter_arena, snapshot.config);
+        filter_generation = snapshot.generation;
+    }
     uint64_t start = now_us();
     gpa_review_t r;
     memset(&r, 0, sizeof(r));
-    gpa_review(&arena, snapshot.config, snapshot.inventory, hook, req->entity.base != NULL ? req->entity.base : "", req->entity.len,
-               &r);
+    gpa_review_filtered(&arena, snapshot.config, snapshot.inventory, hook, filter, req->entity.base != NULL ? req->entity.base : "",
+                        req->entity.len, &r);
     if (r.http_status == 200)
         respond(req, 200, "OK", "application/json", r.body, r.len);
     else
@@ -291,5 +300,7 @@ void gpa_routes_metrics(h2o_hostconf_t *host)
 void gpa_routes_thread_dispose(void)
 {
     gpa_arena_dispose(&arena);
+    gpa_arena_dispose(&filter_arena);
+    filter = NULL;
     gpa_reload_forget(&snapshot);
 }
