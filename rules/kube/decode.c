@@ -201,8 +201,7 @@ static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_p
     amount->present = 1;
     amount->line = v->line;
     amount->column = v->column;
-    amount->path = concat(d->a, map_path, "[\"", m->key);
-    amount->path = concat(d->a, amount->path, "\"]", "");
+    amount->path = gpa_arena_printf(d->a, "%s[\"%s\"]", map_path, m->key);
     if (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) {
         gpa_quantity_t q = parse_amount(v->u.str.ptr, v->u.str.len);
         amount->text = v->u.str.ptr;

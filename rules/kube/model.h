@@ -20,13 +20,14 @@
 
 /* One GPU amount, as a request or a limit. */
 typedef struct st_gpa_amount_t {
-    int present;          /* the name appears in the map */
-    gpa_qstatus_t status; /* GPA_Q_OK, or why `value` is unusable (a value that is not a string or number: SYNTAX) */
-    gpa_qsuffix_t suffix;
+    /* Bit-fields and positions first: a container holds GPA_R__COUNT of these per GPU map (40 bytes each). */
+    unsigned present : 1;     /* the name appears in the map */
+    gpa_qstatus_t status : 8; /* GPA_Q_OK, or why `value` is unusable (a value that is not a string or number: SYNTAX) */
+    gpa_qsuffix_t suffix : 8;
+    unsigned line, column;
     int64_t value;    /* exact whole value when status == GPA_Q_OK */
     const char *text; /* the value as written ("20Gi", "4"); "" when not a string or number */
     const char *path; /* "spec.containers[0].resources.limits[\"koordinator.sh/gpu-core\"]" */
-    unsigned line, column;
 } gpa_amount_t;
 
 typedef struct st_gpa_container_t {
