@@ -151,20 +151,32 @@ class Attack(unittest.TestCase):
         return status
 
     def test_http2_only_when_asked(self):
-        for args in ((), ("--http2",)):
-            s = self.start("h2" + "".join(args).replace("-", ""), *args)
-            # Prior knowledge over TLS where ALPN agreed on http/1.1.
-            self.assert_no_http2(raw_connect(s), "webhook port %s" % (args,))
-            # Plain text on the metrics port: prior knowledge and Upgrade: h2c.
-            self.assert_no_http2(socket.create_connection(("127.0.0.1", s.metrics_port), timeout=5), "metrics port")
-            self.assertEqual(self.h2c_upgrade(s.metrics_port), 200, "h2c upgrade ignored, the request answered as HTTP/1.1")
-            self.assertEqual(self.good(s), 200)
-            ctx = tls_context(os.path.join(self.certs, "ca.crt"))
-            ctx.set_alpn_protocols(["h2", "http/1.1"])
-            sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname=SERVER_NAME)
-            self.assertEqual(sock.selected_alpn_protocol(), "h2" if args else "http/1.1")
-            sock.close()
-            self.assertEqual(s.stop(), 0)
+        s = self.start("h2")
+        # Prior knowledge over TLS where ALPN agreed on http/1.1.
+        self.assert_no_http2(raw_connect(s), "webhook port")
+        # Plain text on the metrics port: prior knowledge and Upgrade: h2c.
+        self.assert_no_http2(socket.create_connection(("127.0.0.1", s.metrics_port), timeout=5), "metrics port")
+        self.assertEqual(self.h2c_upgrade(s.metrics_port), 200, "h2c upgrade ignored, the request answered as HTTP/1.1")
+        self.assertEqual(self.good(s), 200)
+        ctx = tls_context(os.path.join(self.certs, "ca.crt"))
+        ctx.set_alpn_protocols(["h2", "http/1.1"])
+        sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname=SERVER_NAME)
+        self.assertEqual(sock.selected_alpn_protocol(), "http/1.1")
+        sock.close()
+        self.assertEqual(s.stop(), 0)
+
+    def test_http2_refused(self):
+        """h2o 2.2.5 buffers HTTP/2 stream bodies where the byte budget cannot count them (100 never-ending streams
+        on one connection reached 109 MB): `--http2` is refused at start, exit 2 with the reason logged."""
+        log = os.path.join(WORK, "h2refused.log")
+        with open(log, "w") as f:
+            rc = subprocess.run([run_e2e.GPUADMIT, "serve", "--cert", os.path.join(self.certs, "tls.crt"), "--key",
+                                 os.path.join(self.certs, "tls.key"), "--listen", "127.0.0.1:0", "--metrics-listen", "",
+                                 "--http2"], stderr=f, stdout=subprocess.DEVNULL, timeout=60).returncode
+        self.assertEqual(rc, 2)
+        lines = [json.loads(l) for l in open(log) if l.startswith("{")]
+        self.assertTrue(any(l.get("msg") == "--http2 is refused" for l in lines), lines)
+        self.assertFalse(any(l.get("msg") == "serving" for l in lines), "never listened")
 
     # ---- connection cap: half-open handshakes, slow clients ----------------------------------------------------
 
