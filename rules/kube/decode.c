@@ -214,32 +214,35 @@ static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_p
     }
 }
 
-/* The GPU entries of a requests or limits map (an array of GPA_R__COUNT only when it names one: most containers'
- * maps do not); other names (cpu, memory, ...) are not ours to read. */
-static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char *key, where_t w, int *has_map,
-                          const gpa_amount_t **out)
+/* The GPU entries of a requests or limits map, into an array of just those (at[r]: 1 + the index of r's); other
+ * names (cpu, memory, ...) are not ours to read. */
+static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char *key, where_t w, int *has_map, gpa_amount_t **out,
+                          unsigned char *at)
 {
     gpa_value_t *map;
-    *out = gpa_amounts_none;
     if (member(d, resources, key, GPA_VOBJECT, w, &map) != 0)
         return -1;
     *has_map = map != NULL;
     if (map == NULL)
         return 0;
-    const char *map_path = NULL;
-    gpa_amount_t *amounts = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < map->u.object.len; i++)
+        n += gpa_resource_lookup(map->u.object.members[i].key, map->u.object.members[i].key_len) != GPA_R_UNKNOWN;
+    if (n == 0)
+        return 0;
+    const char *map_path = concat(d->a, w.path, ".", key);
+    gpa_amount_t *amounts = gpa_arena_calloc(d->a, n, sizeof(*amounts));
+    size_t used = 0;
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
         gpa_resource_t r = gpa_resource_lookup(m->key, m->key_len);
         if (r == GPA_R_UNKNOWN)
             continue;
-        if (amounts == NULL) {
-            amounts = gpa_arena_calloc(d->a, GPA_R__COUNT, sizeof(*amounts));
-            map_path = concat(d->a, w.path, ".", key);
-            *out = amounts;
-        }
-        decode_amount(d, m, map_path, &amounts[r]);
+        if (at[r] == 0)
+            at[r] = (unsigned char)++used; /* a token written twice (no two keys are one name) keeps its slot */
+        decode_amount(d, m, map_path, &amounts[at[r] - 1]);
     }
+    *out = amounts;
     return 0;
 }
 
@@ -250,8 +253,8 @@ static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t 
     c->resources = resources;
     c->resources_path = w.path;
     c->resources_pointer = w.pointer;
-    if (decode_amounts(d, resources, "requests", w, &c->has_requests, &c->requests) != 0 ||
-        decode_amounts(d, resources, "limits", w, &c->has_limits, &c->limits) != 0)
+    if (decode_amounts(d, resources, "requests", w, &c->has_requests, &c->requests_, c->request_at_) != 0 ||
+        decode_amounts(d, resources, "limits", w, &c->has_limits, &c->limits_, c->limit_at_) != 0)
         return -1;
     return 0;
 }
@@ -259,7 +262,6 @@ static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t 
 static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int is_init, size_t index, gpa_container_t *c)
 {
     memset(c, 0, sizeof(*c));
-    c->requests = c->limits = gpa_amounts_none;
     c->is_init = is_init;
     c->index = index;
     c->path = w.path;
@@ -476,7 +478,6 @@ static int visit_resources(void *ctx, const gpa_workload_node_t *node)
     if (node->value->type != GPA_VOBJECT)
         return wrong_type(d, node->value, w.path, GPA_VOBJECT);
     gpa_container_t *c = gpa_arena_calloc(d->a, 1, sizeof(*c));
-    c->requests = c->limits = gpa_amounts_none;
     c->name = node->owner;
     c->path = w.path;
     c->pointer = w.pointer;

@@ -45,15 +45,26 @@ typedef struct st_gpa_container_t {
     int has_limits;
     const gpa_value_t *resources; /* the "resources" map as written, NULL when absent: names that are no GPU
                                      resource are read from it (gpa_gpu_strays, gpu_request.h) */
-    /* GPA_R__COUNT amounts each, indexed by resource; a map with no GPU name points at gpa_amounts_none (a
-     * container costs its amounts only where it has some: docs/webhook.md#limits). */
-    const gpa_amount_t *requests;
-    const gpa_amount_t *limits;
+    /* The GPU amounts of requests and limits, only those written (a container costs its amounts only where it
+     * has some: docs/webhook.md#limits); read them with gpa_container_request and gpa_container_limit. request_at_[r]
+     * is 1 + the index of resource r's amount in requests_, 0 when absent (a zeroed container has none). */
+    gpa_amount_t *requests_, *limits_;
+    unsigned char request_at_[GPA_R__COUNT], limit_at_[GPA_R__COUNT];
     unsigned line, column;
 } gpa_container_t;
 
-/* GPA_R__COUNT amounts none of which is present: the requests or limits of a container without GPU names. */
-extern const gpa_amount_t gpa_amounts_none[GPA_R__COUNT];
+/* An amount that is not present (what the accessors below return for a name not written). */
+extern const gpa_amount_t gpa_amount_absent;
+
+/* Resource r in c's requests (limits): its amount, or &gpa_amount_absent (never NULL). */
+static inline const gpa_amount_t *gpa_container_request(const gpa_container_t *c, gpa_resource_t r)
+{
+    return c->request_at_[r] != 0 ? &c->requests_[c->request_at_[r] - 1] : &gpa_amount_absent;
+}
+static inline const gpa_amount_t *gpa_container_limit(const gpa_container_t *c, gpa_resource_t r)
+{
+    return c->limit_at_[r] != 0 ? &c->limits_[c->limit_at_[r] - 1] : &gpa_amount_absent;
+}
 
 /* A key/value pair of a string map (labels, annotations, nodeSelector). A nodeSelector value that is not a string
  * is kept as its text followed by " (not a string)", which no node label can equal (docs/decisions.md). */

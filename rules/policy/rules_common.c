@@ -86,7 +86,8 @@ void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)
     for (int r = 0; r < GPA_R__COUNT; r++) {
         if (!enabled(ctx->cfg, (gpa_resource_t)r))
             continue;
-        const gpa_amount_t *req = &ctx->c->requests[r], *lim = &ctx->c->limits[r];
+        const gpa_amount_t *req = gpa_container_request(ctx->c, (gpa_resource_t)r),
+                           *lim = gpa_container_limit(ctx->c, (gpa_resource_t)r);
         malformed_one(ctx, (gpa_resource_t)r, req);
         /* The same bad text in request and limit is one mistake: reported once, at the request. */
         if (!(req->present && lim->present && req->status == lim->status && strcmp(req->text, lim->text) == 0))
@@ -97,7 +98,8 @@ void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)
 void gpa_rule_request_limit_mismatch(gpa_rule_ctx_t *ctx)
 {
     for (int r = 0; r < GPA_R__COUNT; r++) {
-        const gpa_amount_t *req = &ctx->c->requests[r], *lim = &ctx->c->limits[r];
+        const gpa_amount_t *req = gpa_container_request(ctx->c, (gpa_resource_t)r),
+                           *lim = gpa_container_limit(ctx->c, (gpa_resource_t)r);
         if (!enabled(ctx->cfg, (gpa_resource_t)r) || !req->present || !lim->present)
             continue;
         /* Unparsable values are malformed-quantity's; "1" and "1000m" are the same quantity. */
