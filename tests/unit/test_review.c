@@ -1,11 +1,15 @@
 /* Check tests for rules/review.c: AdmissionReview v1/v1beta1 answers, mutating vs validating, every bad input. */
 #include <check.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "admission/envelope.h"
+#include "document/docs.h"
+#include "document/emit.h"
 #include "document/patch.h"
 #include "fixture.h"
 #include "admission/review.h"
@@ -233,6 +237,94 @@ START_TEST(findings_capped_at_20)
 }
 END_TEST
 
+/* The answer to `body` with the webhook's filter is the answer without it, byte for byte, for both webhooks. */
+static size_t compared;
+
+static void same_answer_filtered(const char *body, size_t len, const char *what)
+{
+    gpa_json_filter_t *f = gpa_review_filter(&arena, cfg);
+    for (int hook = GPA_WEBHOOK_VALIDATE; hook <= GPA_WEBHOOK_MUTATE; hook++) {
+        gpa_review_t whole, filtered;
+        gpa_review(&arena, cfg, NULL, (gpa_webhook_t)hook, body, len, &whole);
+        gpa_review_filtered(&arena, cfg, NULL, (gpa_webhook_t)hook, f, body, len, &filtered);
+        ck_assert_int_eq(whole.http_status, filtered.http_status);
+        ck_assert_msg(whole.len == filtered.len && memcmp(whole.body, filtered.body, whole.len) == 0, "%s:\n%s\n%s", what,
+                      whole.body, filtered.body);
+    }
+    compared++;
+}
+
+/* Every object of `path` (a YAML or JSON file), sent as CREATE and as UPDATE of itself; a review as it is. */
+static void same_answers_for_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof(text) - 1, fp);
+    fclose(fp);
+    gpa_docs_t docs;
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    if (gpa_docs_parse(&arena, text, len, &docs, &err) != 0)
+        return;
+    for (size_t i = 0; i < docs.len; i++) {
+        gpa_buf_t obj = GPA_BUF_INIT, body = GPA_BUF_INIT;
+        gpa_value_emit_json(&obj, docs.docs[i], 0);
+        if (gpa_envelope_is_review(docs.docs[i])) {
+            same_answer_filtered(obj.base, obj.len, path);
+        } else {
+            for (int update = 0; update < 2; update++) {
+                body.len = 0;
+                gpa_buf_puts(&body,
+                             "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\","
+                             "\"namespace\":\"team-a\",\"operation\":");
+                gpa_buf_puts(&body, update ? "\"UPDATE\",\"oldObject\":" : "\"CREATE\",\"object\":");
+                gpa_buf_append(&body, obj.base, obj.len);
+                if (update) {
+                    gpa_buf_puts(&body, ",\"object\":");
+                    gpa_buf_append(&body, obj.base, obj.len);
+                }
+                gpa_buf_puts(&body, "}}");
+                same_answer_filtered(body.base, body.len, path);
+            }
+        }
+        gpa_buf_dispose(&obj);
+        gpa_buf_dispose(&body);
+    }
+}
+
+static void same_answers_under(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "%s", dir);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t n = strlen(path);
+        if (e->d_name[0] == '.')
+            continue;
+        if (e->d_type == DT_DIR)
+            same_answers_under(path);
+        else if (n > 5 && (strcmp(path + n - 5, ".yaml") == 0 || strcmp(path + n - 5, ".json") == 0))
+            same_answers_for_file(path);
+        gpa_arena_clear(&arena);
+    }
+    closedir(d);
+}
+
+/* What the webhook builds of a review (gpa_review_filter) changes no answer: every example, case and fuzz seed. */
+START_TEST(filtered_answers_are_the_same)
+{
+    static const char *const dirs[] = {"examples", "tests/cases", "tests/fuzz/seeds/review", "tests/fuzz/seeds/decode"};
+    const char *src = getenv("GPA_SOURCE_DIR");
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        char root[1024];
+        snprintf(root, sizeof(root), "%s/%s", src != NULL ? src : ".", dirs[i]);
+        same_answers_under(root);
+    }
+    ck_assert_uint_gt(compared, 100);
+}
+END_TEST
+
 START_TEST(update_and_delete)
 {
     json_t *root;
@@ -452,6 +544,7 @@ int main(void)
     tcase_add_test(tc, mutate_never_denies);
     tcase_add_test(tc, mutate_warnings_short);
     tcase_add_test(tc, findings_capped_at_20);
+    tcase_add_test(tc, filtered_answers_are_the_same);
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, request_namespace_fills_object);
     tcase_add_test(tc, request_namespace_wins_over_object);
