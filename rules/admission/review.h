@@ -3,12 +3,12 @@
  *
  * Reads admission.k8s.io/v1 and v1beta1 reviews and answers in the version asked (uid echoed). The validating
  * answer never carries a patch; the mutating one carries patch and patchType together or neither, and never
- * denies for validation reasons. Denials carry status.code 403 and a message listing every violation; an object
+ * denies for validation reasons. Denials carry status.code 403 and a message listing the violations; an object
  * (or oldObject) with a bad shape on a path gpuadmit needs is denied by both webhooks with status.code 400 and
  * "cannot read request.object.PATH: reason" (HTTP 200: the review itself is fine);
  * warnings are one line each, under 120 bytes. status.message and the warnings list show at most
- * GPA_REVIEW_MAX_FINDINGS findings each, then "and N more" (the CLI's own reports list every finding). DELETE and CONNECT are
- * admitted. Objects are checked with the request's operation (UPDATE against oldObject).
+ * GPA_REVIEW_MAX_FINDINGS findings each, then "and N more" (the CLI's own reports list every finding). DELETE and
+ * CONNECT are admitted. Objects are checked with the request's operation (UPDATE against oldObject).
  */
 #ifndef GPA_REVIEW_H
 #define GPA_REVIEW_H
