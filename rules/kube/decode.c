@@ -31,12 +31,25 @@ static char *concat(gpa_arena_t *a, const char *s1, const char *s2, const char *
     return p;
 }
 
+/* parent's path + sep + tail and parent's pointer + "/" + tail, in one arena block (every container builds some). */
+static where_t where_join(decoder_t *d, where_t parent, const char *path_sep, const char *tail)
+{
+    size_t np = strlen(parent.path), ns = strlen(path_sep), nq = strlen(parent.pointer), nt = strlen(tail);
+    char *p = gpa_arena_alloc(d->a, np + ns + nt + 1 + nq + 1 + nt + 1);
+    where_t w = {p, p + np + ns + nt + 1};
+    memcpy(p, parent.path, np);
+    memcpy(p + np, path_sep, ns);
+    memcpy(p + np + ns, tail, nt + 1);
+    char *q = p + np + ns + nt + 1;
+    memcpy(q, parent.pointer, nq);
+    q[nq] = '/';
+    memcpy(q + nq + 1, tail, nt + 1);
+    return w;
+}
+
 static where_t where_key(decoder_t *d, where_t parent, const char *key)
 {
-    where_t w;
-    w.path = concat(d->a, parent.path, parent.path[0] != '\0' ? "." : "", key);
-    w.pointer = concat(d->a, parent.pointer, "/", key); /* our keys need no escaping */
-    return w;
+    return where_join(d, parent, parent.path[0] != '\0' ? "." : "", key); /* our keys need no escaping */
 }
 
 static where_t where_index(decoder_t *d, where_t parent, size_t i)
@@ -48,10 +61,11 @@ static where_t where_index(decoder_t *d, where_t parent, size_t i)
         *--p = (char)('0' + i % 10);
     while ((i /= 10) != 0);
     *--p = '[';
-    where_t w;
-    w.path = concat(d->a, parent.path, p, "");
-    p[strlen(p) - 1] = '\0';
-    w.pointer = concat(d->a, parent.pointer, "/", p + 1);
+    where_t w = where_join(d, parent, "", p); /* the pointer's "[i]" is cut to "i" below */
+    char *index = (char *)w.pointer + strlen(parent.pointer) + 1;
+    size_t n = strlen(p) - 2;
+    memmove(index, index + 1, n);
+    index[n] = '\0';
     return w;
 }
 
@@ -195,13 +209,13 @@ static gpa_quantity_t parse_amount(const char *text, size_t len)
     return gpa_quantity_parse((const char *)s, len);
 }
 
-static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_path, gpa_amount_t *amount)
+static void decode_amount(decoder_t *d, const gpa_member_t *m, where_t w, const char *map, gpa_amount_t *amount)
 {
     const gpa_value_t *v = m->value;
     amount->present = 1;
     amount->line = v->line;
     amount->column = v->column;
-    amount->path = gpa_arena_printf(d->a, "%s[\"%s\"]", map_path, m->key);
+    amount->path = gpa_arena_printf(d->a, "%s.%s[\"%s\"]", w.path, map, m->key);
     if (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) {
         gpa_quantity_t q = parse_amount(v->u.str.ptr, v->u.str.len);
         amount->text = v->u.str.ptr;
@@ -230,7 +244,6 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
         n += gpa_resource_lookup(map->u.object.members[i].key, map->u.object.members[i].key_len) != GPA_R_UNKNOWN;
     if (n == 0)
         return 0;
-    const char *map_path = concat(d->a, w.path, ".", key);
     gpa_amount_t *amounts = gpa_arena_calloc(d->a, n, sizeof(*amounts));
     size_t used = 0;
     for (size_t i = 0; i < map->u.object.len; i++) {
@@ -240,7 +253,7 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
             continue;
         if (at[r] == 0)
             at[r] = (unsigned char)++used; /* a token written twice (no two keys are one name) keeps its slot */
-        decode_amount(d, m, map_path, &amounts[at[r] - 1]);
+        decode_amount(d, m, w, key, &amounts[at[r] - 1]);
     }
     *out = amounts;
     return 0;
