@@ -8,8 +8,8 @@ if(TARGET gpuadmit)
     COMMENT "webhook benchmark: gpuadmit vs h2o-ceiling vs go-baseline")
 endif()
 
-# bench-webhook-attack: issue 13's attacks at full size against `gpuadmit serve` with its defaults; prints peak and
-# after-attack RSS per attack (docs/webhook.md#limits). Not a test: tests/e2e/run_attack.py holds those.
+# bench-webhook-attack: issues 13 and 17's attacks at full size against `gpuadmit serve` with its defaults; prints peak
+# and after-attack RSS per attack (docs/webhook.md#limits). Not a test: tests/e2e/run_attack.py holds those.
 if(TARGET gpuadmit)
   add_custom_target(bench-webhook-attack
     COMMAND python3 -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/bench/webhook/attack.py

@@ -35,7 +35,7 @@ static const char usage_text[] =
     "                                .json files, recursively); repeatable; reloaded on change\n"
     "  --threads N                   worker threads (default: number of CPUs)\n"
     "  --tls-min-version 1.2|1.3     lowest TLS version accepted (default 1.2)\n"
-    "  --http2                       offer HTTP/2 in ALPN (default: HTTP/1.1 only, as kube-apiserver speaks)\n"
+    "  --http2                       refused (exit 2): HTTP/2 bodies escape the byte budget (kube-apiserver speaks HTTP/1.1)\n"
     "  --max-body-bytes N            request body cap, bytes; Ki/Mi suffixes allowed (default 4Mi; 413 above)\n"
     "  --request-timeout DURATION    a request must arrive, and an answer be taken, within this; idle keep-alive\n"
     "                                timeout (default 30s)\n"

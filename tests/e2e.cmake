@@ -25,10 +25,11 @@ if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
   endforeach()
   # The server under attack (tests/e2e/run_attack.py): HTTP/2 only when asked, connection cap, byte budget, EMFILE,
   # framing, NUL in strings. Memory is judged by the server's peak RSS (VmHWM), never by durations.
-  set(GPA_ATTACK_TESTS test_http2_only_when_asked test_connection_cap_counts_handshakes_and_slow_clients
+  set(GPA_ATTACK_TESTS test_http2_only_when_asked test_http2_refused test_connection_cap_counts_handshakes_and_slow_clients
       test_many_tls_record_headers_bounded test_bodies_one_byte_short_bounded test_inflight_budget_closes_the_hog
       test_emfile_pauses_accepting test_framing test_nul_in_strings
-      test_pipelined_answers_never_read_meet_the_stall_deadline)
+      test_pipelined_answers_never_read_meet_the_stall_deadline test_large_rule_breaking_review_bounded
+      test_large_rule_clean_reviews_bounded)
   find_program(GPA_PRLIMIT prlimit)
   foreach(t ${GPA_ATTACK_TESTS})
     if(NOT t STREQUAL "test_emfile_pauses_accepting" OR GPA_PRLIMIT)

@@ -45,6 +45,7 @@ struct st_job_t {
     job_link_t *link;
     h2o_multithread_receiver_t *home;
     gpa_judge_answer_cb answer;
+    gpa_judge_done_cb done;
     gpa_webhook_t hook;
     const char *body; /* borrowed from req->entity while the request lives */
     size_t len;
@@ -152,26 +153,48 @@ static job_t *take_job(void)
     return job;
 }
 
-static void judge(job_t *job, gpa_snapshot_t *snap)
+/* What of a review to build under the snapshot's configuration, built again into fa when the configuration changes. */
+static const gpa_json_filter_t *filter_for(gpa_arena_t *fa, gpa_json_filter_t **filter, uint64_t *generation,
+                                           const gpa_snapshot_t *snap)
+{
+    if (*filter == NULL || *generation != snap->generation) {
+        gpa_arena_clear(fa);
+        *filter = gpa_review_filter(fa, snap->config);
+        *generation = snap->generation;
+    }
+    return *filter;
+}
+
+typedef struct st_judge_state_t {
+    gpa_snapshot_t snap;
+    gpa_arena_t filter_arena;
+    gpa_json_filter_t *filter;
+    uint64_t generation;
+} judge_state_t;
+
+static void judge(job_t *job, judge_state_t *js)
 {
     job->deadline_ms = gpa_judge_now_ms() + pool.opts.deadline_ms;
     job->budget = gpa_alloc_budget(pool.opts.steps);
     job->budget.expired = job_expired;
     job->budget.expired_ctx = job;
-    gpa_reload_refresh(snap);
-    gpa_review_with(&job->arena, snap->config, snap->inventory, &job->budget, job->hook, job->body, job->len, &job->r);
+    gpa_reload_refresh(&js->snap);
+    const gpa_json_filter_t *filter = filter_for(&js->filter_arena, &js->filter, &js->generation, &js->snap);
+    gpa_review_with(&job->arena, js->snap.config, js->snap.inventory, &job->budget, filter, job->hook, job->body, job->len,
+                    &job->r);
 }
 
 static void *judge_main(void *arg)
 {
     (void)arg;
     size_t beat = gpa_judge_beat_new(GPA_BEAT_JUDGE);
-    gpa_snapshot_t snap = {0};
+    judge_state_t js = {0};
+    gpa_arena_init(&js.filter_arena);
     job_t *job;
     while ((job = take_job()) != NULL) {
         gpa_judge_beat(beat, gpa_judge_now_ms());
         if (!atomic_load(&job->gone))
-            judge(job, &snap);
+            judge(job, &js);
         gpa_judge_beat(beat, 0);
         pthread_mutex_lock(&pool.lock);
         job->state = DONE;
@@ -179,7 +202,8 @@ static void *judge_main(void *arg)
         pthread_mutex_unlock(&pool.lock);
         h2o_multithread_send_message(job->home, &job->super);
     }
-    gpa_reload_forget(&snap);
+    gpa_reload_forget(&js.snap);
+    gpa_arena_dispose(&js.filter_arena);
     return NULL;
 }
 
@@ -210,6 +234,8 @@ void gpa_judge_stop(void)
 static void free_job(job_t *job)
 {
     gpa_arena_dispose(&job->arena);
+    if (job->done != NULL)
+        job->done(job->len);
     free(job);
 }
 
@@ -245,7 +271,7 @@ static void on_request_gone(void *p)
 }
 
 /* Queues a review for a judge; 0, or -1 when the queue is full. */
-static int hand_over(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb answer, uint64_t start_us)
+static int hand_over(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb answer, gpa_judge_done_cb done, uint64_t start_us)
 {
     pthread_mutex_lock(&pool.lock);
     if (pool.queued >= pool.opts.queue) {
@@ -253,7 +279,8 @@ static int hand_over(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb ans
         return -1;
     }
     job_t *job = gpa_xcalloc(1, sizeof(*job));
-    *job = (job_t){.req = req, .home = &self->receiver, .answer = answer, .hook = hook, .start_us = start_us, .state = QUEUED};
+    *job = (job_t){
+        .req = req, .home = &self->receiver, .answer = answer, .done = done, .hook = hook, .start_us = start_us, .state = QUEUED};
     job->body = req->entity.base != NULL ? req->entity.base : "";
     job->len = req->entity.len;
     gpa_arena_init(&job->arena);
@@ -277,7 +304,7 @@ static int loop_expired(void *ctx)
     return gpa_judge_now_ms() >= *(uint64_t *)ctx;
 }
 
-void gpa_judge_review(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb answer)
+void gpa_judge_review(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb answer, gpa_judge_done_cb done)
 {
     int judges = pool.nthreads != 0 && self != NULL;
     uint64_t start = now_us(), end = gpa_judge_now_ms() + (judges ? pool.opts.slice_ms : pool.opts.deadline_ms);
@@ -286,17 +313,20 @@ void gpa_judge_review(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb an
     budget.expired_ctx = &end;
     gpa_judge_loop_t *jl = self != NULL ? self : &unattached;
     gpa_reload_refresh(&jl->snapshot);
+    const gpa_json_filter_t *filter = filter_for(&jl->filter_arena, &jl->filter, &jl->filter_generation, &jl->snapshot);
     gpa_review_t r;
-    gpa_review_with(&jl->arena, jl->snapshot.config, jl->snapshot.inventory, &budget, hook,
-                    req->entity.base != NULL ? req->entity.base : "", req->entity.len, &r);
+    const char *body = req->entity.base != NULL ? req->entity.base : "";
+    gpa_review_with(&jl->arena, jl->snapshot.config, jl->snapshot.inventory, &budget, filter, hook, body, req->entity.len, &r);
     if (judges && budget.spent) {
         /* The slice was not enough: judged again from the start, off the loop, with the full budget. */
         gpa_arena_clear(&jl->arena);
-        if (hand_over(req, hook, answer, start) == 0) {
+        if (hand_over(req, hook, answer, done, start) == 0) {
             gpa_metrics_judge_handoff();
         } else {
             gpa_metrics_judge_full();
             answer(req, hook, NULL, now_us() - start);
+            if (done != NULL)
+                done(req->entity.len);
         }
         return;
     }
@@ -304,6 +334,8 @@ void gpa_judge_review(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb an
         gpa_metrics_search_unproven(hook);
     answer(req, hook, &r, now_us() - start);
     gpa_arena_clear(&jl->arena);
+    if (done != NULL)
+        done(req->entity.len);
 }
 
 void gpa_judge_attach(gpa_judge_loop_t *jl, h2o_loop_t *loop)
@@ -312,6 +344,7 @@ void gpa_judge_attach(gpa_judge_loop_t *jl, h2o_loop_t *loop)
     jl->queue = h2o_multithread_create_queue(loop);
     h2o_multithread_register_receiver(jl->queue, &jl->receiver, on_answers);
     gpa_arena_init(&jl->arena);
+    gpa_arena_init(&jl->filter_arena);
     jl->beat = gpa_judge_beat_new(GPA_BEAT_LOOP);
 }
 
@@ -328,6 +361,8 @@ void gpa_judge_detach(void)
         return;
     gpa_judge_beat(jl->beat, 0); /* a worker that has ended is not stuck */
     gpa_arena_dispose(&jl->arena);
+    gpa_arena_dispose(&jl->filter_arena);
+    jl->filter = NULL;
     gpa_reload_forget(&jl->snapshot);
     /* Answers not delivered (the grace period ended first) stay with the queue, which the worker keeps. */
     if (h2o_linklist_is_empty(&jl->receiver._messages)) {

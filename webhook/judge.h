@@ -51,6 +51,9 @@ typedef struct st_gpa_judge_loop_t {
     h2o_multithread_receiver_t receiver;
     gpa_arena_t arena;
     gpa_snapshot_t snapshot;
+    gpa_arena_t filter_arena;  /* what of a review the engine reads under snapshot.config (gpa_review_filter), */
+    gpa_json_filter_t *filter; /* built again when the configuration's generation changes */
+    uint64_t filter_generation;
     size_t beat;
 } gpa_judge_loop_t;
 
@@ -66,8 +69,15 @@ void gpa_judge_detach(void);
  * returns), or NULL when every judge is busy and the queue is full (answer 503). micros: since the review began.
  */
 typedef void (*gpa_judge_answer_cb)(h2o_req_t *req, gpa_webhook_t hook, const gpa_review_t *r, uint64_t micros);
-/* Judges req's body as `hook`; `answer` is called once, before this returns or later from the loop. */
-void gpa_judge_review(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb answer);
+/*
+ * What the route does once the review's memory is given back (after its answer, or once a judge is done with a
+ * review whose request went away), with the body's length: it may release what it reserved for it. On the worker's
+ * thread.
+ */
+typedef void (*gpa_judge_done_cb)(size_t len);
+/* Judges req's body as `hook`, building only what the engine reads (gpa_review_filter); `answer` is called once,
+ * before this returns or later from the loop; then `done` (NULL: nothing to release) once. */
+void gpa_judge_review(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb answer, gpa_judge_done_cb done);
 
 /* Why the server is stuck at now_ms (CLOCK_MONOTONIC milliseconds), in buf, or NULL when it is not. */
 const char *gpa_judge_stuck(uint64_t now_ms, char *buf, size_t size);

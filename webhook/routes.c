@@ -1,5 +1,7 @@
 #include "routes.h"
 
+#include <malloc.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +15,25 @@
 #include "metrics.h"
 #include "reload.h"
 #include "admission/review.h"
+
+/*
+ * Judging a review costs memory beyond its body (the tree of what the engine reads, the model, the findings): a
+ * review above LARGE_REVIEW bytes is judged only while no other one is (a second one meanwhile gets 503 with
+ * Retry-After), and while it is judged JUDGE_FACTOR times its body is counted in gpuadmit_inflight_bytes, so the
+ * other workers shed arriving bodies and answer 503 instead of growing next to it (docs/webhook.md#limits).
+ * Afterwards its memory goes back to the system (malloc_trim: the arenas' chunks are freed into the threads' heaps).
+ */
+#define LARGE_REVIEW (1u << 20)
+#define JUDGE_FACTOR 4
+static atomic_int judging_large;
+
+/* A large review's memory is given back (gpa_judge_done_cb): its reservation and its turn end. */
+static void large_done(size_t len)
+{
+    malloc_trim(0);
+    gpa_metrics_inflight_bytes_add(-(int64_t)len * JUDGE_FACTOR);
+    atomic_store(&judging_large, 0);
+}
 
 typedef struct st_inflight_t {
     int unused;
@@ -228,8 +249,16 @@ static int review(h2o_req_t *req, gpa_webhook_t hook, const webhook_handler_t *h
         h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL, H2O_STRLIT("1"));
         return refuse_and_close(req, 503, "Service Unavailable", "too many request bytes in flight; retry\n");
     }
+    int large = req->entity.len > LARGE_REVIEW;
+    if (large && atomic_exchange(&judging_large, 1) != 0) {
+        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_RETRY_AFTER, NULL, H2O_STRLIT("1"));
+        return refuse_and_close(req, 503, "Service Unavailable", "another large review is being judged; retry\n");
+    }
+    int64_t reserved = large ? (int64_t)req->entity.len * JUDGE_FACTOR : 0;
+    gpa_metrics_inflight_bytes_add(reserved);
     hold(req);
-    gpa_judge_review(req, hook, answered); /* on this loop, or on a judge thread and answered later (judge.h) */
+    /* on this loop, or on a judge thread and answered later (judge.h) */
+    gpa_judge_review(req, hook, answered, large ? large_done : NULL);
     return 0;
 }
 

@@ -507,6 +507,14 @@ static void tune_process(void)
 
 int gpa_server_run(const gpa_server_opts_t *o)
 {
+    if (o->http2) {
+        /* h2o 2.2.5 buffers each HTTP/2 stream's body where no API reaches it (100 streams a connection, each up to
+         * the body cap): the byte budget cannot count it, so HTTP/2 is refused rather than served unbounded. */
+        gpa_log_msg(GPA_LOG_ERROR, "--http2 is refused",
+                    "HTTP/2 request bodies cannot be counted in --max-inflight-bytes with h2o 2.2.5; kube-apiserver speaks "
+                    "HTTP/1.1 to webhooks (docs/webhook.md#limits)");
+        return 2;
+    }
     signal(SIGPIPE, SIG_IGN); /* a peer that closes mid-write must not kill the server */
     tune_process();
     max_connections = o->max_connections;

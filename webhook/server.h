@@ -8,8 +8,9 @@
  * "Connection: close"), idle keep-alive connections are closed, and gpa_server_run returns 0 once nothing is in
  * flight and no client connection is left, or when the shutdown grace period ends, whichever is first.
  *
- * HTTP/2 is spoken only on the webhook port and only when asked (opts.http2: "h2" in ALPN); h2o's own upgrade
- * paths (a prior-knowledge preface, "Upgrade: h2c") are off on both ports.
+ * HTTP/2 is never spoken: opts.http2 is refused (exit 2; h2o 2.2.5 buffers HTTP/2 request bodies where the byte
+ * budget cannot count them), and h2o's own upgrade paths (a prior-knowledge preface, "Upgrade: h2c") are off on
+ * both ports.
  *
  * Judge threads (judge.h) take the reviews whose search needs more than a slice of a worker's loop; /healthz fails
  * while a worker's loop or a judge is stuck.
@@ -34,7 +35,7 @@ typedef struct st_gpa_server_opts_t {
     size_t ninventory;
     unsigned threads;              /* worker threads; 0 = number of online CPUs */
     int tls13_only;                /* --tls-min-version 1.3 */
-    int http2;                     /* offer h2 in ALPN */
+    int http2;                     /* asked for HTTP/2: refused (gpa_server_run returns 2) */
     size_t max_body;               /* request body cap in bytes (413 above) */
     uint64_t request_timeout_ms;   /* a request's headers and body must arrive within this; also the idle
                                       keep-alive timeout and the stall deadline of answers (conn.h) */
@@ -54,7 +55,7 @@ typedef struct st_gpa_server_opts_t {
 void gpa_server_opts_init(gpa_server_opts_t *opts);
 /*
  * Runs the server until SIGTERM/SIGINT. Returns 0 after a clean drain, 2 when it could not start (the reason
- * is logged: unreadable certificate, configuration or inventory, address in use, ...).
+ * is logged: unreadable certificate, configuration or inventory, address in use, --http2, ...).
  */
 int gpa_server_run(const gpa_server_opts_t *opts);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bench-webhook-attack: the attacks of issue 13 at their full size against `gpuadmit serve` (defaults), on
-loopback. Prints one row per attack: what the server refused, its peak RSS (VmHWM) and its RSS once the attack is
+"""bench-webhook-attack: the attacks of issues 13 and 17 at their full size against `gpuadmit serve` (defaults, 2
+workers as the chart runs it), on loopback. Prints one row per attack: what the server refused, its peak RSS (VmHWM) and its RSS once the attack is
 over. Figures, not a test: tests/e2e/run_attack.py holds the bounded regression tests.
 
 Usage: attack.py --gpuadmit BIN --work DIR
@@ -13,6 +13,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,6 +112,28 @@ def main():
     served = ra.read_response(keep)[0]
     finish("400 silent at 256 descriptors", s, conns + [keep],
            "%.2f s CPU in 2 s paused; open connection answered %d" % (cpu, served))
+
+    # Issue 17: judging large objects (one server each, so each peak is its own).
+    def judge(name, body, clients):
+        s = server(name, "--threads", "2")
+        results = []
+
+        def client():
+            results.append(ra.post_until_judged(s, body))
+
+        threads = [threading.Thread(target=client) for _ in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        allowed = sum(1 for a, _ in results if a["allowed"])
+        finish("%d x %s (%.1f MB)" % (clients, name, len(body) / 1e6), s, [],
+               "%d allowed, %d denied, %d tries shed" % (allowed, len(results) - allowed, sum(n for _, n in results)))
+
+    judge("rule-breaking review", ra.breaking_review(2900 * 1000), 1)
+    judge("rule-breaking review", ra.breaking_review(4100 * 1000), 1)
+    judge("rule-clean review", ra.clean_review(3800 * 1000), 4)
+    judge("review of GPU containers", ra.gpu_containers_review(3700 * 1000), 1)
 
     print("| attack | refused (cap) | reset (budget) | peak RSS | RSS after | valid request after | note |")
     print("|---|---|---|---|---|---|---|")

@@ -93,6 +93,13 @@ static int read_head(const gpa_value_t *root, const gpa_value_t **request, gpa_e
     return 0;
 }
 
+void gpa_envelope_filter(gpa_arena_t *a, gpa_json_filter_t *root)
+{
+    static const char *const read[] = {"apiVersion",        "kind",         "request.uid",       "request.operation",
+                                       "request.namespace", "request.name", "request.kind.kind", "request.dryRun"};
+    gpa_json_filter_keep(a, root, read, sizeof(read) / sizeof(read[0]));
+}
+
 int gpa_envelope_read(const gpa_value_t *root, gpa_envelope_t *out, gpa_error_t *err)
 {
     memset(out, 0, sizeof(*out));

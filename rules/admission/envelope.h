@@ -19,6 +19,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "document/json.h"
 #include "document/value.h"
 #include "policy/engine.h"
 
@@ -38,6 +39,10 @@ typedef struct st_gpa_envelope_t {
     gpa_value_t *old_object; /* request.oldObject, or NULL */
     int dry_run;             /* request.dryRun is true */
 } gpa_envelope_t;
+
+/* Adds to `root` (a review's filter, json.h) the fields gpa_envelope_read reads, request.object and
+ * request.oldObject aside (the caller says what of those to build). */
+void gpa_envelope_filter(gpa_arena_t *a, gpa_json_filter_t *root);
 
 /* Whether a document says it is an AdmissionReview (kind: AdmissionReview), whatever else it holds. */
 int gpa_envelope_is_review(const gpa_value_t *doc);

@@ -5,6 +5,7 @@
 
 #include "admission/envelope.h"
 #include "kube/decode.h"
+#include "kube/ray.h"
 #include "document/json.h"
 
 /* ---- answering --------------------------------------------------------------------------------------------------- */
@@ -55,31 +56,44 @@ static void put_status(gpa_buf_t *b, int code, const char *reason, const char *m
     gpa_buf_putc(b, '}');
 }
 
-/* status.message: every deny finding, one "container: rule: message" each, joined with "; ". */
+/* status.message: the deny findings, one "container: rule: message" each, joined with "; ", at most
+ * GPA_REVIEW_MAX_FINDINGS of them and then "and N more" (an answer stays small whatever the object holds). */
 static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
 {
     gpa_buf_t msg = GPA_BUF_INIT;
+    size_t shown = 0, more = 0;
     for (size_t i = 0; i < v->violations.len; i++) {
         if (v->violations.items[i].action != GPA_ACTION_DENY)
             continue;
-        if (msg.len != 0)
+        if (shown == GPA_REVIEW_MAX_FINDINGS) {
+            more++;
+            continue;
+        }
+        if (shown++ != 0)
             gpa_buf_append(&msg, "; ", 2);
         gpa_buf_puts(&msg, gpa_violation_line(a, &v->violations.items[i]));
     }
+    if (more != 0)
+        gpa_buf_puts(&msg, gpa_arena_printf(a, "; and %zu more", more));
     put_status(b, 403, "Forbidden", msg.base, msg.len);
     gpa_buf_dispose(&msg);
 }
 
-/* Every warning, whatever its origin (mutation, warn finding, no room now). */
-static void put_warnings(gpa_buf_t *b, const gpa_warnings_t *w)
+/* The warnings, whatever their origin (mutation, warn finding, no room now): at most GPA_REVIEW_MAX_FINDINGS, then
+ * one more saying how many were left out. */
+static void put_warnings(gpa_arena_t *a, gpa_buf_t *b, const gpa_warnings_t *w)
 {
     if (w->len == 0)
         return;
     gpa_buf_puts(b, ",\"warnings\":[");
-    for (size_t i = 0; i < w->len; i++) {
+    for (size_t i = 0; i < w->len && i < GPA_REVIEW_MAX_FINDINGS; i++) {
         if (i != 0)
             gpa_buf_putc(b, ',');
         put_string(b, w->items[i].text);
+    }
+    if (w->len > GPA_REVIEW_MAX_FINDINGS) {
+        gpa_buf_putc(b, ',');
+        put_string(b, gpa_arena_printf(a, "and %zu more", w->len - GPA_REVIEW_MAX_FINDINGS));
     }
     gpa_buf_putc(b, ']');
 }
@@ -110,7 +124,7 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req
         put_status(&b, 400, "BadRequest", unreadable, strlen(unreadable));
     else if (!out->allowed)
         put_denial(a, &b, &out->verdict);
-    put_warnings(&b, &out->verdict.warnings);
+    put_warnings(a, &b, &out->verdict.warnings);
     if (hook == GPA_WEBHOOK_MUTATE)
         put_patch(&b, &out->verdict.patch);
     gpa_buf_puts(&b, "}}");
@@ -176,21 +190,35 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
     answer(a, hook, req, NULL, out);
 }
 
+gpa_json_filter_t *gpa_review_filter(gpa_arena_t *a, const gpa_config_t *cfg)
+{
+    gpa_json_filter_t *root = gpa_json_filter_new(a);
+    gpa_envelope_filter(a, root);
+    static const char *const objects[] = {"request.object", "request.oldObject"};
+    for (size_t i = 0; i < 2; i++) {
+        gpa_json_filter_t *object = gpa_json_filter_path(a, root, objects[i]);
+        gpa_decode_filter(a, &cfg->workloads, object);
+        gpa_ray_filter(a, object); /* the ray-num-gpus rule and mutation read each group beside its template */
+    }
+    gpa_json_filter_seal(a, root);
+    return root;
+}
+
 void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
                 size_t len, gpa_review_t *out)
 {
-    gpa_review_with(a, cfg, inv, NULL, hook, body, len, out);
+    gpa_review_with(a, cfg, inv, NULL, NULL, hook, body, len, out);
 }
 
 void gpa_review_with(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
-                     gpa_webhook_t hook, const char *body, size_t len, gpa_review_t *out)
+                     const gpa_json_filter_t *filter, gpa_webhook_t hook, const char *body, size_t len, gpa_review_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->api_version = out->uid = out->operation = out->kind = out->ns = out->name = "";
     gpa_value_t *root;
     gpa_error_t err;
     gpa_error_init(&err, NULL);
-    if (body == NULL || gpa_json_parse(a, body, len, &root, &err) != 0) {
+    if (body == NULL || gpa_json_parse_filtered(a, body, len, filter, &root, &err) != 0) {
         answer_400(
             a, out,
             gpa_arena_printf(a, "not JSON: line %u column %u: %s", err.line, err.column, body == NULL ? "no body" : err.message));

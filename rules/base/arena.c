@@ -145,8 +145,37 @@ void *gpa_arena_calloc(gpa_arena_t *a, size_t n, size_t size)
     return memset(gpa_arena_alloc(a, n * size), 0, n * size);
 }
 
+/*
+ * A block larger than a chunk always has a chunk of its own (alloc_slow): growing it reallocates that chunk in
+ * place of copying it, so a vector doubling to n elements holds n, not the 2n of every size it went through.
+ * NULL when `old` is not such a block.
+ */
+static void *grow_own_chunk(gpa_arena_t *a, void *old, size_t old_bytes, size_t new_bytes)
+{
+    if (old == NULL || old_bytes <= CHUNK_SIZE || new_bytes > SIZE_MAX - sizeof(gpa_arena_chunk_t))
+        return NULL;
+    for (gpa_arena_chunk_t **link = &a->chunks_; *link != NULL; link = &(*link)->next) {
+        gpa_arena_chunk_t *c = *link;
+        if (c->data != old)
+            continue;
+        c = gpa_xrealloc(c, sizeof(*c) + new_bytes);
+        c->size = new_bytes;
+        memset(c->data + old_bytes, 0, new_bytes - old_bytes);
+        *link = c; /* never the current chunk: a block of its own sits behind it (alloc_slow) or alone */
+        if (a->chunks_ == c && a->cur_ != NULL)
+            a->cur_ = NULL, a->left_ = 0;
+        return c->data;
+    }
+    return NULL;
+}
+
 void *gpa_arena_grow(gpa_arena_t *a, void *old, size_t old_n, size_t new_n, size_t size)
 {
+    if (size != 0 && new_n > SIZE_MAX / size)
+        die("arena grow", new_n, __FILE__, __LINE__);
+    void *grown = old_n < new_n ? grow_own_chunk(a, old, old_n * size, new_n * size) : NULL;
+    if (grown != NULL)
+        return grown;
     char *p = gpa_arena_calloc(a, new_n, size);
     if (old_n != 0)
         memcpy(p, old, old_n * size);

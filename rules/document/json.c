@@ -16,6 +16,21 @@
 #include <emmintrin.h> /* x86-64 always has SSE2; elsewhere the eight-bytes-at-a-time path below serves */
 #endif
 
+typedef struct st_filter_member_t filter_member_t;
+
+struct st_gpa_json_filter_t {
+    int whole;
+    gpa_json_filter_t *any; /* `*`: every member not named below */
+    filter_member_t *members;
+};
+
+struct st_filter_member_t {
+    filter_member_t *next;
+    const char *key;
+    size_t key_len;
+    gpa_json_filter_t *node;
+};
+
 typedef struct st_jparser_t {
     gpa_arena_t *a;
     const char *p, *end;
@@ -23,8 +38,9 @@ typedef struct st_jparser_t {
     unsigned line;
     unsigned col_base; /* columns before the text's first byte on its first line (a value read out of a larger input) */
     unsigned depth;
-    int short_input; /* the fault may be the end of the text: more text might make it valid */
-    int check_only;  /* read for faults only: no tree (every node is `scratch`), strings not kept */
+    int short_input;                 /* the fault may be the end of the text: more text might make it valid */
+    int check_only;                  /* read for faults only: no tree (every node is `scratch`), strings not kept */
+    const gpa_json_filter_t *filter; /* what of the value being read to build; NULL: all of it */
     gpa_value_t scratch;
     gpa_error_t *err;
     /* Decoded strings and number literals of the whole document go to one block sized from the input (a
@@ -517,6 +533,18 @@ static int parse_array(jparser_t *j, gpa_value_t **out)
     return 0;
 }
 
+/* The node a member is read under: NULL to build it whole, `skip` to read it for faults only. */
+static const gpa_json_filter_t skip_member;
+
+static const gpa_json_filter_t *member_filter(const gpa_json_filter_t *f, const char *key, size_t len)
+{
+    const filter_member_t *m = f->members;
+    while (m != NULL && (m->key_len != len || memcmp(m->key, key, len) != 0))
+        m = m->next;
+    const gpa_json_filter_t *node = m != NULL ? m->node : f->any;
+    return node == NULL ? &skip_member : node->whole ? NULL : node;
+}
+
 static int parse_member(jparser_t *j)
 {
     if (j->p >= j->end || *j->p != '"')
@@ -530,11 +558,21 @@ static int parse_member(jparser_t *j)
         return fail_at(j, j->p, "expected ':' after object key");
     j->p++;
     skip_ws(j);
+    const gpa_json_filter_t *outer = j->filter, *inner = outer != NULL && !j->check_only ? member_filter(outer, key, keylen) : NULL;
     gpa_value_t *value;
-    if (parse_value(j, &value) != 0)
-        return -1;
-    if (j->check_only)
-        return 0;
+    int rc;
+    if (inner == &skip_member) {
+        j->sbuf = (char *)key; /* the key was the last string kept: give its bytes back */
+        j->check_only = 1;
+        rc = parse_value(j, &value);
+        j->check_only = 0;
+        return rc;
+    }
+    j->filter = inner;
+    rc = parse_value(j, &value);
+    j->filter = outer;
+    if (rc != 0 || j->check_only)
+        return rc;
     gpa_member_t *m = push_member(j);
     m->key = key;
     m->key_len = keylen;
@@ -620,14 +658,21 @@ static int parse_value(jparser_t *j, gpa_value_t **out)
 }
 
 /* Sets up j over text[0..len) (from `at` when given), runs `body`, frees the scratch stacks. */
-static int run(gpa_arena_t *a, const char *text, size_t len, const gpa_json_pos_t *at, int check_only, gpa_error_t *err,
-               int (*body)(jparser_t *j, void *arg), void *arg, jparser_t *out)
+static int run(gpa_arena_t *a, const char *text, size_t len, const gpa_json_pos_t *at, int check_only,
+               const gpa_json_filter_t *filter, gpa_error_t *err, int (*body)(jparser_t *j, void *arg), void *arg, jparser_t *out)
 {
     gpa_value_t *stack_items[64];
     gpa_member_t stack_members[64];
     if (text == NULL)
         text = "", len = 0;
-    jparser_t j = {.a = a, .p = text, .end = text + len, .line_start = text, .line = 1, .err = err, .check_only = check_only};
+    jparser_t j = {.a = a,
+                   .p = text,
+                   .end = text + len,
+                   .line_start = text,
+                   .line = 1,
+                   .err = err,
+                   .check_only = check_only,
+                   .filter = filter};
     if (at != NULL) {
         j.line = at->line;
         j.col_base = at->column > 0 ? at->column - 1 : 0;
@@ -666,8 +711,80 @@ static int whole_text(jparser_t *j, void *arg)
 
 int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err)
 {
+    return gpa_json_parse_filtered(a, text, len, NULL, out, err);
+}
+
+int gpa_json_parse_filtered(gpa_arena_t *a, const char *text, size_t len, const gpa_json_filter_t *filter, gpa_value_t **out,
+                            gpa_error_t *err)
+{
     jparser_t j;
-    return run(a, text, len, NULL, 0, err, whole_text, out, &j);
+    return run(a, text, len, NULL, 0, filter != NULL && filter->whole ? NULL : filter, err, whole_text, out, &j);
+}
+
+/* ---- filters ---------------------------------------------------------------------------------------------------- */
+
+gpa_json_filter_t *gpa_json_filter_new(gpa_arena_t *a)
+{
+    return gpa_arena_calloc(a, 1, sizeof(gpa_json_filter_t));
+}
+
+/* The node for one step (`key`, `key[*]` or `*`: s[0..n)) under f, made when missing. */
+static gpa_json_filter_t *filter_step(gpa_arena_t *a, gpa_json_filter_t *f, const char *s, size_t n)
+{
+    if (n >= 3 && memcmp(s + n - 3, "[*]", 3) == 0)
+        n -= 3;
+    if (n == 1 && s[0] == '*')
+        return f->any != NULL ? f->any : (f->any = gpa_json_filter_new(a));
+    for (filter_member_t *m = f->members; m != NULL; m = m->next)
+        if (m->key_len == n && memcmp(m->key, s, n) == 0)
+            return m->node;
+    filter_member_t *m = gpa_arena_alloc(a, sizeof(*m));
+    *m = (filter_member_t){f->members, gpa_arena_strndup(a, s, n), n, gpa_json_filter_new(a)};
+    f->members = m;
+    return m->node;
+}
+
+gpa_json_filter_t *gpa_json_filter_path(gpa_arena_t *a, gpa_json_filter_t *f, const char *path)
+{
+    while (*path != '\0') {
+        const char *dot = strchr(path, '.');
+        size_t n = dot != NULL ? (size_t)(dot - path) : strlen(path);
+        f = filter_step(a, f, path, n);
+        path += dot != NULL ? n + 1 : n;
+    }
+    return f;
+}
+
+void gpa_json_filter_whole(gpa_json_filter_t *f)
+{
+    f->whole = 1;
+}
+
+/* Adds everything src keeps to dst. */
+static void filter_merge(gpa_arena_t *a, gpa_json_filter_t *dst, const gpa_json_filter_t *src)
+{
+    dst->whole |= src->whole;
+    for (const filter_member_t *m = src->members; m != NULL; m = m->next)
+        filter_merge(a, filter_step(a, dst, m->key, m->key_len), m->node);
+    if (src->any != NULL)
+        filter_merge(a, dst->any != NULL ? dst->any : (dst->any = gpa_json_filter_new(a)), src->any);
+}
+
+void gpa_json_filter_seal(gpa_arena_t *a, gpa_json_filter_t *f)
+{
+    if (f->any != NULL) {
+        for (filter_member_t *m = f->members; m != NULL; m = m->next)
+            filter_merge(a, m->node, f->any);
+        gpa_json_filter_seal(a, f->any);
+    }
+    for (filter_member_t *m = f->members; m != NULL; m = m->next)
+        gpa_json_filter_seal(a, m->node);
+}
+
+void gpa_json_filter_keep(gpa_arena_t *a, gpa_json_filter_t *f, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        gpa_json_filter_whole(gpa_json_filter_path(a, f, paths[i]));
 }
 
 static int one_value(jparser_t *j, void *arg)
@@ -680,7 +797,7 @@ int gpa_json_parse_value(gpa_arena_t *a, const char *text, size_t len, gpa_json_
 {
     jparser_t j;
     gpa_value_t *unused;
-    int ret = run(a, text, len, at, out == NULL, err, one_value, out != NULL ? out : &unused, &j);
+    int ret = run(a, text, len, at, out == NULL, NULL, err, one_value, out != NULL ? out : &unused, &j);
     *short_input = ret != 0 && j.short_input;
     if (ret == 0) {
         at->column = column_of(&j, j.p);

@@ -16,6 +16,44 @@
  */
 int gpa_json_parse(gpa_arena_t *a, const char *text, size_t len, gpa_value_t **out, gpa_error_t *err);
 
+/*
+ * What of a JSON text to build (gpa_json_parse_filtered): a tree of member names, for readers that need a few
+ * paths of a large document. A value under a filter node is built as follows: an object keeps only the members
+ * the node names (or, with `*`, every member), each read under that member's node; an array keeps every item,
+ * each read under the same node (lists are transparent: `containers[*].name` and `containers.name` are one path);
+ * a scalar is kept as it is. A node marked whole keeps its value whole. Members not kept are still read for faults
+ * (the same faults, found the same way) but nothing of them is built: no nodes, no strings.
+ *
+ * Ownership: nodes live in the arena they were made in; a filter is only read by the parser, so one filter may
+ * serve any number of parses (and threads) once built.
+ */
+typedef struct st_gpa_json_filter_t gpa_json_filter_t;
+
+/* A filter node that keeps its value and none of its members. */
+gpa_json_filter_t *gpa_json_filter_new(gpa_arena_t *a);
+/*
+ * The node under f that `path` names, made (and kept by f) when missing: steps joined by dots, each a member name,
+ * a member name followed by `[*]` (the same as the name alone), or `*` (every member); "" names f itself.
+ */
+gpa_json_filter_t *gpa_json_filter_path(gpa_arena_t *a, gpa_json_filter_t *f, const char *path);
+/* Keeps the node's value whole (everything below it). */
+void gpa_json_filter_whole(gpa_json_filter_t *f);
+/* Keeps f's paths whole (each a path as in gpa_json_filter_path). */
+void gpa_json_filter_keep(gpa_arena_t *a, gpa_json_filter_t *f, const char *const *paths, size_t n);
+
+/*
+ * Makes a member that is both named and covered by `*` keep what either keeps (a member is read under one node):
+ * call once, after the last path is added and before the filter is used.
+ */
+void gpa_json_filter_seal(gpa_arena_t *a, gpa_json_filter_t *f);
+
+/*
+ * gpa_json_parse, building only what `filter` (sealed) keeps (NULL: everything). The text is checked whole: a fault in a
+ * part not built fails the parse as it would without the filter, with the same line, column and message.
+ */
+int gpa_json_parse_filtered(gpa_arena_t *a, const char *text, size_t len, const gpa_json_filter_t *filter, gpa_value_t **out,
+                            gpa_error_t *err);
+
 /* Where a text starts inside a larger input, and how deep: positions and the depth limit count from there. */
 typedef struct st_gpa_json_pos_t {
     unsigned line, column; /* 1-based */

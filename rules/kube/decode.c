@@ -31,12 +31,25 @@ static char *concat(gpa_arena_t *a, const char *s1, const char *s2, const char *
     return p;
 }
 
+/* parent's path + sep + tail and parent's pointer + "/" + tail, in one arena block (every container builds some). */
+static where_t where_join(decoder_t *d, where_t parent, const char *path_sep, const char *tail)
+{
+    size_t np = strlen(parent.path), ns = strlen(path_sep), nq = strlen(parent.pointer), nt = strlen(tail);
+    char *p = gpa_arena_alloc(d->a, np + ns + nt + 1 + nq + 1 + nt + 1);
+    where_t w = {p, p + np + ns + nt + 1};
+    memcpy(p, parent.path, np);
+    memcpy(p + np, path_sep, ns);
+    memcpy(p + np + ns, tail, nt + 1);
+    char *q = p + np + ns + nt + 1;
+    memcpy(q, parent.pointer, nq);
+    q[nq] = '/';
+    memcpy(q + nq + 1, tail, nt + 1);
+    return w;
+}
+
 static where_t where_key(decoder_t *d, where_t parent, const char *key)
 {
-    where_t w;
-    w.path = concat(d->a, parent.path, parent.path[0] != '\0' ? "." : "", key);
-    w.pointer = concat(d->a, parent.pointer, "/", key); /* our keys need no escaping */
-    return w;
+    return where_join(d, parent, parent.path[0] != '\0' ? "." : "", key); /* our keys need no escaping */
 }
 
 static where_t where_index(decoder_t *d, where_t parent, size_t i)
@@ -48,10 +61,11 @@ static where_t where_index(decoder_t *d, where_t parent, size_t i)
         *--p = (char)('0' + i % 10);
     while ((i /= 10) != 0);
     *--p = '[';
-    where_t w;
-    w.path = concat(d->a, parent.path, p, "");
-    p[strlen(p) - 1] = '\0';
-    w.pointer = concat(d->a, parent.pointer, "/", p + 1);
+    where_t w = where_join(d, parent, "", p); /* the pointer's "[i]" is cut to "i" below */
+    char *index = (char *)w.pointer + strlen(parent.pointer) + 1;
+    size_t n = strlen(p) - 2;
+    memmove(index, index + 1, n);
+    index[n] = '\0';
     return w;
 }
 
@@ -195,14 +209,13 @@ static gpa_quantity_t parse_amount(const char *text, size_t len)
     return gpa_quantity_parse((const char *)s, len);
 }
 
-static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_path, gpa_amount_t *amount)
+static void decode_amount(decoder_t *d, const gpa_member_t *m, where_t w, const char *map, gpa_amount_t *amount)
 {
     const gpa_value_t *v = m->value;
     amount->present = 1;
     amount->line = v->line;
     amount->column = v->column;
-    amount->path = concat(d->a, map_path, "[\"", m->key);
-    amount->path = concat(d->a, amount->path, "\"]", "");
+    amount->path = gpa_arena_printf(d->a, "%s.%s[\"%s\"]", w.path, map, m->key);
     if (v->type == GPA_VSTRING || v->type == GPA_VNUMBER) {
         gpa_quantity_t q = parse_amount(v->u.str.ptr, v->u.str.len);
         amount->text = v->u.str.ptr;
@@ -215,9 +228,10 @@ static void decode_amount(decoder_t *d, const gpa_member_t *m, const char *map_p
     }
 }
 
-/* The GPU entries of a requests or limits map; other names (cpu, memory, ...) are not ours to read. */
-static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char *key, where_t w, int *has_map,
-                          gpa_amount_t *amounts)
+/* The GPU entries of a requests or limits map, into an array of just those (at[r]: 1 + the index of r's); other
+ * names (cpu, memory, ...) are not ours to read. */
+static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char *key, where_t w, int *has_map, gpa_amount_t **out,
+                          unsigned char *at)
 {
     gpa_value_t *map;
     if (member(d, resources, key, GPA_VOBJECT, w, &map) != 0)
@@ -225,13 +239,23 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
     *has_map = map != NULL;
     if (map == NULL)
         return 0;
-    const char *map_path = concat(d->a, w.path, ".", key);
+    size_t n = 0;
+    for (size_t i = 0; i < map->u.object.len; i++)
+        n += gpa_resource_lookup(map->u.object.members[i].key, map->u.object.members[i].key_len) != GPA_R_UNKNOWN;
+    if (n == 0)
+        return 0;
+    gpa_amount_t *amounts = gpa_arena_calloc(d->a, n, sizeof(*amounts));
+    size_t used = 0;
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
         gpa_resource_t r = gpa_resource_lookup(m->key, m->key_len);
-        if (r != GPA_R_UNKNOWN)
-            decode_amount(d, m, map_path, &amounts[r]);
+        if (r == GPA_R_UNKNOWN)
+            continue;
+        if (at[r] == 0)
+            at[r] = (unsigned char)++used; /* a token written twice (no two keys are one name) keeps its slot */
+        decode_amount(d, m, w, key, &amounts[at[r] - 1]);
     }
+    *out = amounts;
     return 0;
 }
 
@@ -242,8 +266,8 @@ static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t 
     c->resources = resources;
     c->resources_path = w.path;
     c->resources_pointer = w.pointer;
-    if (decode_amounts(d, resources, "requests", w, &c->has_requests, c->requests) != 0 ||
-        decode_amounts(d, resources, "limits", w, &c->has_limits, c->limits) != 0)
+    if (decode_amounts(d, resources, "requests", w, &c->has_requests, &c->requests_, c->request_at_) != 0 ||
+        decode_amounts(d, resources, "limits", w, &c->has_limits, &c->limits_, c->limit_at_) != 0)
         return -1;
     return 0;
 }
@@ -554,6 +578,67 @@ int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_val
         return -1;
     *out = obj;
     return 0;
+}
+
+/* ---- what decoding reads (gpa_decode_filter) ---------------------------------------------------------------------- */
+
+/* A container: its name and its resources (whose every name is read: strays, unknown resources). */
+static void filter_containers(gpa_arena_t *a, gpa_json_filter_t *spec, const char *key)
+{
+    static const char *const read[] = {"name", "resources"};
+    gpa_json_filter_keep(a, gpa_json_filter_path(a, spec, key), read, 2);
+}
+
+/* What decode_podspec reads. */
+static void filter_podspec(gpa_arena_t *a, gpa_json_filter_t *spec)
+{
+    static const char *const read[] = {"nodeSelector", "nodeName",
+                                       "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"};
+    filter_containers(a, spec, "containers");
+    filter_containers(a, spec, "initContainers");
+    gpa_json_filter_keep(a, spec, read, sizeof(read) / sizeof(read[0]));
+}
+
+/* What visit_template reads: the annotations, the spec, and whether containers stray beside it. */
+static void filter_template(gpa_arena_t *a, gpa_json_filter_t *t)
+{
+    static const char *const read[] = {"metadata.annotations"};
+    gpa_json_filter_keep(a, t, read, 1);
+    filter_podspec(a, gpa_json_filter_path(a, t, "spec"));
+    gpa_json_filter_path(a, t, "containers"); /* only whether it is there */
+}
+
+static void filter_paths(gpa_arena_t *a, gpa_json_filter_t *object, const char *const *paths,
+                         void (*add)(gpa_arena_t *, gpa_json_filter_t *))
+{
+    for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
+        gpa_json_filter_t *node = gpa_json_filter_path(a, object, paths[i]);
+        if (add != NULL)
+            add(a, node);
+        else
+            gpa_json_filter_whole(node);
+    }
+}
+
+static void filter_table(gpa_arena_t *a, const gpa_workloads_t *table, gpa_json_filter_t *object)
+{
+    for (size_t i = 0; table != NULL && i < table->len; i++) {
+        const gpa_workload_t *w = &table->items[i];
+        filter_paths(a, object, w->pod_templates, filter_template);
+        filter_paths(a, object, w->pod_specs, filter_podspec);
+        filter_paths(a, object, w->resources, NULL);
+    }
+}
+
+void gpa_decode_filter(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_json_filter_t *object)
+{
+    /* What decode_metadata and gpa_decode_object_with read. */
+    static const char *const read[] = {
+        "apiVersion",           "kind",        "metadata.namespace", "metadata.name", "metadata.generateName", "metadata.labels",
+        "metadata.annotations", "status.phase"};
+    gpa_json_filter_keep(a, object, read, sizeof(read) / sizeof(read[0]));
+    filter_table(a, &gpa_workloads_builtin, object);
+    filter_table(a, extra, object);
 }
 
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)

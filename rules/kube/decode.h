@@ -20,6 +20,7 @@
 #ifndef GPA_DECODE_H
 #define GPA_DECODE_H
 
+#include "document/json.h"
 #include "kube/model.h"
 #include "kube/workloads.h"
 
@@ -38,6 +39,14 @@ int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_v
 /* Names an error found inside `where` (a path: "items[3]", "request.object"): err->path becomes
  * "where.path" ("where" alone for an error at the node itself). Left as is when it would not fit. */
 void gpa_decode_error_within(gpa_error_t *err, const char *where);
+/*
+ * Adds to `object` (the filter node of an object that will be decoded with `extra`, borrowed for the call) every
+ * path decoding reads in any kind of the table: what it names, where it says what (who the object is, its Pod
+ * templates, Pod specs and ResourceRequirements, and in those only the fields the rules read). An object parsed
+ * with that filter decodes exactly as the whole object does (same model, same errors at the same paths): the
+ * webhook builds nothing of a review's env, volumes, managedFields and the like (docs/webhook.md#limits).
+ */
+void gpa_decode_filter(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_json_filter_t *object);
 /* The same with the built-in table alone (inventories, tests). */
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
 int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);

@@ -33,7 +33,7 @@ int gpa_gpu_sound(unsigned dialects, const gpa_container_t *c, gpa_dialect_t d)
     for (int r = 0; r < GPA_R__COUNT; r++) {
         if (gpa_resource_dialect((gpa_resource_t)r) != d || (dialects & (unsigned)d) == 0)
             continue;
-        const gpa_amount_t *req = &c->requests[r], *lim = &c->limits[r];
+        const gpa_amount_t *req = gpa_container_request(c, (gpa_resource_t)r), *lim = gpa_container_limit(c, (gpa_resource_t)r);
         if ((req->present && (req->status != GPA_Q_OK || req->value < 0)) ||
             (lim->present && (lim->status != GPA_Q_OK || lim->value < 0)))
             return 0;
@@ -110,7 +110,7 @@ static unsigned present_dialects(unsigned dialects, const gpa_container_t *c)
 {
     unsigned d = 0;
     for (int r = 0; r < GPA_R__COUNT; r++)
-        if (c->requests[r].present || c->limits[r].present)
+        if (gpa_container_request(c, (gpa_resource_t)r)->present || gpa_container_limit(c, (gpa_resource_t)r)->present)
             d |= (unsigned)gpa_resource_dialect((gpa_resource_t)r);
     for (int limits = 0; limits < 2; limits++) {
         const gpa_value_t *map = resource_map(c, limits);

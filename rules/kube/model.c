@@ -10,14 +10,16 @@ const char *gpa_pairs_get(const gpa_pair_t *pairs, size_t n, const char *key)
     return NULL;
 }
 
+const gpa_amount_t gpa_amount_absent;
+
 const gpa_amount_t *gpa_container_amount(const gpa_container_t *c, gpa_resource_t r)
 {
     if (r >= GPA_R__COUNT)
         return NULL;
-    if (c->requests[r].present)
-        return &c->requests[r];
-    if (c->limits[r].present)
-        return &c->limits[r];
+    if (c->request_at_[r] != 0)
+        return gpa_container_request(c, r);
+    if (c->limit_at_[r] != 0)
+        return gpa_container_limit(c, r);
     return NULL;
 }
 

@@ -20,13 +20,14 @@
 
 /* One GPU amount, as a request or a limit. */
 typedef struct st_gpa_amount_t {
-    int present;          /* the name appears in the map */
-    gpa_qstatus_t status; /* GPA_Q_OK, or why `value` is unusable (a value that is not a string or number: SYNTAX) */
-    gpa_qsuffix_t suffix;
+    /* Bit-fields and positions first: a container holds GPA_R__COUNT of these per GPU map (40 bytes each). */
+    unsigned present : 1;     /* the name appears in the map */
+    gpa_qstatus_t status : 8; /* GPA_Q_OK, or why `value` is unusable (a value that is not a string or number: SYNTAX) */
+    gpa_qsuffix_t suffix : 8;
+    unsigned line, column;
     int64_t value;    /* exact whole value when status == GPA_Q_OK */
     const char *text; /* the value as written ("20Gi", "4"); "" when not a string or number */
     const char *path; /* "spec.containers[0].resources.limits[\"koordinator.sh/gpu-core\"]" */
-    unsigned line, column;
 } gpa_amount_t;
 
 typedef struct st_gpa_container_t {
@@ -44,10 +45,26 @@ typedef struct st_gpa_container_t {
     int has_limits;
     const gpa_value_t *resources; /* the "resources" map as written, NULL when absent: names that are no GPU
                                      resource are read from it (gpa_gpu_strays, gpu_request.h) */
-    gpa_amount_t requests[GPA_R__COUNT];
-    gpa_amount_t limits[GPA_R__COUNT];
+    /* The GPU amounts of requests and limits, only those written (a container costs its amounts only where it
+     * has some: docs/webhook.md#limits); read them with gpa_container_request and gpa_container_limit. request_at_[r]
+     * is 1 + the index of resource r's amount in requests_, 0 when absent (a zeroed container has none). */
+    gpa_amount_t *requests_, *limits_;
+    unsigned char request_at_[GPA_R__COUNT], limit_at_[GPA_R__COUNT];
     unsigned line, column;
 } gpa_container_t;
+
+/* An amount that is not present (what the accessors below return for a name not written). */
+extern const gpa_amount_t gpa_amount_absent;
+
+/* Resource r in c's requests (limits): its amount, or &gpa_amount_absent (never NULL). */
+static inline const gpa_amount_t *gpa_container_request(const gpa_container_t *c, gpa_resource_t r)
+{
+    return c->request_at_[r] != 0 ? &c->requests_[c->request_at_[r] - 1] : &gpa_amount_absent;
+}
+static inline const gpa_amount_t *gpa_container_limit(const gpa_container_t *c, gpa_resource_t r)
+{
+    return c->limit_at_[r] != 0 ? &c->limits_[c->limit_at_[r] - 1] : &gpa_amount_absent;
+}
 
 /* A key/value pair of a string map (labels, annotations, nodeSelector). A nodeSelector value that is not a string
  * is kept as its text followed by " (not a string)", which no node label can equal (docs/decisions.md). */

@@ -24,6 +24,18 @@ static const char *cluster_spec_pointer(const gpa_object_t *obj)
     return NULL;
 }
 
+void gpa_ray_filter(gpa_arena_t *a, gpa_json_filter_t *object)
+{
+    static const char *const clusters[] = {"spec", "spec.rayClusterSpec", "spec.rayClusterConfig"};
+    static const char *const groups[] = {"headGroupSpec", "workerGroupSpecs[*]"};
+    static const char *const read[] = {"groupName", "rayStartParams", "resources"};
+    for (size_t c = 0; c < sizeof(clusters) / sizeof(clusters[0]); c++)
+        for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+            gpa_json_filter_t *group = gpa_json_filter_path(a, object, gpa_arena_printf(a, "%s.%s", clusters[c], groups[g]));
+            gpa_json_filter_keep(a, group, read, sizeof(read) / sizeof(read[0]));
+        }
+}
+
 static int has_prefix(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;

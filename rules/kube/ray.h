@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "base/arena.h"
+#include "document/json.h"
 #include "kube/gpu_request.h"
 #include "kube/model.h"
 
@@ -36,6 +37,9 @@ typedef struct st_gpa_ray_group_t {
 
 /* 1 with *out set when `pod` is the template of a group of a KubeRay object `obj`; 0 otherwise. */
 int gpa_ray_group(gpa_arena_t *a, const gpa_object_t *obj, const gpa_podspec_t *pod, gpa_ray_group_t *out);
+/* What gpa_ray_group reads of an object beside its Pod templates (each group's groupName, rayStartParams and
+ * resources), added to a decode filter (document/json.h; gpa_decode_filter keeps the templates). */
+void gpa_ray_filter(gpa_arena_t *a, gpa_json_filter_t *object);
 
 typedef enum en_gpa_ray_source_t {
     GPA_RAY_COUNT_NONE,  /* KubeRay passes no count: Ray advertises 0 GPUs (it sees no device of its own) */

@@ -227,8 +227,13 @@ static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
     const gpa_container_t *c = ctx->c;
     const char *resources = c->resources_pointer;
     if (c->has_resources) {
-        emit_map(ctx->a, patch, resources, "requests", c->has_requests, ctx->req, c->requests);
-        emit_map(ctx->a, patch, resources, "limits", c->has_limits, ctx->lim, c->limits);
+        gpa_amount_t req[GPA_R__COUNT], lim[GPA_R__COUNT]; /* as written, indexed by resource */
+        for (int r = 0; r < GPA_R__COUNT; r++) {
+            req[r] = *gpa_container_request(c, (gpa_resource_t)r);
+            lim[r] = *gpa_container_limit(c, (gpa_resource_t)r);
+        }
+        emit_map(ctx->a, patch, resources, "requests", c->has_requests, ctx->req, req);
+        emit_map(ctx->a, patch, resources, "limits", c->has_limits, ctx->lim, lim);
         return;
     }
     /* No resources map at all: add it whole (a container with no resources has nothing to mutate today, but
@@ -250,8 +255,8 @@ static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
     gpa_warnings_t planned_warnings = {0};
     gpa_mutate_ctx_t ctx = {.a = a, .cfg = cfg, .c = c, .warnings = &planned_warnings};
     for (int r = 0; r < GPA_R__COUNT; r++) {
-        plan_from(&c->requests[r], &ctx.req[r]);
-        plan_from(&c->limits[r], &ctx.lim[r]);
+        plan_from(gpa_container_request(c, (gpa_resource_t)r), &ctx.req[r]);
+        plan_from(gpa_container_limit(c, (gpa_resource_t)r), &ctx.lim[r]);
     }
     unsigned planned = 0;
     for (size_t i = 0; i < gpa_nmutations; i++) {

@@ -58,15 +58,20 @@ static void amount_set(gpa_amount_t *am, const char *text, const gpa_quantity_gu
  */
 static int accepted(gpa_rule_ctx_t *ctx, gpa_resource_t r, const char *text, const gpa_quantity_guess_t *g)
 {
-    gpa_container_t fixed = *ctx->c;
+    gpa_container_t fixed = *ctx->c; /* with every amount in place (the model keeps only those written) */
+    fixed.requests_ = gpa_arena_calloc(ctx->a, GPA_R__COUNT, sizeof(*fixed.requests_));
+    fixed.limits_ = gpa_arena_calloc(ctx->a, GPA_R__COUNT, sizeof(*fixed.limits_));
     for (int q = 0; q < GPA_R__COUNT; q++) {
-        if (fixed.requests[q].present && fixed.requests[q].status != GPA_Q_OK && q != (int)r)
-            fixed.requests[q].present = 0;
-        if (fixed.limits[q].present && fixed.limits[q].status != GPA_Q_OK && q != (int)r)
-            fixed.limits[q].present = 0;
+        fixed.requests_[q] = *gpa_container_request(ctx->c, (gpa_resource_t)q);
+        fixed.limits_[q] = *gpa_container_limit(ctx->c, (gpa_resource_t)q);
+        fixed.request_at_[q] = fixed.limit_at_[q] = (unsigned char)(q + 1);
+        if (fixed.requests_[q].present && fixed.requests_[q].status != GPA_Q_OK && q != (int)r)
+            fixed.requests_[q].present = 0;
+        if (fixed.limits_[q].present && fixed.limits_[q].status != GPA_Q_OK && q != (int)r)
+            fixed.limits_[q].present = 0;
     }
-    amount_set(&fixed.requests[r], text, g);
-    amount_set(&fixed.limits[r], text, g);
+    amount_set(&fixed.requests_[r], text, g);
+    amount_set(&fixed.limits_[r], text, g);
     gpa_violations_t found = {0};
     gpa_validate_container_facts(ctx->a, ctx->cfg, ctx->pod, ctx->facts, &fixed, &found);
     const char *name = gpa_resource_name(r);
@@ -136,7 +141,8 @@ void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)
     for (int r = 0; r < GPA_R__COUNT; r++) {
         if (!enabled(ctx->cfg, (gpa_resource_t)r))
             continue;
-        const gpa_amount_t *req = &ctx->c->requests[r], *lim = &ctx->c->limits[r];
+        const gpa_amount_t *req = gpa_container_request(ctx->c, (gpa_resource_t)r),
+                           *lim = gpa_container_limit(ctx->c, (gpa_resource_t)r);
         malformed_one(ctx, (gpa_resource_t)r, req);
         /* The same bad text in request and limit is one mistake: reported once, at the request. */
         if (!(req->present && lim->present && req->status == lim->status && strcmp(req->text, lim->text) == 0))
@@ -147,7 +153,8 @@ void gpa_rule_malformed_quantity(gpa_rule_ctx_t *ctx)
 void gpa_rule_request_limit_mismatch(gpa_rule_ctx_t *ctx)
 {
     for (int r = 0; r < GPA_R__COUNT; r++) {
-        const gpa_amount_t *req = &ctx->c->requests[r], *lim = &ctx->c->limits[r];
+        const gpa_amount_t *req = gpa_container_request(ctx->c, (gpa_resource_t)r),
+                           *lim = gpa_container_limit(ctx->c, (gpa_resource_t)r);
         if (!enabled(ctx->cfg, (gpa_resource_t)r) || !req->present || !lim->present)
             continue;
         /* Unparsable values are malformed-quantity's; "1" and "1000m" are the same quantity. */

@@ -444,7 +444,9 @@ class Webhook(unittest.TestCase):
             res = json.loads(answer)["response"]
             if hook == "/validate":
                 self.assertFalse(res["allowed"])
-                self.assertEqual(res["status"]["message"].count("shared-required"), n)
+                # every container's finding, 20 of them spelled out (docs/webhook.md#limits)
+                self.assertEqual(res["status"]["message"].count("shared-required"), 20)
+                self.assertTrue(res["status"]["message"].endswith("; and %d more" % (n - 20)), res["status"]["message"][-200:])
             else:
                 self.assertTrue(res["allowed"])
                 ops = json.loads(base64.b64decode(res["patch"]))
@@ -458,9 +460,13 @@ class Webhook(unittest.TestCase):
         s = self.start("noread", "--request-timeout", "1s", "--shutdown-grace", "20s")
         fds = lambda: len(os.listdir("/proc/%d/fd" % s.proc.pid))
         before = fds()
-        # An answer (~6 MB of patch) larger than the socket buffers can park.
-        big = pod("big", [("c%d" % i, {"requests": {"koordinator.sh/gpu-memory-ratio": "50"}}) for i in range(16000)])
-        body = json.dumps(review(big)).encode()
+        # An answer (~4 MB of patch) larger than the socket buffers can park, from a body under 1 MiB (a larger one
+        # is judged one at a time, the others answered 503: docs/webhook.md#limits).
+        big = pod("big", [])
+        big["spec"]["containers"] = [{"name": "c%d" % i, "resources": {"requests": {"koordinator.sh/gpu-memory-ratio": "50"}}}
+                                     for i in range(12500)]
+        body = json.dumps(review(big), separators=(",", ":")).encode()
+        self.assertLess(len(body), 1 << 20)
         ctx = tls_context(os.path.join(s.certdir, "ca.crt"))
         stuck = []
         for _ in range(8):
@@ -486,6 +492,10 @@ class Webhook(unittest.TestCase):
             except (ConnectionError, ssl.SSLError):
                 pass
             sock.close()
+        # The metrics scrapes above close from the client side: the metrics thread may not have seen it yet.
+        deadline = time.time() + 20
+        while fds() != before and time.time() < deadline:
+            time.sleep(0.1)
         self.assertEqual(fds(), before)
         self.assertEqual(post(s, "/validate", json.dumps(review(KOORD_RATIO)).encode())[0], 200)
         self.assertEqual(s.stop(), 0)
@@ -806,15 +816,10 @@ class Webhook(unittest.TestCase):
         ctx = tls_context(os.path.join(self.certs, "ca.crt"))
         ctx.set_alpn_protocols(["h2", "http/1.1"])
         sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname=SERVER_NAME)
-        self.assertEqual(sock.selected_alpn_protocol(), "http/1.1")  # no HTTP/2 unless --http2
+        self.assertEqual(sock.selected_alpn_protocol(), "http/1.1")  # never HTTP/2 (--http2 is refused)
         self.assertEqual(sock.version(), "TLSv1.3")
         sock.close()
         self.assertEqual(s.stop(), 0)
-        s2 = self.start("http2", "--http2")
-        sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s2.port)), server_hostname=SERVER_NAME)
-        self.assertEqual(sock.selected_alpn_protocol(), "h2")
-        sock.close()
-        self.assertEqual(s2.stop(), 0)
 
 
 if __name__ == "__main__":

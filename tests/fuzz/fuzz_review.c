@@ -7,7 +7,8 @@
  * allowed is a boolean and a denial carries status.code 403, or 400 naming the path of an object it cannot read;
  * the validating answer carries no patch and the mutating one denies only what it cannot read; a mutating
  * answer's patch (base64 of a JSON Patch) applies to request.object, and the review of the patched object
- * mutates nothing more (reinvocation-safe, docs/rules.md#mutations).
+ * mutates nothing more (reinvocation-safe, docs/rules.md#mutations); the webhook's filtered reading
+ * (gpa_review_with with a filter) answers byte for byte the same.
  * Seeds: tests/fuzz/seeds/review/ (AdmissionReviews from examples/ and tests/cases/, and the regressions found).
  */
 #include <jansson.h>
@@ -188,6 +189,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gpa_review_t r;
         gpa_review(&a, config, inventory, hooks[i], (const char *)data, size, &r);
         check_answer(&a, hooks[i], &r, data, size);
+        /* The webhook builds only what the engine reads (gpa_review_filter): the same answer, byte for byte. */
+        gpa_review_t filtered;
+        gpa_review_with(&a, config, inventory, NULL, gpa_review_filter(&a, config), hooks[i], (const char *)data, size, &filtered);
+        if (filtered.http_status != r.http_status || filtered.len != r.len || memcmp(filtered.body, r.body, r.len) != 0)
+            fail_answer("the filtered review answers otherwise", &filtered);
         gpa_arena_dispose(&a);
     }
     return 0;

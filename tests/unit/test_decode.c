@@ -86,18 +86,19 @@ START_TEST(pod_containers_and_amounts)
     ck_assert_str_eq(c->path, "spec.containers[0]");
     ck_assert_str_eq(c->pointer, "/spec/containers/0");
     ck_assert(c->has_resources && c->has_requests && c->has_limits);
-    ck_assert(c->requests[GPA_R_GPU_CORE].present);
-    ck_assert_int_eq(c->requests[GPA_R_GPU_CORE].value, 50);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].value, 60);
-    ck_assert_int_eq(c->requests[GPA_R_GPU_MEMORY].value, 20LL << 30);
-    ck_assert_int_eq(c->requests[GPA_R_GPU_MEMORY].suffix, GPA_QS_BINARY);
-    ck_assert_str_eq(c->requests[GPA_R_GPU_MEMORY].text, "20Gi");
-    ck_assert_str_eq(c->requests[GPA_R_GPU_MEMORY].path, "spec.containers[0].resources.requests[\"koordinator.sh/gpu-memory\"]");
-    ck_assert_uint_eq(c->requests[GPA_R_GPU_MEMORY].line, 11);
-    ck_assert(!c->limits[GPA_R_GPU_MEMORY].present);
+    ck_assert(gpa_container_request(c, GPA_R_GPU_CORE)->present);
+    ck_assert_int_eq(gpa_container_request(c, GPA_R_GPU_CORE)->value, 50);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_CORE)->value, 60);
+    ck_assert_int_eq(gpa_container_request(c, GPA_R_GPU_MEMORY)->value, 20LL << 30);
+    ck_assert_int_eq(gpa_container_request(c, GPA_R_GPU_MEMORY)->suffix, GPA_QS_BINARY);
+    ck_assert_str_eq(gpa_container_request(c, GPA_R_GPU_MEMORY)->text, "20Gi");
+    ck_assert_str_eq(gpa_container_request(c, GPA_R_GPU_MEMORY)->path,
+                     "spec.containers[0].resources.requests[\"koordinator.sh/gpu-memory\"]");
+    ck_assert_uint_eq(gpa_container_request(c, GPA_R_GPU_MEMORY)->line, 11);
+    ck_assert(!gpa_container_limit(c, GPA_R_GPU_MEMORY)->present);
     /* The request is what the engine reads; the limit only where no request is given. */
-    ck_assert_ptr_eq(gpa_container_amount(c, GPA_R_GPU_CORE), &c->requests[GPA_R_GPU_CORE]);
-    ck_assert_ptr_eq(gpa_container_amount(c, GPA_R_GPU_MEMORY), &c->requests[GPA_R_GPU_MEMORY]);
+    ck_assert_ptr_eq(gpa_container_amount(c, GPA_R_GPU_CORE), gpa_container_request(c, GPA_R_GPU_CORE));
+    ck_assert_ptr_eq(gpa_container_amount(c, GPA_R_GPU_MEMORY), gpa_container_request(c, GPA_R_GPU_MEMORY));
     ck_assert_ptr_null(gpa_container_amount(c, GPA_R_GPU_SHARED));
 
     gpa_container_t *side = &p->containers[1];
@@ -108,8 +109,8 @@ START_TEST(pod_containers_and_amounts)
     ck_assert(init->is_init);
     ck_assert_str_eq(init->path, "spec.initContainers[0]");
     ck_assert(!init->has_requests && init->has_limits);
-    ck_assert_ptr_eq(gpa_container_amount(init, GPA_R_NVIDIA_GPU), &init->limits[GPA_R_NVIDIA_GPU]);
-    ck_assert_int_eq(init->limits[GPA_R_NVIDIA_GPU].value, 1);
+    ck_assert_ptr_eq(gpa_container_amount(init, GPA_R_NVIDIA_GPU), gpa_container_limit(init, GPA_R_NVIDIA_GPU));
+    ck_assert_int_eq(gpa_container_limit(init, GPA_R_NVIDIA_GPU)->value, 1);
 }
 END_TEST
 
@@ -117,8 +118,8 @@ START_TEST(escaped_keys_are_decoded_before_comparison)
 {
     gpa_object_t *o = decode_one("{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"
                                  "{\"koordinator.sh\\u002fgpu-core\":\"50\"}}}]}}");
-    ck_assert(o->pods[0].containers[0].limits[GPA_R_GPU_CORE].present);
-    ck_assert_int_eq(o->pods[0].containers[0].limits[GPA_R_GPU_CORE].value, 50);
+    ck_assert(gpa_container_limit(&o->pods[0].containers[0], GPA_R_GPU_CORE)->present);
+    ck_assert_int_eq(gpa_container_limit(&o->pods[0].containers[0], GPA_R_GPU_CORE)->value, 50);
 }
 END_TEST
 
@@ -128,11 +129,11 @@ START_TEST(bad_amounts_decode_with_a_status)
                                  "        koordinator.sh/gpu-core: 1.5\n        koordinator.sh/gpu-memory: [1]\n"
                                  "        nvidia.com/gpu: 1x\n        vke.volcengine.com/mgpu-core: 99999999999999999999\n");
     gpa_container_t *c = &o->pods[0].containers[0];
-    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].status, GPA_Q_FRACTION);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY].status, GPA_Q_SYNTAX);
-    ck_assert_str_eq(c->limits[GPA_R_GPU_MEMORY].text, "");
-    ck_assert_int_eq(c->limits[GPA_R_NVIDIA_GPU].status, GPA_Q_SYNTAX);
-    ck_assert_int_eq(c->limits[GPA_R_MGPU_CORE].status, GPA_Q_OVERFLOW);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_CORE)->status, GPA_Q_FRACTION);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_MEMORY)->status, GPA_Q_SYNTAX);
+    ck_assert_str_eq(gpa_container_limit(c, GPA_R_GPU_MEMORY)->text, "");
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_NVIDIA_GPU)->status, GPA_Q_SYNTAX);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_MGPU_CORE)->status, GPA_Q_OVERFLOW);
 }
 END_TEST
 
@@ -146,15 +147,15 @@ START_TEST(amounts_are_trimmed_as_kubernetes_does)
                    "\"koordinator.sh/gpu-memory\":\"\\u2028 8Gi\\u0085\",\"koordinator.sh/gpu.shared\":\"1 0\","
                    "\"koordinator.sh/gpu-memory-ratio\":\"\\u00005\",\"vke.volcengine.com/mgpu-core\":\"5\\u00a1\"}}}]}}");
     gpa_container_t *c = &o->pods[0].containers[0];
-    ck_assert_int_eq(c->limits[GPA_R_NVIDIA_GPU].status, GPA_Q_OK);
-    ck_assert_int_eq(c->limits[GPA_R_NVIDIA_GPU].value, 2);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].status, GPA_Q_OK);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_CORE].value, 150);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY].status, GPA_Q_OK);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY].value, 8LL << 30);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_SHARED].status, GPA_Q_SYNTAX);
-    ck_assert_int_eq(c->limits[GPA_R_GPU_MEMORY_RATIO].status, GPA_Q_SYNTAX);
-    ck_assert_int_eq(c->limits[GPA_R_MGPU_CORE].status, GPA_Q_SYNTAX);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_NVIDIA_GPU)->status, GPA_Q_OK);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_NVIDIA_GPU)->value, 2);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_CORE)->status, GPA_Q_OK);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_CORE)->value, 150);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_MEMORY)->status, GPA_Q_OK);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_MEMORY)->value, 8LL << 30);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_SHARED)->status, GPA_Q_SYNTAX);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_GPU_MEMORY_RATIO)->status, GPA_Q_SYNTAX);
+    ck_assert_int_eq(gpa_container_limit(c, GPA_R_MGPU_CORE)->status, GPA_Q_SYNTAX);
 }
 END_TEST
 
@@ -338,7 +339,7 @@ static void check_table(const gpa_workloads_t *extra, const gpa_workloads_t *t)
             ck_assert_str_eq(o->pods[0].path, gpa_schema_path(&arena, concrete(p), "spec"));
             ck_assert_str_eq(o->pods[0].containers[0].resources_path,
                              gpa_schema_path(&arena, concrete(p), "spec.containers[0].resources"));
-            ck_assert(o->pods[0].containers[0].limits[GPA_R_NVIDIA_GPU].present);
+            ck_assert(gpa_container_limit(&o->pods[0].containers[0], GPA_R_NVIDIA_GPU)->present);
         }
         for (size_t k = 0; w->pod_specs != NULL && w->pod_specs[k] != NULL; k++) {
             gpa_object_t *o = object_at(extra, w, w->pod_specs[k], "{\"containers\":[" CONTAINER "]}");
@@ -350,7 +351,7 @@ static void check_table(const gpa_workloads_t *extra, const gpa_workloads_t *t)
             ck_assert_uint_eq(o->npods, 1);
             const gpa_container_t *c = &o->pods[0].containers[0];
             ck_assert_str_eq(c->resources_path, concrete(w->resources[k]));
-            ck_assert(c->limits[GPA_R_NVIDIA_GPU].present);
+            ck_assert(gpa_container_limit(c, GPA_R_NVIDIA_GPU)->present);
         }
     }
 }

@@ -55,7 +55,7 @@ START_TEST(create_mutates_then_validates)
     const gpa_value_t *limits = gpa_value_get(
         gpa_value_get(gpa_value_at(gpa_value_get(gpa_value_get(v.mutated, "spec"), "containers"), 0), "resources"), "limits");
     ck_assert_str_eq(gpa_value_string(gpa_value_get(limits, "koordinator.sh/gpu.shared")), "1");
-    ck_assert_int_eq(obj->pods[0].containers[0].limits[GPA_R_GPU_SHARED].present, 0);
+    ck_assert_int_eq(gpa_container_limit(&obj->pods[0].containers[0], GPA_R_GPU_SHARED)->present, 0);
 }
 END_TEST
 

@@ -291,6 +291,82 @@ START_TEST(test_docs_parse_switch)
 }
 END_TEST
 
+/* Every fault is found the same way with a filter: the bad inputs wrapped in a member the filter skips (and in one it
+ * keeps) fail at the same line and column with the same message as without. */
+START_TEST(test_filter_same_faults)
+{
+    const bad_t *b = &bad[_i];
+    gpa_json_filter_t *f = gpa_json_filter_new(&arena);
+    gpa_json_filter_path(&arena, f, "kept");
+    gpa_json_filter_seal(&arena, f);
+    static const char *const wraps[] = {"{\"skipped\":%s}", "{\"kept\":%s}", "[{\"skipped\":[%s]}]"};
+    for (size_t w = 0; w < sizeof(wraps) / sizeof(wraps[0]); w++) {
+        char text[512];
+        int n = snprintf(text, sizeof(text), wraps[w], b->text);
+        gpa_value_t *v;
+        gpa_error_t whole, filtered;
+        gpa_error_init(&whole, NULL);
+        gpa_error_init(&filtered, NULL);
+        int rw = gpa_json_parse(&arena, text, (size_t)n, &v, &whole);
+        int rf = gpa_json_parse_filtered(&arena, text, (size_t)n, f, &v, &filtered);
+        ck_assert_int_eq(rw, rf);
+        if (rw != 0) {
+            ck_assert_msg(whole.line == filtered.line && whole.column == filtered.column, "%s", text);
+            ck_assert_str_eq(whole.message, filtered.message);
+        }
+    }
+}
+END_TEST
+
+/* A filter keeps the members it names (lists transparent, `*` for every member, whole subtrees) and builds nothing
+ * of the others; positions of what it keeps are those of the whole parse. */
+START_TEST(test_filter_keeps_only_paths)
+{
+    const char *text = "{\"spec\":{\"containers\":[{\"name\":\"a\",\"image\":\"x\",\"env\":[{\"name\":\"K\",\"value\":\"v\"}],"
+                       "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},{\"name\":\"b\"}],\"volumes\":[1,2,3]},"
+                       "\"replicas\":{\"w\":{\"template\":1,\"other\":2},\"x\":{\"template\":[true]}},\"big\":\"dropped\","
+                       "\"spec\":{\"containers\":[{\"name\":\"last\",\"resources\":{}}]}}";
+    gpa_json_filter_t *f = gpa_json_filter_new(&arena);
+    static const char *const keep[] = {"spec.containers[*].resources"};
+    gpa_json_filter_keep(&arena, f, keep, 1);
+    gpa_json_filter_path(&arena, f, "spec.containers.name");
+    gpa_json_filter_whole(gpa_json_filter_path(&arena, f, "replicas.*.template"));
+    gpa_json_filter_whole(gpa_json_filter_path(&arena, f, "replicas.w.other")); /* named and under `*` */
+    gpa_json_filter_seal(&arena, f);
+    gpa_value_t *v, *whole;
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    ck_assert_int_eq(gpa_json_parse_filtered(&arena, text, strlen(text), f, &v, &err), 0);
+    ck_assert_int_eq(gpa_json_parse(&arena, text, strlen(text), &whole, &err), 0);
+    ck_assert_uint_eq(v->u.object.len, 2); /* spec (the last one wins, as without a filter) and replicas */
+    ck_assert_ptr_null(gpa_value_get(v, "big"));
+    const gpa_value_t *c = gpa_value_at(gpa_value_get(gpa_value_get(v, "spec"), "containers"), 0);
+    ck_assert_str_eq(gpa_value_string(gpa_value_get(c, "name")), "last");
+    ck_assert_uint_eq(c->u.object.len, 2);
+    const gpa_value_t *r = gpa_value_get(v, "replicas");
+    ck_assert(gpa_value_equal(gpa_value_get(gpa_value_get(r, "w"), "template"),
+                              gpa_value_get(gpa_value_get(gpa_value_get(whole, "replicas"), "w"), "template")));
+    ck_assert_ptr_nonnull(gpa_value_get(gpa_value_get(r, "w"), "other"));
+    ck_assert_uint_eq(gpa_value_get(gpa_value_get(r, "x"), "template")->u.array.len, 1);
+    ck_assert_uint_eq(gpa_value_get(r, "x")->line, gpa_value_get(gpa_value_get(whole, "replicas"), "x")->line);
+    ck_assert_uint_eq(gpa_value_get(r, "x")->column, gpa_value_get(gpa_value_get(whole, "replicas"), "x")->column);
+
+    /* The first spec: containers kept with name and resources only. */
+    const char *first = "{\"spec\":{\"containers\":[{\"name\":\"a\",\"image\":\"x\",\"env\":[{\"name\":\"K\"}],"
+                        "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},{\"name\":\"b\"}],\"volumes\":[1,2,3]}}";
+    ck_assert_int_eq(gpa_json_parse_filtered(&arena, first, strlen(first), f, &v, &err), 0);
+    const gpa_value_t *spec = gpa_value_get(v, "spec");
+    ck_assert_uint_eq(spec->u.object.len, 1);
+    const gpa_value_t *list = gpa_value_get(spec, "containers");
+    ck_assert_uint_eq(list->u.array.len, 2);
+    ck_assert_uint_eq(gpa_value_at(list, 0)->u.object.len, 2);
+    ck_assert_str_eq(gpa_value_string(gpa_value_get(gpa_value_get(gpa_value_get(gpa_value_at(list, 0), "resources"), "limits"),
+                                                    "nvidia.com/gpu")),
+                     "1");
+    ck_assert_str_eq(gpa_value_string(gpa_value_get(gpa_value_at(list, 1), "name")), "b");
+}
+END_TEST
+
 START_TEST(test_bench_review)
 {
     /* Parses the benchmark AdmissionReview when it is around (no timing assertion: the figure is reported). */
@@ -326,6 +402,8 @@ int main(void)
     tcase_add_test(tc, test_constructors);
     tcase_add_test(tc, test_docs_parse_switch);
     tcase_add_test(tc, test_bench_review);
+    tcase_add_loop_test(tc, test_filter_same_faults, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+    tcase_add_test(tc, test_filter_keeps_only_paths);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

@@ -40,10 +40,13 @@ static void check_request_equals_limit(const gpa_object_t *obj)
             if (gpa_validate_container(&arena, cfg, pod, c, NULL) != 0)
                 continue;
             for (int r = 0; r < GPA_R__COUNT; r++) {
-                if (!c->requests[r].present || c->requests[r].status != GPA_Q_OK)
+                if (!gpa_container_request(c, (gpa_resource_t)r)->present ||
+                    gpa_container_request(c, (gpa_resource_t)r)->status != GPA_Q_OK)
                     continue;
-                ck_assert_msg(c->limits[r].present, "%s: %s has no limit", c->name, gpa_resource_name((gpa_resource_t)r));
-                ck_assert_int_eq(c->limits[r].value, c->requests[r].value);
+                ck_assert_msg(gpa_container_limit(c, (gpa_resource_t)r)->present, "%s: %s has no limit", c->name,
+                              gpa_resource_name((gpa_resource_t)r));
+                ck_assert_int_eq(gpa_container_limit(c, (gpa_resource_t)r)->value,
+                                 gpa_container_request(c, (gpa_resource_t)r)->value);
             }
         }
     }

@@ -1,10 +1,15 @@
 /* Check tests for rules/review.c: AdmissionReview v1/v1beta1 answers, mutating vs validating, every bad input. */
 #include <check.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "admission/envelope.h"
+#include "document/docs.h"
+#include "document/emit.h"
 #include "document/patch.h"
 #include "fixture.h"
 #include "admission/review.h"
@@ -166,6 +171,157 @@ START_TEST(mutate_warnings_short)
     json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
     ck_assert_int_eq(json_array_size(json_object_get(resp, "warnings")), 1);
     json_decref(root);
+}
+END_TEST
+
+/* A Pod of n containers, each built by `container` from its index, as an AdmissionReview (arena-owned). */
+static const char *many_containers(const char *op, size_t n, const char *container)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+                     "\"namespace\":\"team-a\",\"operation\":\"");
+    gpa_buf_puts(&b, op);
+    gpa_buf_puts(&b,
+                 "\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[");
+    for (size_t i = 0; i < n; i++) {
+        char one[256];
+        snprintf(one, sizeof(one), container, i);
+        if (i != 0)
+            gpa_buf_putc(&b, ',');
+        gpa_buf_puts(&b, one);
+    }
+    gpa_buf_puts(&b, "]}}}}");
+    const char *out = gpa_arena_strndup(&arena, b.base, b.len);
+    gpa_buf_dispose(&b);
+    return out;
+}
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+/* status.message and the warnings list name 20 findings each, then "and N more"; the verdict keeps them all. */
+START_TEST(findings_capped_at_20)
+{
+    json_t *root;
+    gpa_review_t r =
+        review(GPA_WEBHOOK_VALIDATE, many_containers("CREATE", 25, C("c%zu", "{\"limits\":{\"nvidia.com/gpu\":\"0.5\"}}")));
+    json_t *resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert(json_is_false(json_object_get(resp, "allowed")));
+    ck_assert_uint_eq(r.verdict.violations.len, 25);
+    const char *msg = json_string_value(json_object_get(json_object_get(resp, "status"), "message"));
+    ck_assert_uint_eq(count(msg, "malformed-quantity"), GPA_REVIEW_MAX_FINDINGS);
+    ck_assert_msg(strstr(msg, "c19: ") != NULL && strstr(msg, "c20: ") == NULL, "%s", msg);
+    ck_assert_msg(strlen(msg) > 12 && strcmp(msg + strlen(msg) - 12, "; and 5 more") == 0, "%s", msg);
+    json_decref(root);
+
+    r = review(GPA_WEBHOOK_MUTATE, many_containers("CREATE", 23, C("c%zu", "{\"limits\":{\"koordinator.sh/gpu\":\"30\"}}")));
+    resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    ck_assert_uint_eq(r.verdict.warnings.len, 23);
+    json_t *warnings = json_object_get(resp, "warnings");
+    ck_assert_uint_eq(json_array_size(warnings), GPA_REVIEW_MAX_FINDINGS + 1);
+    ck_assert_str_eq(json_string_value(json_array_get(warnings, GPA_REVIEW_MAX_FINDINGS)), "and 3 more");
+    json_decref(root);
+
+    /* Exactly 20: no "more". */
+    r = review(GPA_WEBHOOK_VALIDATE, many_containers("CREATE", 20, C("c%zu", "{\"limits\":{\"nvidia.com/gpu\":\"0.5\"}}")));
+    resp = response(&r, "admission.k8s.io/v1", "u-1", &root);
+    msg = json_string_value(json_object_get(json_object_get(resp, "status"), "message"));
+    ck_assert_uint_eq(count(msg, "malformed-quantity"), 20);
+    ck_assert_ptr_null(strstr(msg, "more"));
+    json_decref(root);
+}
+END_TEST
+
+/* The answer to `body` with the webhook's filter is the answer without it, byte for byte, for both webhooks. */
+static size_t compared;
+
+static void same_answer_filtered(const char *body, size_t len, const char *what)
+{
+    gpa_json_filter_t *f = gpa_review_filter(&arena, cfg);
+    for (int hook = GPA_WEBHOOK_VALIDATE; hook <= GPA_WEBHOOK_MUTATE; hook++) {
+        gpa_review_t whole, filtered;
+        gpa_review(&arena, cfg, NULL, (gpa_webhook_t)hook, body, len, &whole);
+        gpa_review_with(&arena, cfg, NULL, NULL, f, (gpa_webhook_t)hook, body, len, &filtered);
+        ck_assert_int_eq(whole.http_status, filtered.http_status);
+        ck_assert_msg(whole.len == filtered.len && memcmp(whole.body, filtered.body, whole.len) == 0, "%s:\n%s\n%s", what,
+                      whole.body, filtered.body);
+    }
+    compared++;
+}
+
+/* Every object of `path` (a YAML or JSON file), sent as CREATE and as UPDATE of itself; a review as it is. */
+static void same_answers_for_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof(text) - 1, fp);
+    fclose(fp);
+    gpa_docs_t docs;
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    if (gpa_docs_parse(&arena, text, len, &docs, &err) != 0)
+        return;
+    for (size_t i = 0; i < docs.len; i++) {
+        gpa_buf_t obj = GPA_BUF_INIT, body = GPA_BUF_INIT;
+        gpa_value_emit_json(&obj, docs.docs[i], 0);
+        if (gpa_envelope_is_review(docs.docs[i])) {
+            same_answer_filtered(obj.base, obj.len, path);
+        } else {
+            for (int update = 0; update < 2; update++) {
+                body.len = 0;
+                gpa_buf_puts(&body,
+                             "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\","
+                             "\"namespace\":\"team-a\",\"operation\":");
+                gpa_buf_puts(&body, update ? "\"UPDATE\",\"oldObject\":" : "\"CREATE\",\"object\":");
+                gpa_buf_append(&body, obj.base, obj.len);
+                if (update) {
+                    gpa_buf_puts(&body, ",\"object\":");
+                    gpa_buf_append(&body, obj.base, obj.len);
+                }
+                gpa_buf_puts(&body, "}}");
+                same_answer_filtered(body.base, body.len, path);
+            }
+        }
+        gpa_buf_dispose(&obj);
+        gpa_buf_dispose(&body);
+    }
+}
+
+static void same_answers_under(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "%s", dir);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t n = strlen(path);
+        if (e->d_name[0] == '.')
+            continue;
+        if (e->d_type == DT_DIR)
+            same_answers_under(path);
+        else if (n > 5 && (strcmp(path + n - 5, ".yaml") == 0 || strcmp(path + n - 5, ".json") == 0))
+            same_answers_for_file(path);
+        gpa_arena_clear(&arena);
+    }
+    closedir(d);
+}
+
+/* What the webhook builds of a review (gpa_review_filter) changes no answer: every example, case and fuzz seed. */
+START_TEST(filtered_answers_are_the_same)
+{
+    static const char *const dirs[] = {"examples", "tests/cases", "tests/fuzz/seeds/review", "tests/fuzz/seeds/decode"};
+    const char *src = getenv("GPA_SOURCE_DIR");
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        char root[1024];
+        snprintf(root, sizeof(root), "%s/%s", src != NULL ? src : ".", dirs[i]);
+        same_answers_under(root);
+    }
+    ck_assert_uint_gt(compared, 100);
 }
 END_TEST
 
@@ -387,6 +543,8 @@ int main(void)
     tcase_add_test(tc, mutate_patch_and_type_together);
     tcase_add_test(tc, mutate_never_denies);
     tcase_add_test(tc, mutate_warnings_short);
+    tcase_add_test(tc, findings_capped_at_20);
+    tcase_add_test(tc, filtered_answers_are_the_same);
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, request_namespace_fills_object);
     tcase_add_test(tc, request_namespace_wins_over_object);

@@ -288,12 +288,12 @@ START_TEST(review_with_a_budget)
                        "\"vke.volcengine.com/mgpu-memory\":\"99999\"}}}]}}}}";
     gpa_review_t r;
     gpa_alloc_budget_t b = gpa_alloc_budget(0);
-    gpa_review_with(&arena, cfg, inv, &b, GPA_WEBHOOK_VALIDATE, body, strlen(body), &r);
+    gpa_review_with(&arena, cfg, inv, &b, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &r);
     ck_assert_int_eq(r.http_status, 200);
     ck_assert(!r.allowed);
     ck_assert(!b.spent);
     b = gpa_alloc_budget(1);
-    gpa_review_with(&arena, cfg, inv, &b, GPA_WEBHOOK_VALIDATE, body, strlen(body), &r);
+    gpa_review_with(&arena, cfg, inv, &b, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &r);
     ck_assert(r.allowed);
     ck_assert_uint_eq(b.unproven, 1);
     gpa_inventory_release(inv);

@@ -161,6 +161,40 @@ START_TEST(over_budget_is_503_with_retry_after)
 }
 END_TEST
 
+/*
+ * One review above 1 MiB is judged at a time (docs/webhook.md#limits): another one meanwhile gets 503 with
+ * Retry-After, its connection closed, nothing reserved in the byte budget and the flag left to the one judged.
+ */
+START_TEST(large_review_while_another_is_judged_is_503)
+{
+    static h2o_pathconf_t no_filters;
+    webhook_handler_t h = {.max_body = 4u << 20, .max_inflight = 16u << 20};
+    captured_t out = {.super.do_send = capture_send};
+    fake_t f;
+    fake_init(&f, "POST", "/validate", "application/json");
+    size_t len = LARGE_REVIEW + 1;
+    char *body = calloc(1, len);
+    f.req.entity = h2o_iovec_init(body, len);
+    f.req.http1_is_persistent = 1;
+    f.req.pathconf = &no_filters;
+    f.req._ostr_top = &out.super;
+    atomic_store(&judging_large, 1); /* another worker is judging one */
+    int64_t before = gpa_metrics_inflight_bytes();
+    ck_assert_int_eq(review(&f.req, GPA_WEBHOOK_VALIDATE, &h), 0);
+    ck_assert_int_eq(f.req.res.status, 503);
+    ck_assert_int_eq(f.req.http1_is_persistent, 0);
+    ck_assert_int_ge(h2o_find_header(&f.req.res.headers, H2O_TOKEN_RETRY_AFTER, -1), 0);
+    ck_assert(h2o_memis(out.body.base, out.body.len, H2O_STRLIT("another large review is being judged; retry\n")));
+    ck_assert_int_eq(gpa_metrics_inflight_bytes(), before);
+    ck_assert_int_eq(gpa_metrics_inflight(), 0);
+    ck_assert_int_eq(atomic_load(&judging_large), 1); /* still the other one's */
+    atomic_store(&judging_large, 0);
+    free(body);
+    gpa_buf_dispose(&out.body);
+    fake_dispose(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("webhook_routes");
@@ -171,6 +205,7 @@ int main(void)
     suite_add_tcase(s, tc);
     TCase *budget = tcase_create("budget");
     tcase_add_test(budget, over_budget_is_503_with_retry_after);
+    tcase_add_test(budget, large_review_while_another_is_judged_is_503);
     suite_add_tcase(s, budget);
     return gpa_test_run(s);
 }
