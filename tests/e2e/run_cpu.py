@@ -149,8 +149,13 @@ class Cpu(unittest.TestCase):
                 t.join(120)
         self.assertEqual(errors, [])
         self.assertTrue(heavy_results)
-        self.assertTrue(all(st == 200 for _, st, _ in heavy_results), heavy_results)
-        worst_heavy = max(took for _, _, took in heavy_results)
+        # A body above 1 MiB (the 100k-name NotIn) is judged only while no other such one is: one arriving meanwhile
+        # is shed with 503 and Retry-After (docs/webhook.md#limits), by design; every other review is answered.
+        large = {name for name, body in self.bodies.items() if len(body) > 1 << 20}
+        self.assertTrue(all(st == 200 or (st == 503 and name in large) for name, st, _ in heavy_results), heavy_results)
+        self.assertTrue(all(any(n == name and st == 200 for n, st, _ in heavy_results) for name in ("volcano", "noop", "notin")),
+                        heavy_results)
+        worst_heavy = max(took for _, st, took in heavy_results if st == 200)
         print("trivial reviews: %d, p50 %.3f s, p99 %.3f s, max %.3f s; heavy reviews: %d, max %.2f s"
               % (len(trivial), percentile(trivial, 0.5), percentile(trivial, 0.99), max(trivial), len(heavy_results),
                  worst_heavy))
