@@ -21,6 +21,7 @@ GPA_TEST_PACKAGES=(
     golang-go golang-github-evanphx-json-patch-dev  # test suites: the Go reference JSON Patch
     python3 python3-jsonpatch python3-yaml  # CLI tests: JSON schema checks, patch cross-check, YAML to JSON
     nghttp2-client wrk ca-certificates openssl  # webhook end-to-end tests and benchmarks (h2load, wrk)
+    libjsmn-dev                          # benchmarks: the h2o reference server (shared/bench/h2o-ceiling.c) tokenizes with jsmn
     clang clang-format libclang-rt-14-dev  # format check; the clang build; fuzz drivers (libFuzzer runtime)
     valgrind                             # memcheck of the unit and CLI tests (tests/valgrind/memcheck.py)
 )

@@ -760,7 +760,7 @@ class WithGpuadmit(unittest.TestCase):
 
     def test_serve_knows_every_flag_the_chart_passes(self):
         help_text = subprocess.run([GPUADMIT, "serve", "--help"], capture_output=True, text=True).stdout
-        for values in [{}, {"certs.mode": "certManager", "serve.clientCASecret": "ca", "serve.http2": True,
+        for values in [{}, {"certs.mode": "certManager", "serve.clientCASecret": "ca",
                             "inventory.enabled": True, "inventory.content": "x: 1"}]:
             for arg in container(render(values))["args"][1:]:
                 flag = arg.split("=", 1)[0]
