@@ -7,8 +7,9 @@
 # place they are named) and assembles the runtime root filesystem in /rootfs: the binary, the shared libraries
 # it links (read from ldd, each with the symlinks that lead to it, so a library added to the build is carried
 # without editing this file), the dynamic loader, the CA bundle, the copyright files of the packages those
-# files come from, /etc/passwd and /etc/group entries for 65532, and an empty /tmp. The second stage is that
-# tree and nothing else: no shell, no package manager.
+# files come from, /etc/passwd and /etc/group entries for 65532, Debian's name lookup order in nsswitch.conf
+# (/etc/hosts, then DNS: without the file glibc asks DNS first and skips /etc/hosts on a negative answer), and
+# an empty /tmp. The second stage is that tree and nothing else: no shell, no package manager.
 #
 # BASE is any Debian 12 image with apt: debian:12-slim from a registry, or the local debootstrap base that
 # scripts/image.sh imports on a machine without one.
@@ -57,6 +58,7 @@ RUN set -eu; \
     printf 'root:x:0:0:root:/root:/usr/sbin/nologin\ngpuadmit:x:65532:65532:gpuadmit:/nonexistent:/usr/sbin/nologin\n' \
         > /rootfs/etc/passwd; \
     printf 'root:x:0:\ngpuadmit:x:65532:\n' > /rootfs/etc/group; \
+    printf 'passwd: files\ngroup: files\nhosts: files dns\n' > /rootfs/etc/nsswitch.conf; \
     echo "runtime packages:" $(sort -u /tmp/packages); \
     chroot /rootfs /usr/bin/gpuadmit --version
 

@@ -18,7 +18,11 @@ if [ -z "$version" ]; then
     exit 1
 fi
 image="${GPA_IMAGE_NAME:-localhost/gpuadmit}:$version"
-revision="${GPA_IMAGE_REVISION-$(git -C "$root" rev-parse --verify -q HEAD 2>/dev/null || true)}"
+# Only the tree's own .git: a tarball unpacked inside another checkout must not take that checkout's commit.
+revision="${GPA_IMAGE_REVISION-}"
+if [ -z "${GPA_IMAGE_REVISION+set}" ] && [ -e "$root/.git" ]; then
+    revision="$(git -C "$root" rev-parse --verify -q HEAD 2>/dev/null || true)"
+fi
 
 # The first bookworm (not -security) mirror in apt's sources, one-line or deb822 format.
 debian_mirror() {
