@@ -26,6 +26,15 @@ GPA_TEST_PACKAGES=(
     valgrind                             # memcheck of the unit and CLI tests (tests/valgrind/memcheck.py)
 )
 
+# What the image test adds (tests/image.cmake, label image: scripts/image.sh builds the Dockerfile and the test runs
+# it). As root with vfs storage and the host's network nothing rootless is needed: no fuse-overlayfs, slirp4netns
+# or dbus-user-session (podman's recommends, left out by --no-install-recommends).
+GPA_IMAGE_PACKAGES=(
+    podman buildah runc                  # build (buildah bud) and run (podman run) OCI images without a daemon
+    uidmap                               # newuidmap/newgidmap, which podman and buildah call (podman depends on it)
+    debootstrap                          # the Debian 12 base scripts/image.sh makes when no registry answers
+)
+
 # Installs the packages given, skipping apt entirely when they are all there (a second run, a prepared machine).
 gpa_apt_install() {
     local sudo=""
@@ -42,6 +51,10 @@ gpa_apt_install() {
 
 gpa_install_build_deps() {
     gpa_apt_install "${GPA_BUILD_PACKAGES[@]}"
+}
+
+gpa_install_image_deps() {
+    gpa_apt_install "${GPA_IMAGE_PACKAGES[@]}"
 }
 
 gpa_install_test_deps() {

@@ -7,12 +7,15 @@
 # GPA_RELEASE_BUILD_DIR (default build-test-release), GPA_CLANG_BUILD_DIR (default build-test-clang),
 # GPA_SKIP_ASAN=1 to run only the plain build, GPA_SKIP_FUZZ=1 to skip the fuzz drivers' seed replay,
 # GPA_SKIP_OTHER_BUILDS=1 to skip the Release and clang builds, GPA_SKIP_VALGRIND=1 to skip the memcheck run
-# (GPA_VALGRIND_BUILD_DIR, default build-test-valgrind).
+# (GPA_VALGRIND_BUILD_DIR, default build-test-valgrind), GPA_SKIP_IMAGE=1 to skip the image test (tests/image.cmake).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/scripts/deps.sh"
 gpa_install_build_deps
 gpa_install_test_deps
+if [ "${GPA_SKIP_IMAGE:-0}" != 1 ]; then
+    gpa_install_image_deps
+fi
 
 jobs="$(nproc)"
 build() { # build-dir, extra cmake args...
@@ -27,7 +30,11 @@ run_suite() { # build-dir, extra cmake args...
 }
 
 echo "== build and test: $root"
-run_suite "${GPA_BUILD_DIR:-$root/build-test}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The image test (label image: scripts/image.sh builds the Dockerfile, the test runs it as the chart does) runs
+# in this first suite only: once per run.
+image_test=ON
+[ "${GPA_SKIP_IMAGE:-0}" != 1 ] || image_test=OFF
+run_suite "${GPA_BUILD_DIR:-$root/build-test}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPA_IMAGE_TEST="$image_test"
 if [ "${GPA_SKIP_ASAN:-0}" != 1 ]; then
     echo "== build and test under ASan+UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
