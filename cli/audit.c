@@ -17,6 +17,7 @@
 #include "document/json.h"
 #include "kinds.h"
 #include "kube/decode.h"
+#include "live.h"
 #include "policyreport.h"
 #include "reflector.h"
 #include "report.h"
@@ -76,7 +77,7 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
         au->vb.unreadable++;
         return;
     }
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = au->mutate, .validate = 1};
+    gpa_check_opts_t opts = gpa_audit_check_opts(au->mutate);
     gpa_verdict_t verdict;
     if (gpa_verb_check(&au->vb, au->source, obj, &opts, &verdict) != 0)
         return;

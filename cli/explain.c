@@ -4,8 +4,10 @@
  * unscheduled Pending Pod of the namespace (or of all namespaces), are kept aside while the Pods are listed. Each
  * one's Pod spec is normalized and placed twice: on the empty inventory (could it ever be placed?) and with current
  * usage (does it fit now, and where?); when it does not, every node's reason, in the allocator's one vocabulary
- * whatever the dialect. Exit 1 when some Pod can never be placed, 0 otherwise, 2 on a usage error, a cluster that
- * cannot be read or a named Pod that does not exist.
+ * whatever the dialect. With --inventory F, the files' node templates (templates only, as `fit --cluster` takes
+ * them) count for "ever": a Pod that no node but a template could hold "fits a new node of template T", and is not
+ * "never". Exit 1 when some Pod can never be placed, 0 otherwise, 2 on a usage error, a cluster that cannot be read
+ * (or template files that cannot, or hold more than templates) or a named Pod that does not exist.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -40,14 +42,17 @@ typedef struct st_verdict_t {
     const char *ns, *name, *dialect; /* dialect NULL: no GPU asked */
     const char *scheduled;           /* spec.nodeName, or NULL */
     int asks_gpu, ever, now, bounded;
-    const char *node; /* where it would go now */
+    const char *node;     /* where it would go now */
+    const char *template; /* no node could ever hold it, a new node of this template could; else NULL */
     const char **reasons_node, **reasons;
+    int *reasons_template; /* per reason: reasons_node names a node template */
     size_t nreasons;
 } verdict_t;
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: gpuadmit explain [--kubeconfig F] [--context C] [-n NS | -A] [--config F] [-o text|json] [POD...]\n"
+    fprintf(out, "usage: gpuadmit explain [--kubeconfig F] [--context C] [-n NS | -A] [--inventory F]... [--config F]\n"
+                 "                       [-o text|json] [POD...]\n"
                  "\n"
                  "Why GPU Pods are Pending. Reads the cluster once (Nodes, Koordinator Devices, Pods) and, for each named Pod\n"
                  "or every unscheduled Pending Pod that asks for a GPU, says whether it could ever be placed (on the empty\n"
@@ -58,6 +63,9 @@ static void usage(FILE *out)
                  "  --context C           kubeconfig context (default: current-context)\n"
                  "  -n, --namespace NS    the Pods of this namespace (default: the context's namespace, else default)\n"
                  "  -A, --all-namespaces  every namespace\n"
+                 "  --inventory F         node templates of autoscaled pools, in the compact form (repeatable; files of\n"
+                 "                        templates only: the cluster has the nodes): a Pod that no node could hold but a\n"
+                 "                        template could \"fits a new node of template T\" and is not \"never\"\n"
                  "  --config F            configuration (dialects, placement strategy, maxPodsPerDevice)\n"
                  "  -o, --output FMT      text (default) or json\n"
                  "\n"
@@ -182,9 +190,11 @@ static void take_reasons(gpa_arena_t *a, verdict_t *r, const gpa_placement_t *p)
 {
     r->reasons_node = gpa_arena_calloc(a, p->nreasons + 1, sizeof(*r->reasons_node));
     r->reasons = gpa_arena_calloc(a, p->nreasons + 1, sizeof(*r->reasons));
+    r->reasons_template = gpa_arena_calloc(a, p->nreasons + 1, sizeof(*r->reasons_template));
     for (size_t i = 0; i < p->nreasons; i++)
         if (p->reasons[i].reason != NULL) {
             r->reasons_node[r->nreasons] = p->reasons[i].node;
+            r->reasons_template[r->nreasons] = p->reasons[i].is_template;
             r->reasons[r->nreasons++] = p->reasons[i].reason;
         }
 }
@@ -234,21 +244,26 @@ static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
     gpa_alloc_opts_t o_empty = {.now = 0}, o_now = {.now = 1};
     gpa_alloc_place(&ex->vb.scratch, ex->vb.inv, &ex->vb.cfg->placement, pod, &req, &o_empty, &empty);
     gpa_alloc_place(&ex->vb.scratch, ex->vb.inv, &ex->vb.cfg->placement, pod, &req, &o_now, &now);
-    r->ever = empty.feasible || empty.bounded; /* a search cut short proves nothing */
+    r->ever = empty.feasible || empty.bounded;                 /* a search cut short proves nothing */
+    r->template = empty.feasible ? empty.template_name : NULL; /* on no node, on a template: never room now */
     r->now = now.feasible;
     r->node = now.feasible ? now.node : NULL;
     r->bounded = empty.bounded || now.bounded;
-    take_reasons(&ex->vb.scratch, r, empty.feasible ? &now : &empty);
+    take_reasons(&ex->vb.scratch, r,
+                 r->template == NULL && empty.feasible ? &now : &empty); /* on a template: why no node could, even empty */
 }
 
 static json_t *verdict_json(const verdict_t *r)
 {
     json_t *reasons = json_array();
-    for (size_t i = 0; i < r->nreasons; i++)
-        json_array_append_new(reasons, json_pack("{s:s?, s:s}", "node", r->reasons_node[i], "reason", r->reasons[i]));
-    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s?, s:o, s:b, s:b, s:b}", "namespace", r->ns, "name", r->name, "dialect",
-                     r->dialect, "everFits", r->ever, "fitsNow", r->now, "node", r->node, "reasons", reasons, "scheduled",
-                     r->scheduled != NULL, "asksForGPU", r->asks_gpu, "bounded", r->bounded);
+    for (size_t i = 0; i < r->nreasons; i++) { /* a template's: "node": null, "template": its name (as fit -o json) */
+        int t = r->reasons_template != NULL && r->reasons_template[i];
+        json_array_append_new(reasons, json_pack("{s:s?, s:s?, s:s}", "node", t ? NULL : r->reasons_node[i], "template",
+                                                 t ? r->reasons_node[i] : NULL, "reason", r->reasons[i]));
+    }
+    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s?, s:s?, s:o, s:b, s:b, s:b}", "namespace", r->ns, "name", r->name, "dialect",
+                     r->dialect, "everFits", r->ever, "fitsNow", r->now, "node", r->node, "template", r->template, "reasons",
+                     reasons, "scheduled", r->scheduled != NULL, "asksForGPU", r->asks_gpu, "bounded", r->bounded);
 }
 
 static void verdict_text(gpa_arena_t *a, const verdict_t *r)
@@ -263,12 +278,16 @@ static void verdict_text(gpa_arena_t *a, const verdict_t *r)
         printf("%s%s: can never be placed: no node could hold it even empty\n", who, dialect);
     else if (r->now)
         printf("%s%s: fits now on node %s (not placed yet)\n", who, dialect, esc(a, r->node));
+    else if (r->template != NULL)
+        printf("%s%s: fits a new node of template %s: no node could hold it, an autoscaler can add one%s\n", who, dialect,
+               esc(a, r->template), r->bounded ? " (search bounded)" : "");
     else
         printf("%s%s: could be placed on an empty node, but no node has room now%s\n", who, dialect,
                r->bounded ? " (search bounded)" : "");
     for (size_t i = 0; i < r->nreasons; i++)
         if (r->reasons_node[i] != NULL)
-            printf("  %s: %s\n", esc(a, r->reasons_node[i]), esc(a, r->reasons[i]));
+            printf("  %s%s: %s\n", r->reasons_template != NULL && r->reasons_template[i] ? "template " : "",
+                   esc(a, r->reasons_node[i]), esc(a, r->reasons[i]));
         else
             printf("  %s\n", esc(a, r->reasons[i]));
     if (r->asks_gpu && !r->ever && r->nreasons == 0)
@@ -323,6 +342,7 @@ static int parse_args(int argc, char **argv, options_t *o)
                                              {"context", required_argument, NULL, 'X'},
                                              {"namespace", required_argument, NULL, 'n'},
                                              {"all-namespaces", no_argument, NULL, 'A'},
+                                             {"inventory", required_argument, NULL, 'i'},
                                              {"config", required_argument, NULL, 'c'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
@@ -340,6 +360,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->all = 1;
         else if (c == 'c')
             o->common.config = optarg;
+        else if (c == 'i')
+            gpa_verb_opts_add_inventory(&o->common, optarg);
         else if (c == 'o')
             o->common.output = optarg;
         else
@@ -363,9 +385,15 @@ static void on_none(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 
 static void run(explain_t *ex, const gpa_kube_target_t *t)
 {
+    gpa_inventory_t *files = ex->vb.inv; /* --inventory F: node templates only, joined to the cluster's nodes */
+    ex->vb.inv = NULL;
     if (ex->vb.json)
         fputs("[", stdout); /* gpa_verb_finish closes it */
-    if (read_cluster(ex, t) != 0) {
+    int rc = gpa_verb_templates_only("explain", files) != 0 ? -1 : read_cluster(ex, t);
+    if (rc == 0 && files != NULL)
+        gpa_inventory_set_templates(ex->vb.inv, files);
+    gpa_inventory_release(files);
+    if (rc != 0) {
         ex->vb.unreadable++;
         return;
     }
@@ -385,6 +413,7 @@ int gpa_cmd_explain(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
+        gpa_verb_opts_dispose(&o.common);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
     gpa_kube_target_t t;
@@ -393,6 +422,7 @@ int gpa_cmd_explain(int argc, char **argv)
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
         fprintf(stderr, "explain: %s\n", line);
+        gpa_verb_opts_dispose(&o.common);
         return GPA_EXIT_USAGE;
     }
     explain_t ex = {.vb.json = strcmp(o.common.output, "json") == 0, .names = argv + optind, .nnames = (size_t)(argc - optind)};
@@ -411,5 +441,6 @@ int gpa_cmd_explain(int argc, char **argv)
     gpa_verb_dispose(&ex.vb);
     gpa_arena_dispose(&ex.keep);
     gpa_kube_target_dispose(&t);
+    gpa_verb_opts_dispose(&o.common);
     return rc;
 }

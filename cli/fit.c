@@ -269,13 +269,8 @@ static gpa_inventory_t *cluster_inventory(const gpa_kube_options_t *kube)
  * else: the cluster has the nodes and the usage). One reference, or NULL after saying why on stderr. */
 static gpa_inventory_t *cluster_with_templates(const gpa_kube_options_t *kube, gpa_inventory_t *files)
 {
-    gpa_error_t err;
-    if (files != NULL && gpa_inventory_templates_only(files, &err) != 0) {
-        char text[1024];
-        gpa_error_format(&err, text, sizeof(text));
-        fprintf(stderr, "fit: %s (with --cluster, --inventory adds node templates; the cluster has the nodes)\n", text);
+    if (gpa_verb_templates_only("fit", files) != 0)
         return NULL;
-    }
     gpa_inventory_t *inv = cluster_inventory(kube);
     if (inv != NULL && files != NULL)
         gpa_inventory_set_templates(inv, files);

@@ -62,6 +62,7 @@ struct st_gpa_live_t {
     pthread_mutex_t lock; /* the counters and flags above and below */
     pthread_cond_t wake;
     int stopping, started;
+    atomic_int closing; /* gpa_live_stop began: a Pod sink waiting for the configuration gives up */
     pthread_t publisher;
     int synced, stale; /* as last published */
     uint64_t published_gen;
@@ -89,13 +90,25 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- judging a watched Pod as stored (gpuadmit_audit_violations) ---- */
+/* ---- judging a watched Pod as `gpuadmit audit` does (gpuadmit_audit_violations) ---- */
 
-/* The distinct rules the Pod breaks under the configuration in force; 0 before the server loaded one. */
+gpa_check_opts_t gpa_audit_check_opts(int mutate)
+{
+    return (gpa_check_opts_t){.operation = GPA_OP_CREATE, .mutate = mutate, .validate = 1};
+}
+
+/* The distinct rules the Pod breaks under the configuration in force (waited for: the server loads it after the
+ * reflectors start); 0 when the live inventory stops first. */
 static size_t judge_pod(kind_state_t *k, const gpa_value_t *obj, const char **rules)
 {
     gpa_config_t *cfg = gpa_reload_config();
     size_t n = 0;
+    /* The reflectors start before the server reads its configuration: a Pod listed meanwhile waits for it, else it
+     * would count under no rule until the next relist. */
+    while (cfg == NULL && !atomic_load_explicit(&k->live->closing, memory_order_acquire)) {
+        nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+        cfg = gpa_reload_config();
+    }
     if (cfg == NULL)
         return 0;
     gpa_arena_clear(&k->judge);
@@ -103,7 +116,7 @@ static size_t judge_pod(kind_state_t *k, const gpa_value_t *obj, const char **ru
     gpa_object_t *o;
     gpa_error_t err = {0};
     gpa_verdict_t v;
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
+    gpa_check_opts_t opts = gpa_audit_check_opts(1); /* as created now: a legacy Pod the mutations complete is fine */
     gpa_error_init(&err, NULL);
     if (gpa_decode_object_with(&k->judge, &cfg->workloads, doc, &o, &err) == 0 &&
         gpa_check(&k->judge, cfg, o, &opts, &v, &err) == 0)
@@ -437,7 +450,7 @@ static void render(void *ctx, gpa_buf_t *out, time_t now)
                    live->stale_ms / 1000, live->stale_ms % 1000, live->stale, live->synced, live->snapshots[1], live->snapshots[0],
                    live->build_ns / 1000000000u, live->build_ns % 1000000000u, ns / 1000000000u, ns % 1000000000u, applied);
     pthread_mutex_unlock(&live->lock);
-    gpa_buf_puts(out, "# HELP gpuadmit_audit_violations Watched Pods that break a rule as stored, by rule and namespace.\n"
+    gpa_buf_puts(out, "# HELP gpuadmit_audit_violations Watched Pods that break a rule if created now, by rule and namespace.\n"
                       "# TYPE gpuadmit_audit_violations gauge\n");
     gpa_view_audit_counts(live->view, on_count, out);
 }
@@ -503,6 +516,7 @@ void gpa_live_stop(gpa_live_t *live)
     if (live == NULL)
         return;
     gpa_metrics_set_source(NULL);
+    atomic_store_explicit(&live->closing, 1, memory_order_release); /* before the reflectors' threads are joined */
     for (int i = 0; i < GPA_VIEW_NKINDS; i++)
         if (live->kinds[i].reflector != NULL)
             gpa_reflector_stop(live->kinds[i].reflector);

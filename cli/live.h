@@ -7,9 +7,10 @@
  * Readiness: /readyz answers 503 until Nodes and Pods were listed once and Devices were listed or found not
  * served; meanwhile no inventory is in force (infeasible is silent). Staleness: when a watch has been broken
  * for longer than the limit, the inventory in force is marked advisory: infeasible warns and denies nothing
- * (logged once, gauge gpuadmit_cluster_stale). Every Pod event is also judged as stored and its findings
- * counted in gpuadmit_audit_violations{rule,namespace}. Node templates (--inventory files beside the cluster) join
- * every inventory published; their files are watched like the server's and a change publishes a new inventory.
+ * (logged once, gauge gpuadmit_cluster_stale). Every Pod event is also judged as `gpuadmit audit` judges it
+ * (gpa_audit_check_opts(1): as if created now, mutations first) and its findings counted in
+ * gpuadmit_audit_violations{rule,namespace}. Node templates (--inventory files beside the cluster) join every inventory published;
+ * their files are watched like the server's and a change publishes a new inventory.
  *
  * The threads are started with SIGTERM and SIGINT blocked (gpa_server_run waits for them on its own thread).
  */
@@ -20,6 +21,7 @@
 #include "alloc/inventory.h"
 #include "base/error.h"
 #include "kubeconfig.h"
+#include "policy/engine.h"
 
 typedef struct st_gpa_live_opts_t {
     gpa_kube_options_t kube;
@@ -38,5 +40,12 @@ typedef struct st_gpa_live_t gpa_live_t;
 gpa_live_t *gpa_live_start(const gpa_live_opts_t *opts, gpa_error_t *err);
 /* Stops every thread and frees it all (the inventory in force stays with the reloader). NULL is fine. */
 void gpa_live_stop(gpa_live_t *l);
+
+/*
+ * How a stored object is judged, by `gpuadmit audit` and for gpuadmit_audit_violations alike: would it be admitted
+ * if it were created now (CREATE, validation), the mutations first unless `mutate` is 0 (audit --no-mutate: as
+ * stored). No inventory: the caller sets one if it has one.
+ */
+gpa_check_opts_t gpa_audit_check_opts(int mutate);
 
 #endif

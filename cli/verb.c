@@ -21,8 +21,7 @@ int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_ve
         if (c == 'c') {
             o->config = optarg;
         } else if (c == 'i') {
-            o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
-            o->inventories[o->ninventories++] = optarg;
+            gpa_verb_opts_add_inventory(o, optarg);
         } else if (c == 'o') {
             o->output = optarg;
         } else {
@@ -41,6 +40,23 @@ int gpa_verb_opts_check(const char *verb, const gpa_verb_opts_t *o, int need_inv
     if (optind >= argc)
         return fprintf(stderr, "%s: no PATH given (use - for stdin)\n", verb), -1;
     return 0;
+}
+
+void gpa_verb_opts_add_inventory(gpa_verb_opts_t *o, const char *path)
+{
+    o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
+    o->inventories[o->ninventories++] = path;
+}
+
+int gpa_verb_templates_only(const char *verb, const gpa_inventory_t *files)
+{
+    gpa_error_t err;
+    if (files == NULL || gpa_inventory_templates_only(files, &err) == 0)
+        return 0;
+    char text[1024];
+    gpa_error_format(&err, text, sizeof(text));
+    gpa_report_line(stderr, "%s: %s (beside the cluster, --inventory adds node templates; the cluster has the nodes)", verb, text);
+    return -1;
 }
 
 void gpa_verb_opts_dispose(gpa_verb_opts_t *o)

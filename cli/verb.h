@@ -39,6 +39,15 @@ int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_ve
 int gpa_verb_opts_check(const char *verb, const gpa_verb_opts_t *o, int need_inventory, int argc);
 /* Frees the inventory list (not the strings, which are argv's). */
 void gpa_verb_opts_dispose(gpa_verb_opts_t *o);
+/* Appends one --inventory path (borrowed from argv), for a verb that parses its own options. */
+void gpa_verb_opts_add_inventory(gpa_verb_opts_t *o, const char *path);
+/*
+ * --inventory F beside a live cluster (fit --cluster, explain): `files` (the verb's inventory as loaded, borrowed;
+ * NULL without --inventory) may hold node templates only, the cluster having the nodes and its Pods the usage.
+ * Returns 0, or -1 after saying why on stderr as "VERB: ...". The caller then gives the cluster's inventory the
+ * files' templates (gpa_inventory_set_templates).
+ */
+int gpa_verb_templates_only(const char *verb, const gpa_inventory_t *files);
 
 typedef struct st_gpa_verb_t gpa_verb_t;
 

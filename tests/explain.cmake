@@ -3,7 +3,8 @@
 # policy-report CRDs' schemas (tests/e2e/run_policyreport.py, tests/data/policyreport/). Labels "e2e;cluster".
 if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
   foreach(t run_explain:Explain.test_json run_explain:Explain.test_text_and_exit_codes
-            run_explain:Explain.test_control_characters_escaped run_policyreport:PolicyReport.test_wgpolicyk8s
+            run_explain:Explain.test_control_characters_escaped run_explain:Explain.test_node_templates
+            run_policyreport:PolicyReport.test_wgpolicyk8s
             run_policyreport:PolicyReport.test_openreports_and_warn
             run_policyreport:PolicyReport.test_checker_refuses_what_the_crd_refuses run_policyreport:PolicyReport.test_flags)
     string(REPLACE ":" ";" parts ${t})

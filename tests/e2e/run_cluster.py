@@ -210,10 +210,17 @@ class Live(unittest.TestCase):
         self.fake.apply("nodes", node("a", 2))
         bad = json.loads(json.dumps(MIXED))
         bad["metadata"]["namespace"] = "ml"
-        self.fake.apply("pods", bad, vendor_pod("fine", 1, ns="ml"))
+        # A legacy Koordinator Pod (core and ratio, no gpu.shared): judged as created now, as `gpuadmit audit` judges
+        # it, the mutation adds gpu.shared, so it breaks no rule (as stored it would break shared-required).
+        legacy = pod("legacy", [("main", {"limits": {"koordinator.sh/gpu-core": "50", "koordinator.sh/gpu-memory-ratio": "50"}})])
+        legacy["metadata"]["namespace"] = "ml"
+        self.fake.apply("pods", bad, legacy, vendor_pod("fine", 1, ns="ml"))
         s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)  # every Pod listed and judged
         key = 'gpuadmit_audit_violations{rule="memory-ratio-exclusive",namespace="ml"}'
         eventually("counted", lambda: s.metrics().get(key) == 1)
+        counted = {k: v for k, v in s.metrics().items() if k.startswith("gpuadmit_audit_violations{")}
+        self.assertEqual(counted, {key: 1}, counted)
         self.fake.apply("pods", bad, type_="DELETED")
         eventually("uncounted", lambda: key not in s.metrics())
 

@@ -158,6 +158,48 @@ class Explain(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("cannot read the cluster: <input>: list /api/v1/nodes: HTTP 401", r.stderr)
 
+    def test_node_templates(self):
+        """--inventory F: node templates count for "ever" only; a Pod only a template could hold is not "never"."""
+        path = os.path.join(self.fake.dir, "templates.yaml")
+        with open(path, "w") as f:
+            f.write("kind: GPUInventory\ntemplates:\n"
+                    "- {name: h200, dialects: [koordinator], gpus: {count: 2, memory: 141Gi}}\n"
+                    "- {name: small, dialects: [koordinator], gpus: {count: 1, memory: 16Gi}}\n")
+        # Without the file, "never" is never; with it, it fits a new node of template h200.
+        r = self.explain("-n", "ml", "never", "-o", "json")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual([(e["everFits"], e["template"]) for e in json.loads(r.stdout)], [(False, None)])
+        r = self.explain("-n", "ml", "--inventory", path, "-o", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # nothing is "never" any more
+        got = {e["name"]: e for e in json.loads(r.stdout)}
+        never = got["never"]
+        self.assertEqual((never["everFits"], never["fitsNow"], never["node"], never["template"]), (True, False, None, "h200"))
+        self.assertEqual(sorted(x["node"] for x in never["reasons"]), ["k1", "k2", "mgpu-1"])  # why no node would do
+        self.assertEqual((got["elsewhere"]["node"], got["elsewhere"]["template"]), ("k2", None))  # nodes first
+        r = self.explain("-n", "ml", "--inventory", path)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(any(l.startswith("Pod ml/never (koordinator): fits a new node of template h200") for l in lines), r.stdout)
+        self.assertIn("  k1: device 0 has 80Gi free, needs 100Gi", lines)
+        self.assertEqual(lines[-1], "4 Pods explained: 4 could be placed, 0 can never be")
+        # A Pod no template could hold either: never, with each template's reason after the nodes'.
+        self.fake.apply("pods", koord_pod("huge", {"koordinator.sh/gpu-core": "50", "koordinator.sh/gpu-memory": "200Gi",
+                                                   "koordinator.sh/gpu.shared": "1"}))
+        r = self.explain("-n", "ml", "huge", "--inventory", path, "-o", "json")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        huge = json.loads(r.stdout)[0]
+        self.assertEqual((huge["everFits"], huge["template"]), (False, None))
+        self.assertEqual([x["template"] for x in huge["reasons"] if x["node"] is None], ["h200", "small"], huge)
+        r = self.explain("-n", "ml", "huge", "--inventory", path)
+        self.assertTrue(any(l.startswith("  template h200: ") for l in r.stdout.splitlines()), r.stdout)
+        # Files beside the cluster hold templates only, as `fit --cluster --inventory F` takes them.
+        nodes = os.path.join(self.fake.dir, "nodes.yaml")
+        with open(nodes, "w") as f:
+            f.write("kind: GPUInventory\nnodes:\n- {name: gpu-0, gpus: {count: 1}}\n")
+        r = self.explain("-n", "ml", "--inventory", nodes)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("node gpu-0: only node templates are read from inventory files beside a live cluster", r.stderr)
+
     def test_control_characters_escaped(self):
         evil = koord_pod("evil\nPod ml/x: fits now\x1b[2J", {"koordinator.sh/gpu-core": "50", "koordinator.sh/gpu-memory": "100Gi",
                                                            "koordinator.sh/gpu.shared": "1"}, ns="esc")
