@@ -235,8 +235,9 @@ static int selects_identity(const gpa_inventory_t *inv, const gpa_podspec_t *pod
  * The nodes to search: one per shape as far as the Pod can tell. A Pod that selects on no identity label tells
  * nodes apart only by their shape (the inventory's). Otherwise every node's labels are tested (logarithmic in a
  * list's length); of the nodes that pass, the first of each shape is searched, and the node that fails nearest
- * (gpa_explain_labels_nearness; the first in name order among equals) speaks for every node that fails (a label refusal ranks below every other reason, and ties go to the lowest
- * name). So a no-op `kubernetes.io/hostname` affinity costs one label test per node, not one search per node.
+ * (gpa_explain_labels_nearness; the first in name order among equals) speaks for every node that fails (a label refusal ranks below
+ * every other reason, and ties go to the lowest name). So a no-op `kubernetes.io/hostname` affinity costs one label test per node,
+ * not one search per node.
  */
 static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_nodes_pod_t *pp,
                                            gpa_alloc_budget_t *budget, int now, size_t *n)

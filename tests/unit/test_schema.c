@@ -189,8 +189,9 @@ START_TEST(objects_in_a_list_keep_their_place)
 {
     ck_assert_str_eq(inventory_error("kind: List\nitems:\n- kind: GPUInventory\n  nodes: 3\n"),
                      "inventory.yaml:4:10: items[0].nodes: must be a list, not a number");
-    ck_assert_str_eq(inventory_error("kind: List\nitems:\n- {kind: GPUInventory, colour: blue}\n"),
-                     "inventory.yaml:3:32: items[0]: unknown field \"colour\"; known: apiVersion, kind, metadata, nodes, templates");
+    ck_assert_str_eq(
+        inventory_error("kind: List\nitems:\n- {kind: GPUInventory, colour: blue}\n"),
+        "inventory.yaml:3:32: items[0]: unknown field \"colour\"; known: apiVersion, kind, metadata, nodes, templates");
     ck_assert_str_eq(object_error("kind: List\nitems:\n- {kind: Service}\n- {kind: Pod, spec: {containers: 7}}\n"),
                      "pod.yaml:4:34: items[1].spec.containers: must be a list, not a number");
 }
