@@ -113,7 +113,7 @@ int main(void)
 
     char *text = cluster_json(&len);
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     double t0 = now_ms();
     if (gpa_inventory_parse(inv, text, len, "bench", &err) != 0) {
         char msg[1024];

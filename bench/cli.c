@@ -86,7 +86,7 @@ static int find_pod(gpa_arena_t *a, const char *review, size_t len, pod_t *pod)
     while (*at == ' ')
         at++;
     gpa_json_pos_t pos = {1, 1, 0};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "review");
     int short_input;
     if (gpa_json_parse_value(a, at, len - (size_t)(at - review), &pos, &pod->tree, &pod->json_len, &short_input, &err) != 0)

@@ -135,7 +135,7 @@ static double timed_list(const gpa_kube_target_t *t, const char *path, long *obj
 {
     counter_t c = {0};
     gpa_reflector_sink_t sink = sink_of(&c);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     double start = now_s();
     FAKEAPI_CHECK(gpa_kube_list(t, path, &sink, &err) == 0, "%s", err.message);
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
     /* A reflector's first sync of the pods, then EVENTS pods modified at once and streamed to it. */
     counter_t c = {0};
     gpa_reflector_sink_t sink = sink_of(&c);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     start = now_s();
     gpa_reflector_t *r = gpa_reflector_start(&t, "/api/v1/pods", &sink, &err);

@@ -87,7 +87,7 @@ typedef struct st_bench_ctx_t {
 static void op_parse(bench_ctx_t *c)
 {
     gpa_value_t *root;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "bench");
     if (gpa_json_parse(&c->arena, c->body, c->len, &root, &err) != 0)
         c->failed = 1;

@@ -101,7 +101,7 @@ static double apply_all(gpa_view_t *v, gpa_view_kind_t kind, gen_fn gen, int fro
         gpa_buf_reset(&b);
         gen(&b, i);
         gpa_value_t *obj;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, "bench");
         if (gpa_json_parse(&a, b.base, b.len, &obj, &err) != 0) {
             fprintf(stderr, "bench: %s\n%.*s\n", err.message, (int)b.len, b.base);
@@ -137,7 +137,7 @@ static double check_us(const gpa_inventory_t *inv)
     gpa_arena_t a = {0}, doc = {0};
     gpa_docs_t docs;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "pod");
     if (gpa_docs_parse(&doc, share_pod, strlen(share_pod), &docs, &err) != 0 ||
         gpa_decode_object(&doc, docs.docs[0], &obj, &err) != 0)
@@ -170,7 +170,7 @@ int main(void)
         gpa_view_end_list(v, (gpa_view_kind_t)k);
     long rss_view = rss_kb();
     /* The best of five builds: the machine may be shared. */
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_inventory_t *inv = NULL;
     double build_ms = 1e12;
     for (int i = 0; i < 5; i++) {

@@ -130,7 +130,7 @@ static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *ob
 {
     lister_t *l = ctx;
     explain_t *ex = l->ex;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "cluster");
     int rc = gpa_view_apply(ex->view, l->kind, event, object, NULL, 0, &err);
     if (rc != 0) { /* -1: left out; 1 (where the view warns about a Pod it keeps): the warning */
@@ -150,7 +150,7 @@ static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *ob
 /* One list of each inventory kind; returns 0, or -1 after saying why on stderr. */
 static int read_cluster(explain_t *ex, const gpa_kube_target_t *t)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
         lister_t l = {ex, (gpa_view_kind_t)k};
@@ -204,7 +204,7 @@ static void invalid_reasons(explain_t *ex, gpa_object_t *obj, verdict_t *r)
 {
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1, .inventory = ex->vb.inv};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "cluster");
     size_t n = gpa_check(&ex->vb.scratch, ex->vb.cfg, obj, &opts, &v, &err) == 0 ? v.violations.len : 0;
     r->reasons_node = gpa_arena_calloc(&ex->vb.scratch, n + 1, sizeof(*r->reasons_node));
@@ -298,7 +298,7 @@ static void explain_pod(explain_t *ex, const char *text)
 {
     gpa_value_t *doc = NULL;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_arena_clear(&ex->vb.scratch);
     gpa_error_init(&err, "cluster");
     if (gpa_json_parse(&ex->vb.scratch, text, strlen(text), &doc, &err) != 0 ||
@@ -417,7 +417,7 @@ int gpa_cmd_explain(int argc, char **argv)
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     if (gpa_kube_target_load(&o.kube, &t, &err) != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));

@@ -253,7 +253,7 @@ static void reload_templates(gpa_live_t *live)
     uint64_t state = templates_state(live, &files, &rep);
     if (state != live->templates_state) {
         gpa_inventory_t *inv = NULL;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         live->templates_state = state;
         if (state != 0 && gpa_load_inventory_files((const char *const *)files.items, files.len, &inv, &rep) == 0 &&
             gpa_inventory_templates_only(inv, &err) == 0) {

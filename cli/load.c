@@ -258,7 +258,7 @@ static void report_warnings(const gpa_inventory_t *inv, const gpa_load_report_t 
     for (size_t i = 0; i < n; i++)
         gpa_load_warn(rep, &w[i]);
     if (total > n) {
-        gpa_error_t more;
+        gpa_error_t more = {0};
         gpa_error_init(&more, NULL);
         gpa_error_set(&more, 0, 0, NULL, "%zu more Pods hold no GPU because they cannot be read (not listed)", total - n);
         gpa_load_warn(rep, &more);

@@ -115,7 +115,7 @@ int gpa_policyreport_print(FILE *out, gpa_arena_t *a, gpa_report_api_t api, cons
     char *text = r != NULL ? json_dumps(r, JSON_COMPACT) : NULL;
     json_decref(r);
     gpa_value_t *doc;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "policyreport");
     int rc = text != NULL && gpa_json_parse(a, text, strlen(text), &doc, &err) == 0 ? 1 : -1;
     free(text);

@@ -45,7 +45,7 @@ static void log_result(const gpa_registrar_t *r, const gpa_register_result_t *re
 static int step(gpa_registrar_t *r, int *said_waiting)
 {
     gpa_register_result_t res;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     char msg[1024];
     if (!server_ready())
         return 0;

@@ -711,7 +711,7 @@ static int load_templates(serve_args_t *a)
     char why[768] = "";
     gpa_load_first_t f = {why, sizeof(why), 0};
     gpa_load_report_t rep = {gpa_load_keep_first, &f, NULL};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     if (a->ninventory == 0)
         return 0;
     a->live.template_paths = a->inventory;

@@ -50,7 +50,7 @@ void gpa_verb_opts_add_inventory(gpa_verb_opts_t *o, const char *path)
 
 int gpa_verb_templates_only(const char *verb, const gpa_inventory_t *files)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     if (files == NULL || gpa_inventory_templates_only(files, &err) == 0)
         return 0;
     char text[1024];

@@ -219,7 +219,7 @@ static int read_file(const char *path, gpa_buf_t *b, gpa_error_t *err)
 static char *ca_bundle(const char *ca_file)
 {
     gpa_buf_t b = GPA_BUF_INIT;
-    gpa_error_t ignored;
+    gpa_error_t ignored = {0};
     gpa_error_init(&ignored, NULL);
     char *out = NULL;
     if (ca_file != NULL && read_file(ca_file, &b, &ignored) == 0 && b.len > 0)

@@ -99,7 +99,7 @@ static int read_key(keypair_t *kp, const char *path, char *err, size_t errsize)
 
 static int describe(keypair_t *kp, const char *cert_path, char *err, size_t errsize)
 {
-    gpa_error_t e;
+    gpa_error_t e = {0};
     gpa_error_init(&e, cert_path);
     if (gpa_certs_not_after_x509(kp->cert, &kp->not_after, &e) != 0) {
         gpa_error_format(&e, err, errsize);

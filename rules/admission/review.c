@@ -142,7 +142,7 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req
 static int decode(gpa_arena_t *a, const gpa_config_t *cfg, gpa_webhook_t hook, const gpa_envelope_t *req, gpa_value_t *doc,
                   const char *key, gpa_object_t **obj, gpa_review_t *out)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     if (gpa_decode_object_with(a, &cfg->workloads, doc, obj, &err) != 0) {
         gpa_decode_error_within(&err, gpa_arena_printf(a, "request.%s", key));
@@ -178,7 +178,7 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
                                  .validate = hook == GPA_WEBHOOK_VALIDATE,
                                  .inventory = inv,
                                  .budget = budget};
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, NULL);
         if (gpa_check(a, cfg, obj, &opts, &out->verdict, &err) != 0) {
             bad(a, out, "request.object", gpa_arena_printf(a, "cannot be mutated: %s: %s", err.path, err.message));
@@ -216,7 +216,7 @@ void gpa_review_with(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventor
     memset(out, 0, sizeof(*out));
     out->api_version = out->uid = out->operation = out->kind = out->ns = out->name = "";
     gpa_value_t *root;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     if (body == NULL || gpa_json_parse_filtered(a, body, len, filter, &root, &err) != 0) {
         answer_400(

@@ -348,7 +348,7 @@ static int load_device_allocated(pod_ctx_t *p, const char *text)
 {
     loader_t *l = p->l;
     gpa_value_t *root;
-    gpa_error_t jerr;
+    gpa_error_t jerr = {0};
     const char *path = "metadata.annotations[\"" GPA_ANNOTATION_DEVICE_ALLOCATED "\"]";
     gpa_error_init(&jerr, NULL);
     if (gpa_json_parse(l->a, text, strlen(text), &root, &jerr) != 0)
@@ -485,7 +485,7 @@ static const char *pod_name(loader_t *l, const gpa_value_t *doc)
 /* A Pod that could not be read holds nothing and is named in a warning (at the Pod; path within its List). */
 static void warn_pod(loader_t *l, const gpa_value_t *doc, const char *path, const gpa_error_t *why)
 {
-    gpa_error_t w;
+    gpa_error_t w = {0};
     gpa_error_init(&w, l->source);
     const char *at = why->path;
     if (path[0] != '\0')
@@ -497,7 +497,7 @@ static void warn_pod(loader_t *l, const gpa_value_t *doc, const char *path, cons
 
 static int load_pod(loader_t *l, gpa_value_t *doc, const char *path)
 {
-    gpa_error_t why;
+    gpa_error_t why = {0};
     loader_t pl = *l;
     pl.err = &why;
     gpa_error_init(&why, l->source);

@@ -212,7 +212,7 @@ static gpa_stream_status_t json_value(gpa_stream_t *s, gpa_arena_t *a, unsigned 
         gpa_json_pos_t at = {s->line, s->column, depth};
         size_t used = 0;
         int short_input = 0;
-        gpa_error_t e;
+        gpa_error_t e = {0};
         gpa_error_init(&e, err != NULL ? err->source : NULL);
         int rc = gpa_json_parse_value(a, s->buf + s->start, limit, &at, out, &used, &short_input, &e);
         /* Cut short by the limit (a number that ends there may go on too): try again with more. */

@@ -145,7 +145,7 @@ static const gpa_value_t *resources_object(gpa_arena_t *a, const char *text)
     size_t s, e;
     trim_resources(text, &s, &e);
     gpa_value_t *v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     if (gpa_json_parse(a, text + s, e - s, &v, &err) != 0 || v->type != GPA_VOBJECT)
         return NULL;
     for (size_t i = 0; i < v->u.object.len; i++)

@@ -52,7 +52,7 @@ __attribute__((unused)) static void fuzz_check_json_round_trip(gpa_arena_t *a, c
 {
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_value_emit_json(&b, v, indent);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_value_t *w;
     if (gpa_json_parse(a, b.base, b.len, &w, &err) != 0)
@@ -66,7 +66,7 @@ __attribute__((unused)) static void fuzz_check_yaml_round_trip(gpa_arena_t *a, c
 {
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_value_emit_yaml(&b, v);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_docs_t docs;
     if (gpa_yaml_parse(a, b.base, b.len, &docs, &err) != 0)

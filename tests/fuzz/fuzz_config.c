@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (inventory == NULL)
         inventory = fuzz_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_config_t *cfg = NULL;
     if (gpa_config_parse((const char *)data, size, "fuzz.yaml", &cfg, &err) != 0) {

@@ -37,7 +37,7 @@ static int same_key(const gpa_buf_t *x, const gpa_buf_t *y)
 static int check(gpa_arena_t *a, gpa_object_t *obj, int mutate, gpa_verdict_t *out)
 {
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = mutate, .validate = 1};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     return gpa_check(a, config, obj, &opts, out, &err);
 }
@@ -46,7 +46,7 @@ static int check(gpa_arena_t *a, gpa_object_t *obj, int mutate, gpa_verdict_t *o
 static void run_doc(gpa_arena_t *a, gpa_value_t *doc, gpa_buf_t *key, int first)
 {
     gpa_objects_t objs = {0};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     if (gpa_decode_document(a, doc, &objs, &err) != 0) {
         if (first && err.message[0] == '\0')
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         config = gpa_config_default();
     gpa_arena_t a;
     gpa_arena_init(&a);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_docs_t docs;
     if (gpa_docs_parse(&a, (const char *)data, size, &docs, &err) == 0) {

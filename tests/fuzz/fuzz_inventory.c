@@ -121,7 +121,7 @@ static void as_annotations(const uint8_t *data, size_t size)
                        forms[f][1]);
         gpa_arena_t a = {0};
         gpa_value_t *pod;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, NULL);
         if (gpa_json_parse(&a, b.base, b.len, &pod, &err) != 0)
             fuzz_fail("the Pod around the annotation is not JSON", &b);
@@ -141,7 +141,7 @@ static int read_objects(gpa_arena_t *a, gpa_value_t *doc, reading_t *r)
 {
     const char *kind = gpa_value_string(gpa_value_get(doc, "kind"));
     size_t klen = kind != NULL ? strlen(kind) : 0;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     if (kind != NULL && klen >= 4 && strcmp(kind + klen - 4, "List") == 0) {
         gpa_value_t *items = (gpa_value_t *)gpa_value_get(doc, "items");
         for (size_t i = 0; items != NULL && items->type == GPA_VARRAY && i < items->u.array.len; i++)
@@ -169,7 +169,7 @@ static void same_reading(const uint8_t *data, size_t size, const gpa_inventory_t
 {
     gpa_arena_t a = {0};
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     reading_t r = {.inv = gpa_inventory_new()};
     int rc = gpa_docs_parse(&a, (const char *)data, size, &docs, &err);
     for (size_t i = 0; rc == 0 && i < docs.len; i++)
@@ -195,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     as_annotations(data, size);
     if (config == NULL)
         config = gpa_config_default();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     /* alone */
     gpa_inventory_t *inv = gpa_inventory_new();

@@ -25,7 +25,7 @@ static int read_from_memory(void *ctx, const char *path, char **data, size_t *le
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "fuzz");
     gpa_kube_target_t t;
     const char *context = size > 0 && data[0] == '#' ? "other" : NULL;

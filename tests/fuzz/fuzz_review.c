@@ -94,7 +94,7 @@ static void check_patch(gpa_arena_t *a, const gpa_review_t *r, const char *patch
     gpa_buf_t raw = GPA_BUF_INIT;
     if (unbase64(patch64, &raw) != 0)
         fail_answer("the patch is not base64", r);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_value_t *doc, *review;
     gpa_patch_t patch = {0};
@@ -121,7 +121,7 @@ static void check_patch(gpa_arena_t *a, const gpa_review_t *r, const char *patch
 static const char *request_uid(gpa_arena_t *a, const uint8_t *data, size_t size)
 {
     gpa_value_t *review;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     if (gpa_json_parse(a, (const char *)data, size, &review, &err) != 0)
         return NULL;

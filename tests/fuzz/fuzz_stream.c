@@ -56,7 +56,7 @@ static void read_all(gpa_arena_t *a, const char *text, size_t len, size_t chunk,
 static void check_json(gpa_arena_t *a, const char *text, size_t len, const read_t *r, const read_t *checked)
 {
     gpa_value_t *whole;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "f");
     if (gpa_json_parse(a, text, len, &whole, &err) != 0) {
         if (r->last == GPA_STREAM_END || checked->last != r->last)
@@ -81,7 +81,7 @@ static void check_json(gpa_arena_t *a, const char *text, size_t len, const read_
 static void check_yaml(gpa_arena_t *a, const char *text, size_t len, const read_t *r)
 {
     gpa_docs_t whole;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "f");
     if (gpa_yaml_parse(a, text, len, &whole, &err) != 0)
         return; /* the reader may find the fault in a later document, or the same one */

@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (f == NULL || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
     gpa_suite_t suite;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     if (gpa_suite_load(suite_path, &suite, &err) != 0) {
         if (err.message[0] == '\0' || err.source == NULL)
             abort();

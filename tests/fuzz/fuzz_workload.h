@@ -42,7 +42,7 @@ __attribute__((unused)) static void fuzz_check_workloads(const gpa_config_t *cfg
 {
     gpa_arena_t a;
     gpa_arena_init(&a);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_docs_t docs;
     if (gpa_docs_parse(&a, fuzz_pods, sizeof(fuzz_pods) - 1, &docs, &err) != 0)
@@ -62,7 +62,7 @@ __attribute__((unused)) static void fuzz_check_workloads(const gpa_config_t *cfg
 /* The fixed inventory, new (one reference). */
 __attribute__((unused)) static gpa_inventory_t *fuzz_inventory_new(void)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_inventory_t *inv = gpa_inventory_new();
     if (gpa_inventory_parse(inv, fuzz_inventory, sizeof(fuzz_inventory) - 1, "fuzz", &err) != 0)

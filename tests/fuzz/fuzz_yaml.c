@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gpa_arena_t a;
     gpa_arena_init(&a);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_docs_t docs;
     if (gpa_yaml_parse(&a, (const char *)data, size, &docs, &err) == 0) {

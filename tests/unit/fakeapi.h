@@ -146,7 +146,7 @@ static inline void fakeapi_control(const fakeapi_t *f, const char *what, const c
 {
     gpa_kube_target_t t;
     fakeapi_target(f, &t, NULL);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_kube_client_t *c = gpa_kube_client_new(&t, &err);
     FAKEAPI_CHECK(c != NULL, "%s", err.message);
@@ -165,7 +165,7 @@ static inline long fakeapi_count(const fakeapi_t *f, const char *kind)
 {
     gpa_kube_target_t t;
     fakeapi_target(f, &t, NULL);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_kube_client_t *c = gpa_kube_client_new(&t, &err);
     gpa_kube_reply_t reply;

@@ -33,7 +33,7 @@ static void teardown(void)
 static inline gpa_value_t *json(const char *text)
 {
     gpa_value_t *v = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &v, &err) == 0, "parse %s: %s", text, err.message);
     return v;
@@ -42,7 +42,7 @@ static inline gpa_value_t *json(const char *text)
 static inline gpa_object_t *decode(gpa_value_t *doc)
 {
     gpa_object_t *obj = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_decode_object(&arena, doc, &obj, &err) == 0, "decode: %s: %s", err.path, err.message);
     return obj;

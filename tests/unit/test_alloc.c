@@ -46,7 +46,7 @@ static void teardown(void)
 static gpa_inventory_t *inv_of(const char *yaml)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     char msg[1024] = "";
     int rc = gpa_inventory_parse(inv, yaml, strlen(yaml), "test", &err);
     if (rc != 0)
@@ -624,7 +624,7 @@ START_TEST(templates_beside_a_cluster)
     /* Templates only, no GPU node at all (a cluster whose GPU pools scale from zero). */
     gpa_inventory_t *files = inv_of("kind: GPUInventory\ntemplates:\n- {name: t, gpus: {count: 2, memory: 40Gi}}\n");
     gpa_inventory_t *live = inv_of("kind: GPUInventory\nnodes:\n- {name: cpu-0, gpus: {count: 0}}\n");
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_inventory_templates_only(files, &err), 0);
     ck_assert_int_eq(gpa_inventory_templates_only(live, &err), -1);
     ck_assert_str_eq(err.message, "node cpu-0: only node templates are read from inventory files beside a live cluster");
@@ -705,7 +705,7 @@ static void place_admitted(const gpa_inventory_t *inv, const gpa_config_t *c, gp
 {
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_object_t *m;
     /* Admitted with a finding at warn (unit-hint's 50 whole GPUs) is admitted under a warning, not a promise. */
     if (gpa_check(&arena, c, obj, &opts, &v, &err) != 0 || !v.allowed || obj->npods == 0 || v.violations.len != 0)
@@ -752,7 +752,7 @@ static void walk_examples(const gpa_inventory_t *inv, const gpa_config_t *c, con
         fclose(f);
         text[len] = '\0';
         gpa_docs_t docs;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         if (gpa_docs_parse(&arena, text, len, &docs, &err) != 0)
             continue;
         for (size_t i = 0; i < docs.len; i++) {

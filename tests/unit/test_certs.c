@@ -94,7 +94,7 @@ static void opts_for(gpa_certs_options_t *o)
 
 static void generate(const gpa_certs_options_t *o, gpa_certs_result_t *res)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     int rc = gpa_certs_generate(o, res, &err);
     ck_assert_msg(rc == 0, "generate failed: %s", err.message);
@@ -102,7 +102,7 @@ static void generate(const gpa_certs_options_t *o, gpa_certs_result_t *res)
 
 static int generate_fails(const gpa_certs_options_t *o, const char *needle)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_certs_result_t res;
     gpa_error_init(&err, NULL);
     if (gpa_certs_generate(o, &res, &err) == 0) {
@@ -450,7 +450,7 @@ END_TEST
 START_TEST(bad_options)
 {
     gpa_certs_options_t o;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     struct {
         const char *service, *ns, *san;
         int days;
@@ -506,7 +506,7 @@ START_TEST(not_after)
     int64_t after = (int64_t)time(NULL), from_cert;
     ck_assert_int_ge(res.not_after, before + 30 * 86400);
     ck_assert_int_le(res.not_after, after + 30 * 86400);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     X509 *leaf = load_cert("tls.crt");
     ck_assert_int_eq(gpa_certs_not_after_x509(leaf, &from_cert, &err), 0);
@@ -541,7 +541,7 @@ START_TEST(not_after_calendar)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         ck_assert_int_eq(ASN1_TIME_set_string(X509_getm_notAfter(x), cases[i].asn1), 1);
         int64_t got;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, NULL);
         ck_assert_int_eq(gpa_certs_not_after_x509(x, &got, &err), 0);
         ck_assert_msg(got == cases[i].epoch, "%s: %lld != %lld", cases[i].asn1, (long long)got, (long long)cases[i].epoch);

@@ -14,7 +14,7 @@
 static gpa_config_t *parse_ok(const char *text)
 {
     gpa_config_t *cfg = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "cfg.yaml");
     if (gpa_config_parse(text, strlen(text), "cfg.yaml", &cfg, &err) != 0)
         ck_abort_msg("unexpected error %u:%u %s: %s", err.line, err.column, err.path, err.message);
@@ -26,7 +26,7 @@ static gpa_config_t *parse_ok(const char *text)
 static void parse_bad(const char *text, unsigned line, unsigned column, const char *word)
 {
     gpa_config_t *cfg = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "cfg.yaml");
     ck_assert_int_eq(gpa_config_parse(text, strlen(text), "cfg.yaml", &cfg, &err), -1);
     ck_assert_ptr_null(cfg);

@@ -25,7 +25,7 @@ static void teardown(void)
 static gpa_objects_t decode(const char *text)
 {
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_objects_t objs = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_docs_parse(&arena, text, strlen(text), &docs, &err) == 0, "parse: %s", err.message);
@@ -45,7 +45,7 @@ static gpa_object_t *decode_one(const char *text)
 static gpa_error_t decode_error(const char *text)
 {
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_objects_t objs = {0};
     gpa_error_init(&err, "test");
     ck_assert_int_eq(gpa_docs_parse(&arena, text, strlen(text), &docs, &err), 0);
@@ -317,7 +317,7 @@ static gpa_object_t *object_at(const gpa_workloads_t *extra, const gpa_workload_
     const char *text = gpa_arena_printf(&arena, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",%s", api, w->kind, body + 1);
     gpa_value_t *doc;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &doc, &err) == 0, "%s: %s", text, err.message);
     ck_assert_msg(gpa_decode_object_with(&arena, extra, doc, &obj, &err) == 0, "%s: %s: %s", text, err.path, err.message);
@@ -418,7 +418,7 @@ static int remember(void *ctx, const gpa_workload_node_t *node)
 static gpa_value_t *parse_json(const char *text)
 {
     gpa_value_t *doc;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &doc, &err) == 0, "%s", err.message);
     return doc;
@@ -428,7 +428,7 @@ START_TEST(walker_visits_every_match_in_order)
 {
     gpa_value_t *doc = parse_json("{\"spec\":{\"tasks\":[{\"t\":{\"a\":1}},{},null,{\"t\":{\"b\":2}}],"
                                   "\"roles\":{\"head\":{\"r\":{}},\"a/b~c\":{\"r\":{}},\"none\":null,\"empty\":{}}}}");
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     seen_t s = {0};
     ck_assert_int_eq(gpa_workload_walk(&arena, doc, "spec.tasks[*].t", remember, &s, &err), 0);
@@ -457,7 +457,7 @@ START_TEST(walker_reports_a_bad_shape_on_its_path)
         {"{\"spec\":{\"m\":[1]}}", "spec.m.*.template", "spec.m", "must be a mapping, not a list"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, "test");
         seen_t s = {0};
         ck_assert_int_eq(gpa_workload_walk(&arena, parse_json(cases[i].doc), cases[i].path, remember, &s, &err), -1);
@@ -465,7 +465,7 @@ START_TEST(walker_reports_a_bad_shape_on_its_path)
         ck_assert_msg(strstr(err.message, cases[i].message) != NULL, "%s", err.message);
     }
     /* Missing or null steps name nothing: not an error. */
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     seen_t s = {0};
     ck_assert_int_eq(gpa_workload_walk(&arena, parse_json("{\"spec\":{\"tasks\":null}}"), "spec.tasks[*].t", remember, &s, &err),

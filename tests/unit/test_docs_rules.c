@@ -252,7 +252,7 @@ static int run_example(const section_t *s, const example_t *ex, const gpa_invent
     gpa_arena_init(&a);
     gpa_config_t *cfg = section_cfg != NULL ? gpa_config_retain(section_cfg) : gpa_config_default();
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "docs/rules.md");
     ck_assert_msg(gpa_docs_parse(&a, ex->text, strlen(ex->text), &docs, &err) == 0 && docs.len == 1, "docs/rules.md:%d: %s",
                   ex->line + (int)err.line - 1, err.message);
@@ -284,7 +284,7 @@ START_TEST(examples_do_what_they_say)
         gpa_config_t *section_cfg = NULL;
         int fires = 0, passes = 0;
         for (size_t k = 0; k < s->nexamples; k++) {
-            gpa_error_t err;
+            gpa_error_t err = {0};
             gpa_error_init(&err, "docs/rules.md");
             if (strcmp(s->examples[k].kind, "config") == 0) {
                 ck_assert_msg(

@@ -26,7 +26,7 @@ static void teardown(void)
 static gpa_value_t *json_ok(const char *text, size_t len)
 {
     gpa_value_t *v = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     int r = gpa_json_parse(&arena, text, len, &v, &err);
     ck_assert_msg(r == 0, "%s: %u:%u %s", text, err.line, err.column, err.message);
@@ -36,7 +36,7 @@ static gpa_value_t *json_ok(const char *text, size_t len)
 static gpa_value_t *yaml_ok(const char *text, size_t len)
 {
     gpa_docs_t docs = {0};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     int r = gpa_yaml_parse(&arena, text, len, &docs, &err);
     ck_assert_msg(r == 0, "--- YAML ---\n%s\n---: %u:%u %s", text, err.line, err.column, err.message);

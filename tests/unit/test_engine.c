@@ -14,7 +14,7 @@ static gpa_verdict_t check_op(gpa_object_t *obj, gpa_operation_t op, gpa_object_
 {
     gpa_check_opts_t opts = {.operation = op, .old_object = old, .mutate = mutate, .validate = 1};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_check(&arena, cfg, obj, &opts, &v, &err) == 0, "check: %s", err.message);
     return v;
@@ -167,7 +167,7 @@ START_TEST(warn_action_gives_a_warning)
 {
     static const char conf[] = "rules:\n  memory-ratio-exclusive: warn\n";
     gpa_config_t *warn_cfg;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "conf");
     ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &warn_cfg, &err) == 0, "%s", err.message);
     gpa_config_release(cfg);
@@ -189,7 +189,7 @@ static gpa_inventory_t *full_node(void)
     gpa_usage_desc_t used = {.node = "n1", .pod = "team-a/big", .minor = 0, .whole = 1, .source = "test", .line = 2};
     gpa_inventory_add_node(inv, &node);
     gpa_inventory_add_usage(inv, &used);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_int_eq(gpa_inventory_commit(inv, &err), 0);
     return inv;
@@ -200,7 +200,7 @@ static gpa_inventory_t *full_node(void)
 START_TEST(no_room_now_is_a_warning_from_the_allocator)
 {
     gpa_inventory_t *inv = full_node();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1, .inventory = inv};
     gpa_verdict_t v;
@@ -224,7 +224,7 @@ START_TEST(inject_writes_what_shared_required_asks)
     static const char conf[] = "rules:\n  deprecated-gpu-mixed: warn\n";
     static const char pod[] =
         POD(C("mixed", "{\"limits\":{\"koordinator.sh/gpu\":\"200\",\"koordinator.sh/gpu-memory\":\"16Gi\"}}"));
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "conf");
     gpa_config_release(cfg);
     ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);
@@ -246,7 +246,7 @@ START_TEST(warn_rule_does_not_stop_mutation)
     static const char conf[] = "rules:\n  min-memory: warn\n";
     static const char pod[] = POD(C("tiny", "{\"requests\":{\"koordinator.sh/gpu-memory\":\"100Mi\"}}"));
     gpa_config_t *warn_cfg;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "conf");
     ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &warn_cfg, &err) == 0, "%s", err.message);
 
@@ -299,7 +299,7 @@ static gpa_verdict_t check_inv(gpa_object_t *obj, gpa_operation_t op, gpa_object
 {
     gpa_check_opts_t opts = {.operation = op, .old_object = old, .mutate = op == GPA_OP_CREATE, .validate = 1, .inventory = inv};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_check(&arena, cfg, obj, &opts, &v, &err) == 0, "check: %s", err.message);
     return v;
@@ -359,7 +359,7 @@ START_TEST(update_is_judged_as_mutated)
     ck_assert(has_rule(&v, "min-memory", "server"));
     /* What a mutation switched off would have fixed still counts. */
     static const char conf[] = "mutations:\n  inject-gpu-shared: off\n";
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "conf");
     gpa_config_release(cfg);
     ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);
@@ -377,7 +377,7 @@ static gpa_inventory_t *eight_gpu_nodes(void)
     gpa_node_desc_t mgpu = {.name = "m1", .mgpu = 1, .count = 8, .memory = 80LL << 30, .source = "test", .line = 2};
     gpa_inventory_add_node(inv, &node);
     gpa_inventory_add_node(inv, &mgpu);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_inventory_commit(inv, &err) == 0, "%s", err.message);
     return inv;

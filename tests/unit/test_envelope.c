@@ -31,7 +31,7 @@ static int read_envelope(const char *text, gpa_envelope_t *env, gpa_error_t *err
 START_TEST(uid_with_nul_kept_whole)
 {
     gpa_envelope_t env;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(read_envelope(review_with(GPA_ADMISSION_V1, "AdmissionReview", "ab\\u0000cd", "", ""), &env, &err), 0);
     ck_assert_uint_eq(env.uid_len, 5);
     ck_assert_int_eq(memcmp(env.uid, "ab\0cd", 5), 0);
@@ -46,7 +46,7 @@ END_TEST
 START_TEST(names_with_nul_are_not_names)
 {
     gpa_envelope_t env;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     /* Each would read as the name before its NUL if compared as a C string. */
     ck_assert_int_eq(read_envelope(review_with(GPA_ADMISSION_V1, "AdmissionReview\\u0000x", "u", "", ""), &env, &err), -1);
     ck_assert_str_eq(err.path, "kind");

@@ -35,7 +35,7 @@ static gpa_inventory_t *load_file(const char *rel)
     size_t len;
     char *text = slurp(rel, &len);
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     int rc = gpa_inventory_parse(inv, text, len, rel, &err);
     char msg[1024] = "";
     if (rc != 0)
@@ -147,7 +147,7 @@ START_TEST(mixed_files_any_order)
 {
     /* A Pod read before its Node, in another file. */
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(parse_text(inv,
                                 "kind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  nodeName: g\n  containers:\n"
                                 "  - name: c\n    resources: {limits: {nvidia.com/gpu: 2}}\n",
@@ -163,7 +163,7 @@ END_TEST
 START_TEST(errors_with_lines_nothing_half_loaded)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     size_t n;
     ck_assert_int_eq(parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 1, memory: 8Gi}}\n", &err), 0);
     /* The second node is fine, the third is not: neither may appear. */
@@ -231,7 +231,7 @@ static char *koord_pod(const char *name, const char *node, const char *phase, co
 static gpa_inventory_t *with_pod(char *pod)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(parse_text(inv, two_gpus, &err), 0);
     ck_assert_msg(parse_text(inv, pod, &err) == 0, "%s", err.message);
     free(pod);
@@ -312,7 +312,7 @@ END_TEST
 START_TEST(usage_mgpu_cards_capped)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(
         parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: m, dialects: [mgpu], gpus: {count: 4, memory: 16Gi}}\n", &err), 0);
     ck_assert_msg(parse_text(inv,
@@ -357,7 +357,7 @@ START_TEST(usage_unreadable_pod_warns)
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         gpa_inventory_t *inv = gpa_inventory_new();
-        gpa_error_t err;
+        gpa_error_t err = {0};
         char *text;
         ck_assert(
             asprintf(&text,
@@ -385,7 +385,7 @@ START_TEST(usage_unreadable_pod_warns)
     }
     /* in a List, the path says where; a failed load later drops its own warnings only */
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(parse_text(inv,
                                 "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\","
                                 "\"annotations\":{\"vke.volcengine.com/gpu-index-container-c\":\"0,zero\"}},"
@@ -437,7 +437,7 @@ START_TEST(usage_records_bounded)
         ann.base);
     gpa_arena_t a = {0};
     gpa_value_t *doc;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_msg(gpa_json_parse(&a, pod.base, pod.len, &doc, &err) == 0, "%s", err.message);
     size_t records = 0;
@@ -464,7 +464,7 @@ START_TEST(node_templates)
     ck_assert_int_eq(t[1].gpus[7].memory, 80 * GI);
     ck_assert_str_eq(gpa_node_label(&t[1], "karpenter.sh/nodepool"), "a100");
     ck_assert_uint_eq(t[0].dialects, GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_inventory_templates_only(inv, &err), 0);
     /* Usage never lands on a template, whoever names it. */
     ck_assert_int_eq(parse_text(inv,

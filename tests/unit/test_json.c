@@ -25,7 +25,7 @@ static void teardown(void)
 static gpa_value_t *parse_ok(const char *text)
 {
     gpa_value_t *v = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t.json");
     int r = gpa_json_parse(&arena, text, strlen(text), &v, &err);
     ck_assert_msg(r == 0, "%s: unexpected error %u:%u %s", text, err.line, err.column, err.message);
@@ -36,7 +36,7 @@ static gpa_value_t *parse_ok(const char *text)
 static gpa_error_t parse_fail_n(const char *text, size_t len)
 {
     gpa_value_t *v = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t.json");
     int r = gpa_json_parse(&arena, text, len, &v, &err);
     ck_assert_msg(r == -1, "accepted invalid JSON: %.*s", (int)len, text);
@@ -271,7 +271,7 @@ END_TEST
 START_TEST(test_docs_parse_switch)
 {
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     const char *json = "  \n[1, 2]";
     ck_assert_int_eq(gpa_docs_parse(&arena, json, strlen(json), &docs, &err), 0);
@@ -334,7 +334,7 @@ START_TEST(test_filter_keeps_only_paths)
     gpa_json_filter_whole(gpa_json_filter_path(&arena, f, "replicas.w.other")); /* named and under `*` */
     gpa_json_filter_seal(&arena, f);
     gpa_value_t *v, *whole;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_int_eq(gpa_json_parse_filtered(&arena, text, strlen(text), f, &v, &err), 0);
     ck_assert_int_eq(gpa_json_parse(&arena, text, strlen(text), &whole, &err), 0);
@@ -377,7 +377,7 @@ START_TEST(test_bench_review)
     size_t n = fread(buf, 1, sizeof(buf), f);
     fclose(f);
     gpa_value_t *v = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_int_eq(gpa_json_parse(&arena, buf, n, &v, &err), 0);
     ck_assert_str_eq(gpa_value_string(gpa_value_get(v, "kind")), "AdmissionReview");

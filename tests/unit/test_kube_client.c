@@ -28,7 +28,7 @@ static void teardown(void)
 
 static gpa_kube_client_t *client_for(const gpa_kube_target_t *t)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_kube_client_t *c = gpa_kube_client_new(t, &err);
     ck_assert_msg(c != NULL, "%s", err.message);
@@ -39,7 +39,7 @@ static gpa_kube_client_t *client_for(const gpa_kube_target_t *t)
 static long get(gpa_kube_client_t *c, const char *path, char *msg, size_t size)
 {
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     long status = -1;
     if (gpa_kube_call(c, "GET", path, NULL, NULL, 0, &reply, &err) == 0)
@@ -57,7 +57,7 @@ START_TEST(token_and_verified_tls)
     fakeapi_target(&fake, &t, "test-token");
     gpa_kube_client_t *c = client_for(&t);
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_int_eq(gpa_kube_call(c, "GET", "/api/v1/nodes", NULL, NULL, 0, &reply, &err), 0);
     ck_assert_int_eq(reply.status, 200);
@@ -89,7 +89,7 @@ START_TEST(kubeconfig_to_request)
     fakeapi_write(file, text);
     gpa_kube_options_t opts = {file, NULL};
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_msg(gpa_kube_target_load(&opts, &t, &err) == 0, "%s", err.message);
     gpa_kube_client_t *c = client_for(&t);
@@ -218,7 +218,7 @@ static long send(gpa_kube_client_t *c, const char *method, const char *path, con
                  size_t size)
 {
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_int_eq(gpa_kube_call(c, method, path, type, body, body != NULL ? strlen(body) : 0, &reply, &err), 0);
     if (out != NULL)
@@ -279,7 +279,7 @@ START_TEST(stream_cut_part_way)
     gpa_buf_t got = GPA_BUF_INIT;
     gpa_kube_stream_t stream = {keep, NULL, &got, 10000};
     gpa_kube_reply_t reply;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_int_eq(gpa_kube_stream(c, "/api/v1/nodes?watch=1&resourceVersion=1", &stream, &reply, &err), -1);
     ck_assert_int_eq(reply.status, 200);

@@ -97,7 +97,7 @@ static void assert_fails(const char *cluster, const char *user, unsigned line, c
 {
     const char *file = write_file("config", config_with(cluster, user));
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(load(file, NULL, &t, &err), -1);
     char msg[1024];
     gpa_error_format(&err, msg, sizeof(msg));
@@ -115,7 +115,7 @@ START_TEST(inline_data_and_token)
                                                         "    client-certificate-data: " PEM_B64 "\n"
                                                         "    client-key-data: " PEM_B64 "\n"));
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(load(file, NULL, &t, &err), 0);
     ck_assert_str_eq(t.server, "https://api.example:6443");
     ck_assert_str_eq(t.ca_pem, PEM_TEXT);
@@ -142,7 +142,7 @@ START_TEST(files_relative_to_the_kubeconfig)
                                                         "    client-certificate: cert.pem\n"
                                                         "    client-key: key.pem\n"));
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(load(file, NULL, &t, &err), 0);
     ck_assert_str_eq(t.ca_pem, "CA PEM\n");
     ck_assert_str_eq(t.client_cert_pem, "CERT PEM\n");
@@ -157,7 +157,7 @@ START_TEST(context_flag_and_insecure)
 {
     const char *file = write_file("config", config_with("    server: https://api.example\n", "    token: abc\n"));
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(load(file, "other", &t, &err), 0);
     ck_assert_str_eq(t.server, "https://other.example:6443");
     ck_assert_int_eq(t.insecure_skip_verify, 1);
@@ -203,7 +203,7 @@ START_TEST(no_current_context)
 {
     const char *file = write_file("config", "apiVersion: v1\nkind: Config\nclusters: []\n");
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(load(file, NULL, &t, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "no --context"));
     file = write_file("empty", "");
@@ -227,7 +227,7 @@ START_TEST(service_account)
     setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
     setenv("KUBERNETES_SERVICE_PORT", "443", 1);
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(load(NULL, NULL, &t, &err), 0);
     ck_assert_str_eq(t.server, "https://10.0.0.1:443");
     ck_assert_str_eq(t.ca_pem, "SA CA\n");
@@ -257,7 +257,7 @@ START_TEST(kubeconfig_env_and_home)
     snprintf(list, sizeof(list), "%s:/nonexistent/second", path_of("config"));
     setenv("KUBECONFIG", list, 1);
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(load(NULL, NULL, &t, &err), 0);
     ck_assert_str_eq(t.server, "https://from-env");
     gpa_kube_target_dispose(&t);
@@ -281,7 +281,7 @@ START_TEST(parse_without_files)
 {
     const char *text = config_with("    server: https://api\n    certificate-authority: ca.pem\n", "    token: a\n");
     gpa_kube_target_t t;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "mem");
     ck_assert_int_eq(gpa_kubeconfig_parse(text, strlen(text), "/etc/k", NULL, read_nothing, NULL, &t, &err), -1);
     ck_assert_str_eq(err.message, "no file /etc/k/ca.pem here");

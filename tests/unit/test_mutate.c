@@ -24,7 +24,7 @@ static result_t run(gpa_value_t *doc)
     gpa_mutate(&arena, cfg, decode(doc), &patch, &r.warnings, &r.applied);
     r.patch = patch_text(&patch);
     r.mutated = doc;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_patch_apply(&arena, &r.mutated, &patch, &err) == 0, "apply %s: %s", r.patch, err.message);
     return r;
@@ -331,7 +331,7 @@ END_TEST
 START_TEST(switched_off)
 {
     static const char conf[] = "mutations: {inject-gpu-shared: off}\n";
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "conf");
     gpa_config_release(cfg);
     ck_assert_msg(gpa_config_parse(conf, strlen(conf), "conf", &cfg, &err) == 0, "%s", err.message);

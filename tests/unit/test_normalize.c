@@ -44,7 +44,7 @@ static int norm(const char *ann, const char *containers, const char *init)
             *p = '"';
     gpa_value_t *doc;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     if (gpa_json_parse(&A, buf, strlen(buf), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
         ck_abort_msg("cannot read test object: %s: %s", err.message, buf);

@@ -16,7 +16,7 @@ static gpa_value_t *str(const char *s)
 static void check_apply(const char *doc, const gpa_patch_t *p, const char *want)
 {
     gpa_value_t *root = json(doc), *orig = root;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_patch_apply(&arena, &root, p, &err) == 0, "apply: %s: %s", err.path, err.message);
     ck_assert_msg(gpa_value_equal(root, json(want)), "result differs from %s", want);
@@ -26,7 +26,7 @@ static void check_apply(const char *doc, const gpa_patch_t *p, const char *want)
 static void check_fails(const char *doc, const gpa_patch_t *p, const char *needle)
 {
     gpa_value_t *root = json(doc), *orig = root;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_int_eq(gpa_patch_apply(&arena, &root, p, &err), -1);
     ck_assert_ptr_eq(root, orig);

@@ -168,7 +168,7 @@ static const gpa_violation_t *ray_finding(const gpa_violations_t *v)
 
 static void set_config(const char *text)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     gpa_config_release(cfg);
     cfg = NULL;
@@ -233,7 +233,7 @@ END_TEST
 START_TEST(config_rejects_unknown_mutation)
 {
     gpa_config_t *c = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     const char *text = "mutations: {ray-num-gpu: off}";
     ck_assert_int_eq(gpa_config_parse(text, strlen(text), "test", &c, &err), -1);
@@ -261,7 +261,7 @@ static void check_ray_mutation(const char *doc, const char *want, const char *id
     gpa_buf_putc(&b, '\0');
     ck_assert_str_eq(b.base, ids);
     gpa_buf_dispose(&b);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert(gpa_patch_apply(&arena, &root, &patch, &err) == 0);
     gpa_patch_t again = {0};

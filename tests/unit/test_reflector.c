@@ -142,7 +142,7 @@ static gpa_reflector_t *start(view_t *v, const char *path, const char *token, un
     fakeapi_target(&fake, &t, token);
     gpa_reflector_options_t opts = {.backoff_min_ms = 20, .backoff_max_ms = 200, .page_limit = page_limit, .watch_timeout_s = 2};
     gpa_reflector_sink_t sink = sink_of(v);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_reflector_t *r = gpa_reflector_start_with(&t, path, &sink, &opts, &err);
     ck_assert_msg(r != NULL, "%s", err.message);
@@ -157,7 +157,7 @@ static int try_fresh_list(view_t *fresh, const char *path)
     gpa_kube_target_t t;
     fakeapi_target(&fake, &t, "test-token");
     gpa_reflector_sink_t sink = sink_of(fresh);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     int rc = gpa_kube_list(&t, path, &sink, &err);
     gpa_kube_target_dispose(&t);
@@ -362,7 +362,7 @@ START_TEST(unauthorized_until_the_token_file_changes)
     view_init(&v);
     gpa_reflector_options_t opts = {.backoff_min_ms = 20, .backoff_max_ms = 100};
     gpa_reflector_sink_t sink = sink_of(&v);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     gpa_reflector_t *r = gpa_reflector_start_with(&t, "/api/v1/nodes", &sink, &opts, &err);
     gpa_kube_target_dispose(&t);

@@ -120,7 +120,7 @@ START_TEST(files_are_checked)
         ck_assert_ptr_nonnull(f);
         fputs(texts[i], f);
         fclose(f);
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, NULL);
         wanted_t w;
         ck_assert_int_eq(load_wanted(&a, path, "uid", NULL, &w, &err), -1);

@@ -15,7 +15,7 @@
 
 static void use_config(const char *text)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     gpa_config_release(cfg);
     cfg = NULL;
@@ -26,7 +26,7 @@ static gpa_verdict_t check(gpa_object_t *obj)
 {
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 1};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_check(&arena, cfg, obj, &opts, &v, &err) == 0, "check: %s", err.message);
     return v;

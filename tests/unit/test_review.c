@@ -262,7 +262,7 @@ static void same_answers_for_file(const char *path)
     size_t len = fread(text, 1, sizeof(text) - 1, fp);
     fclose(fp);
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     if (gpa_docs_parse(&arena, text, len, &docs, &err) != 0)
         return;

@@ -42,7 +42,7 @@ static gpa_object_t *decode(const char *squoted)
             *p = '"';
     gpa_value_t *doc;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
         ck_abort_msg("cannot read test object: %s at %u:%u: %s", err.message, err.line, err.column, json);
@@ -699,7 +699,7 @@ START_TEST(infeasible_needs_inventory)
     gpa_inventory_t *inv = gpa_inventory_new();
     gpa_node_desc_t node = {.name = "n1", .count = 1, .memory = 24LL << 30, .source = "test", .line = 1};
     gpa_inventory_add_node(inv, &node);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_int_eq(gpa_inventory_commit(inv, &err), 0);
     gpa_object_t *obj =

@@ -29,7 +29,7 @@ static const char *formatted(const gpa_error_t *err)
 static gpa_value_t *parse(gpa_arena_t *a, const char *text)
 {
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t.yaml");
     ck_assert_int_eq(gpa_docs_parse(a, text, strlen(text), &docs, &err), 0);
     ck_assert_uint_eq(docs.len, 1);
@@ -39,7 +39,7 @@ static gpa_value_t *parse(gpa_arena_t *a, const char *text)
 static const char *config_error(const char *text)
 {
     gpa_config_t *cfg = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "config.yaml");
     ck_assert_int_eq(gpa_config_parse(text, strlen(text), "config.yaml", &cfg, &err), -1);
     ck_assert_msg(err.path[0] != '.', "stray dot: %s", err.path);
@@ -49,7 +49,7 @@ static const char *config_error(const char *text)
 static const char *inventory_error(const char *text)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_inventory_parse(inv, text, strlen(text), "inventory.yaml", &err), -1);
     gpa_inventory_release(inv);
     ck_assert_msg(err.path[0] != '.', "stray dot: %s", err.path);
@@ -61,7 +61,7 @@ static const char *object_error(const char *text)
     gpa_arena_t a;
     gpa_arena_init(&a);
     gpa_objects_t objs = {0};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "pod.yaml");
     ck_assert_int_eq(gpa_decode_document(&a, parse(&a, text), &objs, &err), -1);
     gpa_arena_dispose(&a);
@@ -78,7 +78,7 @@ static const char *suite_error(const char *text)
     ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
     gpa_suite_t s;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_suite_load(path, &s, &err), -1);
     ck_assert_msg(err.path[0] != '.', "stray dot: %s", err.path);
     ck_assert_str_eq(err.source, path);
@@ -98,7 +98,7 @@ START_TEST(unknown_field_names_the_known_ones)
     static const char *const known[] = {"count", "memory", "core", NULL};
     gpa_arena_t a;
     gpa_arena_init(&a);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "x.yaml");
     ck_assert_int_eq(gpa_schema_fields(&err, parse(&a, "count: 1\nmemory: 8Gi\n"), "gpus", known), 0);
     ck_assert_int_eq(gpa_schema_fields(&err, parse(&a, "count: 1\ncolour: red\nshape: round\n"), "nodes[2].gpus", known), -1);
@@ -114,7 +114,7 @@ START_TEST(want_words_both_types)
 {
     gpa_arena_t a;
     gpa_arena_init(&a);
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_value_t *doc = parse(&a, "gpus: {count: 1}\nname: node\n");
     gpa_error_init(&err, "x.yaml");
     ck_assert_int_eq(gpa_schema_want(&err, gpa_value_get(doc, "name"), GPA_VSTRING, "name"), 0);

@@ -30,7 +30,7 @@ static gpa_inventory_t *hosts(unsigned n)
             text + len, cap - len,
             "  - {name: n%04u, labels: {host: h%04u, pool: a}, dialects: [mgpu], gpus: {count: 8, memory: 32Gi}}\n", i, i);
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_msg(gpa_inventory_parse(inv, text, len, "hosts", &err) == 0, "%s", err.message);
     free(text);
     return inv;
@@ -65,7 +65,7 @@ static const char *heavy(void)
 static gpa_object_t *yaml_object(const char *yaml)
 {
     gpa_docs_t docs;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "object");
     ck_assert_msg(gpa_docs_parse(&arena, yaml, strlen(yaml), &docs, &err) == 0, "%s", err.message);
     return decode(docs.docs[0]);
@@ -120,7 +120,7 @@ START_TEST(a_budget_is_shared_by_every_template)
     gpa_alloc_budget_t b = gpa_alloc_budget(200000);
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv, .budget = &b};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_check(&arena, cfg, job, &opts, &v, &err), 0);
     /* The whole object took at most its budget (plus one node's label tests), not 5 times it. */
     ck_assert(b.spent);
@@ -155,7 +155,7 @@ START_TEST(cut_short_warns_never_denies)
     gpa_alloc_budget_t b2 = gpa_alloc_budget(3);
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv, .budget = &b2};
     gpa_verdict_t v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_check(&arena, cfg, obj, &opts, &v, &err), 0);
     ck_assert(v.allowed);
     ck_assert_uint_eq(v.warnings.len, 1);

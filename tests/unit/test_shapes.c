@@ -117,7 +117,7 @@ static gpa_podspec_t *pod_of(gpa_arena_t *a, const char *spec)
     char *text = gpa_arena_printf(a, "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n%s\n", spec);
     gpa_docs_t docs;
     gpa_object_t *obj;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "pod");
     ck_assert_msg(gpa_docs_parse(a, text, strlen(text), &docs, &err) == 0, "%s", err.message);
     ck_assert_msg(gpa_decode_object(a, docs.docs[0], &obj, &err) == 0, "%s", err.message);
@@ -131,7 +131,7 @@ START_TEST(one_node_per_shape_decides_as_every_node)
     for (unsigned seed = 1; seed <= 40; seed++) {
         char *text = random_inventory(seed);
         gpa_inventory_t *inv = gpa_inventory_new();
-        gpa_error_t err;
+        gpa_error_t err = {0};
         ck_assert_msg(gpa_inventory_parse(inv, text, strlen(text), "random", &err) == 0, "%s\n%s", err.message, text);
         size_t nodes, shapes;
         gpa_inventory_nodes(inv, &nodes);
@@ -174,7 +174,7 @@ START_TEST(what_makes_a_shape)
                        "  - {name: d, labels: {z: x}, gpus: {count: 2, memory: 32Gi}}\n"
                        "  - {name: e, labels: {z: x}, gpus: {count: 2, memory: 16Gi}, used: [{minor: 0, core: 10}]}\n";
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_msg(gpa_inventory_parse(inv, text, strlen(text), "t", &err) == 0, "%s", err.message);
     size_t n;
     const gpa_node_t *const *s = gpa_inventory_shapes(inv, 0, &n);

@@ -86,7 +86,7 @@ static void check_list(const char *text, int want_list)
 static void check_list_chunked(const char *text, int want_list, const size_t *chunks, size_t nchunks)
 {
     gpa_value_t *whole;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t");
     ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &whole, &err) == 0, "%s: %s", text, err.message);
     gpa_value_t *items = gpa_value_get(whole, "items");
@@ -173,7 +173,7 @@ START_TEST(test_json_errors_as_whole_parse)
 {
     const char *text = bad_json[_i];
     gpa_value_t *v;
-    gpa_error_t want;
+    gpa_error_t want = {0};
     gpa_error_init(&want, "t");
     ck_assert_int_eq(gpa_json_parse(&arena, text, strlen(text), &v, &want), -1);
     for (size_t c = 0; c < 2 * NCHUNKS; c++) {
@@ -190,7 +190,7 @@ END_TEST
 static void check_yaml(const char *text)
 {
     gpa_docs_t whole;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t");
     ck_assert_msg(gpa_yaml_parse(&arena, text, strlen(text), &whole, &err) == 0, "%s: %s", text, err.message);
     for (size_t c = 0; c < NCHUNKS; c++) {
@@ -224,7 +224,7 @@ START_TEST(test_yaml_error_line)
 {
     const char *text = "a: 1\n---\nb: 2\n---\nc: [1,\n";
     gpa_docs_t docs;
-    gpa_error_t want;
+    gpa_error_t want = {0};
     gpa_error_init(&want, "t");
     ck_assert_int_eq(gpa_yaml_parse(&arena, text, strlen(text), &docs, &want), -1);
     for (size_t c = 0; c < NCHUNKS; c++) {
@@ -248,7 +248,7 @@ START_TEST(test_large_piece)
     strcpy(text + at + n, "\"}], \"kind\": \"List\"}");
     gpa_stream_t *s = gpa_stream_new();
     gpa_value_t *v = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t");
     size_t fed = 0, len = strlen(text), feeds = 0;
     gpa_stream_status_t st;
@@ -323,7 +323,7 @@ START_TEST(test_random_edits_json)
         strcpy(text, base);
         mutate(text, strlen(text));
         gpa_value_t *whole;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, "t");
         int ok = gpa_json_parse(&arena, text, strlen(text), &whole, &err) == 0;
         result_t r = read_random_chunks(text);
@@ -360,7 +360,7 @@ START_TEST(test_random_edits_yaml)
         strcpy(text, base);
         mutate(text, strlen(text));
         gpa_docs_t whole;
-        gpa_error_t err;
+        gpa_error_t err = {0};
         gpa_error_init(&err, "t");
         int ok = gpa_yaml_parse(&arena, text, strlen(text), &whole, &err) == 0;
         result_t r = read_random_chunks(text);

@@ -61,7 +61,7 @@ static const char *load_error(const char *text)
 {
     static char msg[1024];
     gpa_suite_t s;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     const char *path = put("gpuadmit-test.yaml", text);
     ck_assert_int_eq(gpa_suite_load(path, &s, &err), -1);
     gpa_error_format(&err, msg, sizeof(msg));
@@ -79,7 +79,7 @@ static void assert_contains(const char *haystack, const char *needle)
 START_TEST(test_load_example_suite)
 {
     gpa_suite_t s;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     int rc = gpa_suite_load("examples/tests/koordinator/gpuadmit-test.yaml", &s, &err);
     char msg[1024];
     gpa_error_format(&err, msg, sizeof(msg));
@@ -118,7 +118,7 @@ START_TEST(test_load_every_object_form)
                                          "  oldObject: {inline: {apiVersion: v1, kind: Pod, metadata: {name: a}}}\n"
                                          "  mutate: false\n  expect: {allowed: true}\n");
     gpa_suite_t s;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_suite_load(path, &s, &err), 0);
     ck_assert_uint_eq(s.ncases, 5);
     ck_assert_str_eq(s.cases[0].object_desc, "Pod/a");
@@ -247,7 +247,7 @@ END_TEST
 
 static void run_one(const char *suite_text, size_t index, gpa_suite_result_t *r, gpa_arena_t *a, gpa_suite_t *s)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     const char *path = put("gpuadmit-test.yaml", suite_text);
     char msg[1024];
     int rc = gpa_suite_load(path, s, &err);
@@ -396,7 +396,7 @@ START_TEST(test_find_recursive_sorted)
     put(".hidden/gpuadmit-test.yaml", "x");
     char **files = NULL;
     size_t n = 0;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_int_eq(gpa_suite_find(tmpdir, &files, &n, &err), 0);
     ck_assert_uint_eq(n, 2);
     assert_contains(files[0], "/a/deeper/gpuadmit-test.yaml");

@@ -21,7 +21,7 @@ static char *slurp(const char *rel, size_t *len)
 {
     char path[1024];
     const char *dir = getenv("GPA_SOURCE_DIR");
-    gpa_error_t err;
+    gpa_error_t err = {0};
     snprintf(path, sizeof(path), "%s/%s", dir != NULL ? dir : ".", rel);
     char *text = gpa_read_file(path, len, &err);
     ck_assert_msg(text != NULL, "%s: %s", path, err.message);
@@ -31,7 +31,7 @@ static char *slurp(const char *rel, size_t *len)
 static gpa_value_t *json_of(gpa_arena_t *a, const char *text)
 {
     gpa_value_t *v;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_json_parse(a, text, strlen(text), &v, &err) == 0, "%s", err.message);
     return v;
@@ -54,13 +54,13 @@ static void apply_doc(gpa_view_t *v, const gpa_value_t *doc)
     gpa_view_kind_t k;
     if (items != NULL || !kind_of(doc, &k))
         return;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_msg(gpa_view_apply(v, k, GPA_WATCH_ADDED, doc, NULL, 0, &err) == 0, "%s", err.message);
 }
 
 static gpa_inventory_t *snapshot(gpa_view_t *v)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_inventory_t *inv = gpa_view_snapshot(v, &err);
     ck_assert_msg(inv != NULL, "%s", err.message);
     return inv;
@@ -96,7 +96,7 @@ START_TEST(same_as_the_file)
         size_t len;
         char *text = slurp(files[f], &len);
         gpa_inventory_t *file = gpa_inventory_new();
-        gpa_error_t err;
+        gpa_error_t err = {0};
         ck_assert_msg(gpa_inventory_parse(file, text, len, files[f], &err) == 0, "%s", err.message);
         gpa_arena_t a = {0};
         gpa_docs_t docs;
@@ -132,7 +132,7 @@ static const char pod_cpu[] = "{\"metadata\":{\"name\":\"web\",\"namespace\":\"m
 
 static void apply(gpa_view_t *v, gpa_arena_t *a, gpa_view_kind_t k, gpa_watch_event_t ev, const char *json)
 {
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_msg(gpa_view_apply(v, k, ev, json_of(a, json), NULL, 0, &err) == 0, "%s", err.message);
 }
 
@@ -218,7 +218,7 @@ START_TEST(audit_counts_follow)
 {
     gpa_arena_t a = {0};
     gpa_view_t *v = gpa_view_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     char buf[256];
     const char *r1[] = {"gpu-limit"}, *r2[] = {"gpu-limit", "mixed-share-apis"};
     ck_assert(gpa_view_apply(v, GPA_VIEW_PODS, GPA_WATCH_ADDED, json_of(&a, pod_cpu), r1, 1, &err) == 0);
@@ -247,7 +247,7 @@ START_TEST(unreadable_objects_are_left_out)
 {
     gpa_arena_t a = {0};
     gpa_view_t *v = gpa_view_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     const char *dup = "{\"metadata\":{\"name\":\"a\"},\"spec\":{\"devices\":[{\"type\":\"gpu\",\"minor\":0,\"health\":true},"
                       "{\"type\":\"gpu\",\"minor\":0,\"health\":true}]}}";
     const char *good = "{\"metadata\":{\"name\":\"a\"},\"spec\":{\"devices\":[{\"type\":\"gpu\",\"minor\":0,\"health\":true}]}}";
@@ -277,7 +277,7 @@ START_TEST(tenant_pods_same_as_the_file)
     size_t len;
     char *text = slurp(path, &len);
     gpa_inventory_t *file = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_msg(gpa_inventory_parse(file, text, len, path, &err) == 0, "%s", err.message);
     size_t nfile;
     const gpa_error_t *fw = gpa_inventory_warnings(file, &nfile, NULL);
@@ -333,7 +333,7 @@ START_TEST(unreadable_pod_holds_nothing)
         "\"koordinator.sh/gpu-core\":\"30\",\"koordinator.sh/gpu-memory-ratio\":\"30\"}}}]}}";
     gpa_arena_t a = {0};
     gpa_view_t *v = gpa_view_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     apply(v, &a, GPA_VIEW_NODES, GPA_WATCH_ADDED, node_a);
     apply(v, &a, GPA_VIEW_PODS, GPA_WATCH_ADDED, readable);
     gpa_inventory_t *inv = snapshot(v);
@@ -409,7 +409,7 @@ static int count_of(gpa_view_kind_t k)
 static void apply_text(gpa_view_t *v, gpa_view_kind_t k, gpa_watch_event_t ev, const char *text)
 {
     gpa_arena_t a = {0};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_msg(gpa_view_apply(v, k, ev, json_of(&a, text), NULL, 0, &err) == 0, "%s", err.message);
     gpa_arena_dispose(&a);
 }
@@ -459,7 +459,7 @@ static gpa_inventory_t *truth_inventory(const truth_t *t)
             }
     gpa_buf_puts(&b, "]}");
     gpa_inventory_t *inv = gpa_inventory_new();
-    gpa_error_t err;
+    gpa_error_t err = {0};
     ck_assert_msg(gpa_inventory_parse(inv, b.base, b.len, "truth", &err) == 0, "%s", err.message);
     gpa_buf_dispose(&b);
     return inv;

@@ -25,7 +25,7 @@ static void teardown(void)
 static gpa_docs_t yaml_ok(const char *text)
 {
     gpa_docs_t docs = {0};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t.yaml");
     int r = gpa_yaml_parse(&arena, text, strlen(text), &docs, &err);
     ck_assert_msg(r == 0, "%s: unexpected error %u:%u %s", text, err.line, err.column, err.message);
@@ -42,7 +42,7 @@ static gpa_value_t *yaml_one(const char *text)
 static gpa_error_t yaml_fail(const char *text)
 {
     gpa_docs_t docs = {0};
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, "t.yaml");
     int r = gpa_yaml_parse(&arena, text, strlen(text), &docs, &err);
     ck_assert_msg(r == -1, "accepted: %s", text);
@@ -53,7 +53,7 @@ static gpa_error_t yaml_fail(const char *text)
 static gpa_value_t *json_one(const char *text)
 {
     gpa_value_t *v = NULL;
-    gpa_error_t err;
+    gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
     ck_assert_int_eq(gpa_json_parse(&arena, text, strlen(text), &v, &err), 0);
     return v;
