@@ -109,63 +109,42 @@ static int wanted(explain_t *ex, const gpa_value_t *pod)
     return hit;
 }
 
-typedef struct st_lister_t {
-    explain_t *ex;
-    gpa_view_kind_t kind;
-} lister_t;
-
-static void list_begin(void *ctx)
+/* An object the view left out, or a Pod it keeps with a warning (gpa_view_listener_t). */
+static void on_problem(void *ctx, const gpa_error_t *why, int kept)
 {
-    lister_t *l = ctx;
-    gpa_view_begin_list(l->ex->view, l->kind);
+    explain_t *ex = ctx;
+    gpa_error_t named = *why;
+    named.source = "cluster";
+    char text[1024];
+    gpa_error_format(&named, text, sizeof(text));
+    fprintf(stderr, "explain: %s%s\n", kept ? "" : "left out of the cluster inventory: ", esc(&ex->vb.scratch, text));
 }
 
-static void list_end(void *ctx)
+/* Every object listed: the Pods to explain are kept aside, as JSON text. */
+static void on_object(void *ctx, gpa_view_kind_t kind, const gpa_value_t *object)
 {
-    lister_t *l = ctx;
-    gpa_view_end_list(l->ex->view, l->kind);
+    explain_t *ex = ctx;
+    if (kind != GPA_VIEW_PODS || !wanted(ex, object))
+        return;
+    gpa_buf_t b = {0};
+    gpa_value_emit_json(&b, object, 0);
+    gpa_buf_putc(&b, '\0');
+    *gpa_vec_push(&ex->keep, &ex->pods) = gpa_arena_strdup(&ex->keep, b.base);
+    gpa_buf_dispose(&b);
 }
 
-static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
-{
-    lister_t *l = ctx;
-    explain_t *ex = l->ex;
-    gpa_error_t err = {0};
-    gpa_error_init(&err, "cluster");
-    int rc = gpa_view_apply(ex->view, l->kind, event, object, NULL, 0, &err);
-    if (rc != 0) { /* -1: left out; 1 (where the view warns about a Pod it keeps): the warning */
-        char text[1024];
-        gpa_error_format(&err, text, sizeof(text));
-        fprintf(stderr, "explain: %s%s\n", rc < 0 ? "left out of the cluster inventory: " : "", esc(&ex->vb.scratch, text));
-    }
-    if (l->kind == GPA_VIEW_PODS && wanted(ex, object)) {
-        gpa_buf_t b = {0};
-        gpa_value_emit_json(&b, object, 0);
-        gpa_buf_putc(&b, '\0');
-        *gpa_vec_push(&ex->keep, &ex->pods) = gpa_arena_strdup(&ex->keep, b.base);
-        gpa_buf_dispose(&b);
-    }
-}
-
-/* One list of each inventory kind; returns 0, or -1 after saying why on stderr. */
+/* One list of each inventory kind (gpa_view_list_all, as fit --cluster reads it); returns 0, or -1 after saying why
+ * on stderr. */
 static int read_cluster(explain_t *ex, const gpa_kube_target_t *t)
 {
     gpa_error_t err = {0};
-    gpa_error_init(&err, NULL);
-    for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
-        lister_t l = {ex, (gpa_view_kind_t)k};
-        gpa_reflector_sink_t sink = {list_begin, list_apply, list_end, NULL, &l};
-        if (gpa_kube_list(t, gpa_view_kind_path((gpa_view_kind_t)k), &sink, &err) != 0)
-            goto Error;
-    }
-    if ((ex->vb.inv = gpa_view_snapshot(ex->view, &err)) != NULL)
+    gpa_view_listener_t listener = {on_problem, on_object, ex};
+    if (gpa_view_list_all(ex->view, t, &listener, &err) == 0 && (ex->vb.inv = gpa_view_snapshot(ex->view, &err)) != NULL)
         return 0;
-Error : {
     char text[1024];
     gpa_error_format(&err, text, sizeof(text));
     fprintf(stderr, "explain: cannot read the cluster: %s\n", esc(&ex->vb.scratch, text));
     return -1;
-}
 }
 
 /* ---- explaining one Pod ---- */

@@ -236,10 +236,10 @@ typedef struct st_options_t {
 
 /* ---- --cluster: one list of each inventory kind ---- */
 
-static void on_rejected(void *ctx, const gpa_error_t *why)
+static void on_rejected(void *ctx, const gpa_error_t *why, int kept)
 {
     char text[1024];
-    (void)ctx;
+    (void)ctx, (void)kept;
     gpa_error_format(why, text, sizeof(text));
     gpa_report_line(stderr, "fit: left out of the cluster inventory: %s", text);
 }
@@ -252,7 +252,8 @@ static gpa_inventory_t *cluster_inventory(const gpa_kube_options_t *kube)
     gpa_inventory_t *inv = NULL;
     if (gpa_kube_target_load(kube, &target, &err) == 0) {
         gpa_view_t *v = gpa_view_new();
-        if (gpa_view_list_all(v, &target, on_rejected, NULL, &err) == 0)
+        gpa_view_listener_t listener = {on_rejected, NULL, NULL};
+        if (gpa_view_list_all(v, &target, &listener, &err) == 0)
             inv = gpa_view_snapshot(v, &err);
         gpa_view_free(v);
         gpa_kube_target_dispose(&target);

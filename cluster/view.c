@@ -506,8 +506,7 @@ void gpa_view_audit_counts(gpa_view_t *v, void (*fn)(void *ctx, const char *rule
 typedef struct st_lister_t {
     gpa_view_t *v;
     gpa_view_kind_t kind;
-    void (*on_reject)(void *ctx, const gpa_error_t *why);
-    void *ctx;
+    const gpa_view_listener_t *listener;
 } lister_t;
 
 static void list_begin(void *ctx)
@@ -519,9 +518,13 @@ static void list_begin(void *ctx)
 static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
 {
     lister_t *l = ctx;
+    const gpa_view_listener_t *to = l->listener;
     gpa_error_t why = {0};
-    if (gpa_view_apply(l->v, l->kind, event, object, NULL, 0, &why) != 0 && l->on_reject != NULL)
-        l->on_reject(l->ctx, &why);
+    int rc = gpa_view_apply(l->v, l->kind, event, object, NULL, 0, &why);
+    if (rc != 0 && to != NULL && to->on_problem != NULL)
+        to->on_problem(to->ctx, &why, rc > 0);
+    if (to != NULL && to->on_object != NULL)
+        to->on_object(to->ctx, l->kind, object);
 }
 
 static void list_end(void *ctx)
@@ -530,11 +533,10 @@ static void list_end(void *ctx)
     gpa_view_end_list(l->v, l->kind);
 }
 
-int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, void (*on_reject)(void *ctx, const gpa_error_t *why),
-                      void *ctx, gpa_error_t *err)
+int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, const gpa_view_listener_t *listener, gpa_error_t *err)
 {
     for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
-        lister_t l = {v, (gpa_view_kind_t)k, on_reject, ctx};
+        lister_t l = {v, (gpa_view_kind_t)k, listener};
         gpa_reflector_sink_t sink = {list_begin, list_apply, list_end, NULL, &l};
         if (gpa_kube_list(target, kind_paths[k], &sink, err) != 0)
             return -1;

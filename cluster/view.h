@@ -67,12 +67,19 @@ size_t gpa_view_held(gpa_view_t *v, gpa_view_kind_t kind);
 /* Calls fn for every (rule, namespace) with a non-zero count of Pods breaking it. */
 void gpa_view_audit_counts(gpa_view_t *v, void (*fn)(void *ctx, const char *rule, const char *ns, uint64_t pods), void *ctx);
 
+/* What a caller of gpa_view_list_all hears of the objects listed (each callback may be NULL). */
+typedef struct st_gpa_view_listener_t {
+    /* An object that cannot be read (kept 0: left out), or a Pod kept with a warning (kept 1: gpa_view_apply returned 1). */
+    void (*on_problem)(void *ctx, const gpa_error_t *why, int kept);
+    /* Every object listed, once the view has taken it (explain keeps the Pods it explains). Borrowed for the call. */
+    void (*on_object)(void *ctx, gpa_view_kind_t kind, const gpa_value_t *object);
+    void *ctx;
+} gpa_view_listener_t;
+
 /*
- * One list of each kind into the view, no watch (fit --cluster). An object that cannot be read is left out and
- * passed to on_reject (may be NULL) with why, as is a Pod's warning (gpa_view_apply returned 1). Returns 0, or -1 with err when a
- * list failed (a kind the cluster does not serve is an empty list).
+ * One list of each kind into the view, no watch (fit --cluster, explain), told to `listener` (may be NULL).
+ * Returns 0, or -1 with err when a list failed (a kind the cluster does not serve is an empty list).
  */
-int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, void (*on_reject)(void *ctx, const gpa_error_t *why),
-                      void *ctx, gpa_error_t *err);
+int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, const gpa_view_listener_t *listener, gpa_error_t *err);
 
 #endif
