@@ -153,48 +153,45 @@ static job_t *take_job(void)
     return job;
 }
 
-/* What of a review to build under the snapshot's configuration, built again into fa when the configuration changes. */
-static const gpa_json_filter_t *filter_for(gpa_arena_t *fa, gpa_json_filter_t **filter, uint64_t *generation,
-                                           const gpa_snapshot_t *snap)
+/* Brings the view up to date (gpa_reload_refresh) and judges body with it. */
+static void view_review(gpa_judge_view_t *v, gpa_arena_t *a, gpa_alloc_budget_t *budget, gpa_webhook_t hook, const char *body,
+                        size_t len, gpa_review_t *out)
 {
-    if (*filter == NULL || *generation != snap->generation) {
-        gpa_arena_clear(fa);
-        *filter = gpa_review_filter(fa, snap->config);
-        *generation = snap->generation;
+    gpa_reload_refresh(&v->snapshot);
+    if (v->filter == NULL || v->filter_generation != v->snapshot.generation) {
+        gpa_arena_clear(&v->filter_arena);
+        v->filter = gpa_review_filter(&v->filter_arena, v->snapshot.config);
+        v->filter_generation = v->snapshot.generation;
     }
-    return *filter;
+    gpa_review_with(a, v->snapshot.config, v->snapshot.inventory, budget, v->filter, hook, body, len, out);
 }
 
-typedef struct st_judge_state_t {
-    gpa_snapshot_t snap;
-    gpa_arena_t filter_arena;
-    gpa_json_filter_t *filter;
-    uint64_t generation;
-} judge_state_t;
+static void view_dispose(gpa_judge_view_t *v)
+{
+    gpa_arena_dispose(&v->filter_arena);
+    v->filter = NULL;
+    gpa_reload_forget(&v->snapshot);
+}
 
-static void judge(job_t *job, judge_state_t *js)
+static void judge(job_t *job, gpa_judge_view_t *view)
 {
     job->deadline_ms = gpa_judge_now_ms() + pool.opts.deadline_ms;
     job->budget = gpa_alloc_budget(pool.opts.steps);
     job->budget.expired = job_expired;
     job->budget.expired_ctx = job;
-    gpa_reload_refresh(&js->snap);
-    const gpa_json_filter_t *filter = filter_for(&js->filter_arena, &js->filter, &js->generation, &js->snap);
-    gpa_review_with(&job->arena, js->snap.config, js->snap.inventory, &job->budget, filter, job->hook, job->body, job->len,
-                    &job->r);
+    view_review(view, &job->arena, &job->budget, job->hook, job->body, job->len, &job->r);
 }
 
 static void *judge_main(void *arg)
 {
     (void)arg;
     size_t beat = gpa_judge_beat_new(GPA_BEAT_JUDGE);
-    judge_state_t js = {0};
-    gpa_arena_init(&js.filter_arena);
+    gpa_judge_view_t view = {0};
     job_t *job;
     while ((job = take_job()) != NULL) {
         gpa_judge_beat(beat, gpa_judge_now_ms());
         if (!atomic_load(&job->gone))
-            judge(job, &js);
+            judge(job, &view);
         gpa_judge_beat(beat, 0);
         pthread_mutex_lock(&pool.lock);
         job->state = DONE;
@@ -202,8 +199,7 @@ static void *judge_main(void *arg)
         pthread_mutex_unlock(&pool.lock);
         h2o_multithread_send_message(job->home, &job->super);
     }
-    gpa_reload_forget(&js.snap);
-    gpa_arena_dispose(&js.filter_arena);
+    view_dispose(&view);
     return NULL;
 }
 
@@ -312,11 +308,8 @@ void gpa_judge_review(h2o_req_t *req, gpa_webhook_t hook, gpa_judge_answer_cb an
     budget.expired = loop_expired;
     budget.expired_ctx = &end;
     gpa_judge_loop_t *jl = self != NULL ? self : &unattached;
-    gpa_reload_refresh(&jl->snapshot);
-    const gpa_json_filter_t *filter = filter_for(&jl->filter_arena, &jl->filter, &jl->filter_generation, &jl->snapshot);
     gpa_review_t r;
-    const char *body = req->entity.base != NULL ? req->entity.base : "";
-    gpa_review_with(&jl->arena, jl->snapshot.config, jl->snapshot.inventory, &budget, filter, hook, body, req->entity.len, &r);
+    view_review(&jl->view, &jl->arena, &budget, hook, req->entity.base != NULL ? req->entity.base : "", req->entity.len, &r);
     if (judges && budget.spent) {
         /* The slice was not enough: judged again from the start, off the loop, with the full budget. */
         gpa_arena_clear(&jl->arena);
@@ -344,7 +337,6 @@ void gpa_judge_attach(gpa_judge_loop_t *jl, h2o_loop_t *loop)
     jl->queue = h2o_multithread_create_queue(loop);
     h2o_multithread_register_receiver(jl->queue, &jl->receiver, on_answers);
     gpa_arena_init(&jl->arena);
-    gpa_arena_init(&jl->filter_arena);
     jl->beat = gpa_judge_beat_new(GPA_BEAT_LOOP);
 }
 
@@ -361,9 +353,7 @@ void gpa_judge_detach(void)
         return;
     gpa_judge_beat(jl->beat, 0); /* a worker that has ended is not stuck */
     gpa_arena_dispose(&jl->arena);
-    gpa_arena_dispose(&jl->filter_arena);
-    jl->filter = NULL;
-    gpa_reload_forget(&jl->snapshot);
+    view_dispose(&jl->view);
     /* Answers not delivered (the grace period ended first) stay with the queue, which the worker keeps. */
     if (h2o_linklist_is_empty(&jl->receiver._messages)) {
         h2o_multithread_unregister_receiver(jl->queue, &jl->receiver);

@@ -44,16 +44,23 @@ void gpa_judge_start(const gpa_judge_opts_t *o);
 /* Judges still running stop at their next look at the clock; waits for every judge thread. */
 void gpa_judge_stop(void);
 
-/* One worker's side: its receiver of answers, its slice's arena and snapshot, its heartbeat. Owned by the worker
+/* What one thread judges with: the configuration and inventory in force (reload.h), and what of a review the
+ * engine reads under that configuration (gpa_review_filter), built again when its generation changes.
+ * Zero-initialize. */
+typedef struct st_gpa_judge_view_t {
+    gpa_snapshot_t snapshot;
+    gpa_arena_t filter_arena;
+    gpa_json_filter_t *filter;
+    uint64_t filter_generation;
+} gpa_judge_view_t;
+
+/* One worker's side: its receiver of answers, its slice's arena and view, its heartbeat. Owned by the worker
  * (kept as long as the process: answers may still be posted to it while the server stops). Zero-initialize. */
 typedef struct st_gpa_judge_loop_t {
     h2o_multithread_queue_t *queue;
     h2o_multithread_receiver_t receiver;
     gpa_arena_t arena;
-    gpa_snapshot_t snapshot;
-    gpa_arena_t filter_arena;  /* what of a review the engine reads under snapshot.config (gpa_review_filter), */
-    gpa_json_filter_t *filter; /* built again when the configuration's generation changes */
-    uint64_t filter_generation;
+    gpa_judge_view_t view;
     size_t beat;
 } gpa_judge_loop_t;
 
