@@ -151,18 +151,7 @@ static int read_cluster(explain_t *ex, const gpa_kube_target_t *t)
 
 static const char *dialect_name(const gpa_request_t *req)
 {
-    if (req->ngroups == 0)
-        return NULL;
-    switch (req->groups[0].dialect) {
-    case GPA_DIALECT_VENDOR:
-        return "vendor";
-    case GPA_DIALECT_KOORDINATOR:
-        return "koordinator";
-    case GPA_DIALECT_MGPU:
-        return "mgpu";
-    default:
-        return NULL;
-    }
+    return req->ngroups == 0 ? NULL : gpa_dialect_name(req->groups[0].dialect);
 }
 
 static void take_reasons(gpa_arena_t *a, verdict_t *r, const gpa_placement_t *p)

@@ -48,12 +48,14 @@ static const char *op_name(gpa_match_op_t op)
     return names[op];
 }
 
+/* "vendor, mgpu": the dialects of d, in bit order. */
 static const char *dialect_list(gpa_arena_t *a, unsigned d)
 {
-    return gpa_arena_printf(
-        a, "%s%s%s%s%s", d & GPA_DIALECT_VENDOR ? "vendor" : "",
-        (d & GPA_DIALECT_VENDOR) && (d & ~GPA_DIALECT_VENDOR & 7) ? ", " : "", d & GPA_DIALECT_KOORDINATOR ? "koordinator" : "",
-        (d & GPA_DIALECT_KOORDINATOR) && (d & GPA_DIALECT_MGPU) ? ", " : "", d & GPA_DIALECT_MGPU ? "mgpu" : "");
+    const char *list = "";
+    for (unsigned bit = 1; bit <= GPA_DIALECT_ALL; bit <<= 1)
+        if (d & bit)
+            list = gpa_arena_printf(a, "%s%s%s", list, list[0] != '\0' ? ", " : "", gpa_dialect_name(bit));
+    return list;
 }
 
 static const char *container_prefix(gpa_arena_t *a, const gpa_request_t *req, const gpa_device_group_t *g)

@@ -179,13 +179,23 @@ gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_
     return near ? closest : GPA_R_UNKNOWN;
 }
 
+static const struct {
+    const char *name;
+    gpa_dialect_t dialect;
+} dialect_names[] = {{"vendor", GPA_DIALECT_VENDOR}, {"koordinator", GPA_DIALECT_KOORDINATOR}, {"mgpu", GPA_DIALECT_MGPU}};
+
 gpa_dialect_t gpa_dialect_parse(const char *name)
 {
-    if (strcmp(name, "vendor") == 0)
-        return GPA_DIALECT_VENDOR;
-    if (strcmp(name, "koordinator") == 0)
-        return GPA_DIALECT_KOORDINATOR;
-    if (strcmp(name, "mgpu") == 0)
-        return GPA_DIALECT_MGPU;
+    for (size_t i = 0; i < sizeof(dialect_names) / sizeof(dialect_names[0]); i++)
+        if (strcmp(name, dialect_names[i].name) == 0)
+            return dialect_names[i].dialect;
     return 0;
+}
+
+const char *gpa_dialect_name(unsigned dialect)
+{
+    for (size_t i = 0; i < sizeof(dialect_names) / sizeof(dialect_names[0]); i++)
+        if (dialect == (unsigned)dialect_names[i].dialect)
+            return dialect_names[i].name;
+    return NULL;
 }

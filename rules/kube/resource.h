@@ -54,5 +54,7 @@ gpa_dialect_t gpa_resource_domain(const char *name, size_t len);
 gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_t len);
 /* "vendor", "koordinator", "mgpu" to the dialect; 0 for an unknown name. */
 gpa_dialect_t gpa_dialect_parse(const char *name);
+/* The name of one dialect bit (the configuration's `dialects` spelling; static), NULL for anything else. */
+const char *gpa_dialect_name(unsigned dialect);
 
 #endif
