@@ -100,11 +100,13 @@ void gpa_metrics_connections_add(int delta)
 
 int gpa_metrics_connections_try_add(int64_t max)
 {
-    int64_t n = atomic_fetch_add_explicit(&m.connections, 1, memory_order_relaxed);
-    if (n < max)
-        return 0;
-    atomic_fetch_sub_explicit(&m.connections, 1, memory_order_relaxed);
-    return -1;
+    /* Compare-and-swap, not add-then-undo: the gauge must never show more than max, even for an instant. */
+    int64_t n = atomic_load_explicit(&m.connections, memory_order_relaxed);
+    do {
+        if (n >= max)
+            return -1;
+    } while (!atomic_compare_exchange_weak_explicit(&m.connections, &n, n + 1, memory_order_relaxed, memory_order_relaxed));
+    return 0;
 }
 
 void gpa_metrics_refused(gpa_limit_t limit)
