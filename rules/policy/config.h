@@ -3,6 +3,10 @@
  * the kinds to read besides the built-in ones (`workloads`; pass &cfg->workloads to gpa_decode_*_with),
  * the resource names known beyond gpuadmit's own (`knownResources`), and which mutations run (`mutations`).
  *
+ * The values and what the rules ask of them live here; reading a document into them is config_load.c's (the
+ * reader knows the rule table's ids and defaults, the values do not: the rule families read this header, and the
+ * table names the families, so nothing here may point back at the table; docs/decisions.md).
+ *
  * Ownership: a configuration is immutable once loaded and reference-counted, so the webhook can swap in a
  * reloaded one while requests in flight still hold the old one. gpa_config_load() returns a new configuration
  * with one reference; gpa_config_release() drops one and frees on the last.
@@ -10,7 +14,9 @@
 #ifndef GPA_CONFIG_H
 #define GPA_CONFIG_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -18,8 +24,11 @@
 #include "document/value.h"
 #include "kube/workloads.h"
 #include "policy/mutations.h"
-#include "policy/rules.h"
 #include "policy/verdict.h"
+
+/* At least the number of rows of the rule table (rules.h; rules.c asserts it): configurations size their per-rule
+ * actions by it. */
+#define GPA_RULE_MAX 32
 
 typedef struct st_gpa_config_t {
     int64_t min_device_memory;          /* bytes; default 256Mi */
@@ -37,6 +46,8 @@ typedef struct st_gpa_config_t {
     gpa_arena_t arena_;
 } gpa_config_t;
 
+/* ---- config_load.c: the reader ---- */
+
 /* The defaults, new (one reference). */
 gpa_config_t *gpa_config_default(void);
 /*
@@ -48,14 +59,31 @@ int gpa_config_load(const gpa_value_t *doc, const char *source, gpa_config_t **o
 int gpa_config_parse(const char *text, size_t len, const char *source, gpa_config_t **out, gpa_error_t *err);
 gpa_config_t *gpa_config_retain(gpa_config_t *cfg);
 void gpa_config_release(gpa_config_t *cfg); /* NULL is fine */
+
+/* ---- what the rules and the drivers ask ---- */
+
 /* Whether `name` (len bytes) is listed under knownResources. */
-int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len);
+static inline int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len)
+{
+    for (size_t i = 0; i < cfg->nknown_resources; i++)
+        if (strlen(cfg->known_resources[i]) == len && memcmp(cfg->known_resources[i], name, len) == 0)
+            return 1;
+    return 0;
+}
 /* Whether mutation m is switched on (`mutations: {id: on|off}`). */
 static inline int gpa_config_mutation_on(const gpa_config_t *cfg, size_t m)
 {
     return (cfg->mutations & (1u << m)) != 0;
 }
 /* Whether objects of this namespace are never checked or mutated. */
-int gpa_config_excludes(const gpa_config_t *cfg, const char *ns);
+static inline int gpa_config_excludes(const gpa_config_t *cfg, const char *ns)
+{
+    if (ns == NULL)
+        return 0;
+    for (size_t i = 0; i < cfg->nexclude_namespaces; i++)
+        if (strcmp(cfg->exclude_namespaces[i], ns) == 0)
+            return 1;
+    return 0;
+}
 
 #endif

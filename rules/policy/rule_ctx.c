@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "kube/quantity.h"
-#include "policy/rules.h"
 
 gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container, const char *path, const char *res0,
                                      const char *res1, const char *fmt, ...)
@@ -17,7 +16,7 @@ gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container,
         return NULL;
     gpa_violation_t *v = gpa_vec_push(ctx->a, ctx->out);
     memset(v, 0, sizeof(*v));
-    v->rule = gpa_rules[ctx->rule].id;
+    v->rule = ctx->rule;
     v->action = ctx->action;
     v->container = container;
     v->pod = ctx->pod->path;
@@ -31,6 +30,11 @@ gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container,
     v->message = gpa_arena_vprintf(ctx->a, fmt, ap);
     va_end(ap);
     return v;
+}
+
+size_t gpa_rule_ctx_container_findings(gpa_rule_ctx_t *ctx, const gpa_container_t *c, gpa_violations_t *out)
+{
+    return ctx->container_findings(ctx->a, ctx->cfg, ctx->pod, ctx->facts, c, out);
 }
 
 const char *gpa_rule_ctx_bytes(gpa_arena_t *a, int64_t bytes)

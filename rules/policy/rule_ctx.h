@@ -29,11 +29,16 @@ struct st_gpa_rule_ctx_t {
     const gpa_podspec_t *pod;
     const gpa_pod_facts_t *facts;
     const gpa_container_t *c;
-    size_t rule;           /* index in gpa_rules */
+    const char *rule;      /* the rule's id (the table's, static): findings carry it */
     gpa_action_t action;   /* configured action of the rule; findings carry it */
     size_t container_hits; /* Pod pass of a BOTH rule: findings the rule had in this Pod's containers */
     gpa_violations_t *out; /* NULL: only count (gpa_validate_container without out) */
     size_t count;          /* findings reported through this context */
+    /* What the other rules find in a container: the driver's predicate (validate.h, gpa_validate_container_facts),
+     * handed in by the driver that runs the table, so that the families, which the table names, never name the
+     * table back (shared-required, and malformed-quantity's guesses, ask it). */
+    size_t (*container_findings)(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,
+                                 const gpa_container_t *c, gpa_violations_t *out);
 };
 
 /*
@@ -43,6 +48,10 @@ struct st_gpa_rule_ctx_t {
  */
 gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container, const char *path, const char *res0,
                                      const char *res1, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* What the other container-level rules at deny find in c (ctx's Pod): gpa_validate_container_facts through
+ * ctx->container_findings. Appends to out when out != NULL; returns the count. */
+size_t gpa_rule_ctx_container_findings(gpa_rule_ctx_t *ctx, const gpa_container_t *c, gpa_violations_t *out);
 
 /* Exact text of a byte amount for messages: "256Mi", "4", "1500M"; arena-owned. */
 const char *gpa_rule_ctx_bytes(gpa_arena_t *a, int64_t bytes);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kube/resource.h"
+#include "policy/config.h"
 #include "policy/rule_checks.h"
 
 #define ALL GPA_DIALECT_ALL

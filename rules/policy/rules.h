@@ -21,9 +21,6 @@
 
 #include "policy/verdict.h"
 
-/* At least the number of rows of the table: configurations size their per-rule actions by it. */
-#define GPA_RULE_MAX 32
-
 typedef enum en_gpa_scope_t {
     GPA_SCOPE_CONTAINER,
     GPA_SCOPE_POD,

@@ -6,7 +6,6 @@
 #include "alloc/inventory.h"
 #include "alloc/normalize.h"
 #include "policy/rule_ctx.h"
-#include "policy/validate.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -73,7 +72,7 @@ static int accepted(gpa_rule_ctx_t *ctx, gpa_resource_t r, const char *text, con
     amount_set(&fixed.requests_[r], text, g);
     amount_set(&fixed.limits_[r], text, g);
     gpa_violations_t found = {0};
-    gpa_validate_container_facts(ctx->a, ctx->cfg, ctx->pod, ctx->facts, &fixed, &found);
+    gpa_rule_ctx_container_findings(ctx, &fixed, &found);
     const char *name = gpa_resource_name(r);
     for (size_t i = 0; i < found.len; i++)
         for (size_t k = 0; k < found.items[i].nresources; k++)

@@ -9,7 +9,6 @@
  * problem is reported once, at the container.
  */
 #include "policy/rule_ctx.h"
-#include "policy/validate.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -112,13 +111,12 @@ void gpa_rule_shared_without_memory(gpa_rule_ctx_t *ctx)
 
 void gpa_rule_shared_required(gpa_rule_ctx_t *ctx)
 {
-    const gpa_config_t *cfg = ctx->cfg;
     gpa_koord_view_t kv;
     view_container(ctx, &kv);
     if (!gpa_koord_view_has_memory(&kv) || gpa_koord_view_present(&kv, SHARED))
         return;
     /* The same predicate mutation uses: only a container that is otherwise valid is told to add gpu.shared. */
-    if (gpa_validate_container_facts(ctx->a, cfg, ctx->pod, ctx->facts, ctx->c, NULL) != 0)
+    if (gpa_rule_ctx_container_findings(ctx, ctx->c, NULL) != 0)
         return;
     gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(SHARED), NULL,
                         "%s missing; add koordinator.sh/gpu.shared: \"%lld\" (devices to spread over)", gpa_resource_name(SHARED),

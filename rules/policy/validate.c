@@ -14,28 +14,27 @@ static int rule_runs(const gpa_config_t *cfg, size_t i)
     return cfg->actions[i] != GPA_ACTION_OFF && (gpa_rules[i].dialects & cfg->dialects) != 0;
 }
 
-static void run_containers(gpa_rule_ctx_t *ctx, const gpa_container_t *cs, const unsigned *masks, size_t n)
+static void run_containers(const gpa_rule_t *rule, gpa_rule_ctx_t *ctx, const gpa_container_t *cs, const unsigned *masks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if ((masks[i] & gpa_rules[ctx->rule].dialects) == 0)
+        if ((masks[i] & rule->dialects) == 0)
             continue; /* none of the rule's resources appear in this container */
         ctx->c = &cs[i];
-        gpa_rules[ctx->rule].check(ctx);
+        rule->check(ctx);
     }
     ctx->c = NULL;
 }
 
 /* One rule on one Pod spec: its containers (app, then init), then the Pod pass. */
-static void run_rule_on_pod(gpa_rule_ctx_t *ctx)
+static void run_rule_on_pod(const gpa_rule_t *rule, gpa_rule_ctx_t *ctx)
 {
-    gpa_scope_t scope = gpa_rules[ctx->rule].scope;
-    if (scope != GPA_SCOPE_POD) {
-        run_containers(ctx, ctx->pod->containers, ctx->facts->app_dialects, ctx->pod->ncontainers);
-        run_containers(ctx, ctx->pod->init_containers, ctx->facts->init_dialects, ctx->pod->ninit_containers);
+    if (rule->scope != GPA_SCOPE_POD) {
+        run_containers(rule, ctx, ctx->pod->containers, ctx->facts->app_dialects, ctx->pod->ncontainers);
+        run_containers(rule, ctx, ctx->pod->init_containers, ctx->facts->init_dialects, ctx->pod->ninit_containers);
     }
-    if (scope != GPA_SCOPE_CONTAINER) {
+    if (rule->scope != GPA_SCOPE_CONTAINER) {
         ctx->container_hits = ctx->count;
-        gpa_rules[ctx->rule].check(ctx);
+        rule->check(ctx);
     }
 }
 
@@ -62,10 +61,11 @@ void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inve
                                   .obj = obj,
                                   .pod = &obj->pods[p],
                                   .facts = &facts[p],
-                                  .rule = i,
+                                  .rule = gpa_rules[i].id,
                                   .action = cfg->actions[i],
-                                  .out = out};
-            run_rule_on_pod(&ctx);
+                                  .out = out,
+                                  .container_findings = gpa_validate_container_facts};
+            run_rule_on_pod(&gpa_rules[i], &ctx);
         }
     }
 }
@@ -87,8 +87,15 @@ size_t gpa_validate_container_facts(gpa_arena_t *a, const gpa_config_t *cfg, con
         if (gpa_rules[i].check == gpa_rule_shared_required || gpa_rules[i].scope == GPA_SCOPE_POD || !rule_runs(cfg, i) ||
             cfg->actions[i] != GPA_ACTION_DENY)
             continue;
-        gpa_rule_ctx_t ctx = {
-            .a = a, .cfg = cfg, .pod = pod, .facts = facts, .c = c, .rule = i, .action = cfg->actions[i], .out = out};
+        gpa_rule_ctx_t ctx = {.a = a,
+                              .cfg = cfg,
+                              .pod = pod,
+                              .facts = facts,
+                              .c = c,
+                              .rule = gpa_rules[i].id,
+                              .action = cfg->actions[i],
+                              .out = out,
+                              .container_findings = gpa_validate_container_facts};
         gpa_rules[i].check(&ctx);
         count += ctx.count;
     }

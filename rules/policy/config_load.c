@@ -1,7 +1,8 @@
 /*
- * Configuration (README.md#configuration): a strict reader. Every key is known, every value has the type and range
- * README.md#configuration gives it, and the first fault is an error at its node (line:column from the parser), so a bad config is
- * never half-applied. Strings the configuration keeps live in its own arena.
+ * The configuration's reader (config.h; README.md#configuration): a strict reader. Every key is known, every value has the type and
+ * range README.md#configuration gives it, and the first fault is an error at its node (line:column from the parser), so a bad
+ * config is never half-applied. Strings the configuration keeps live in its own arena. The reader knows the rule table (rule ids,
+ * default actions); the configuration it fills does not, so the rules can read it (docs/decisions.md).
  */
 #include "policy/config.h"
 #include "kube/quantity.h"
@@ -55,24 +56,6 @@ void gpa_config_release(gpa_config_t *cfg)
         return;
     gpa_arena_dispose(&cfg->arena_);
     free(cfg);
-}
-
-int gpa_config_excludes(const gpa_config_t *cfg, const char *ns)
-{
-    if (ns == NULL)
-        return 0;
-    for (size_t i = 0; i < cfg->nexclude_namespaces; i++)
-        if (strcmp(cfg->exclude_namespaces[i], ns) == 0)
-            return 1;
-    return 0;
-}
-
-int gpa_config_knows_resource(const gpa_config_t *cfg, const char *name, size_t len)
-{
-    for (size_t i = 0; i < cfg->nknown_resources; i++)
-        if (strlen(cfg->known_resources[i]) == len && memcmp(cfg->known_resources[i], name, len) == 0)
-            return 1;
-    return 0;
 }
 
 /* ---- reading ---- */
