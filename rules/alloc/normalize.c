@@ -73,31 +73,15 @@ static int koord_group(gpa_arena_t *a, unsigned dialects, const gpa_container_t 
 
 static int mgpu_group(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, groups_t *v)
 {
-    int64_t core, mem;
-    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_MGPU) || !gpa_gpu_value(dialects, c, GPA_R_MGPU_CORE, &core))
+    gpa_mgpu_share_t m;
+    int64_t bytes;
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_MGPU) || gpa_mgpu_share(dialects, cards, c, &m) != 0 || m.faults != 0 ||
+        gpa_mul_i64(m.card_memory, GPA_MIB, &bytes) != 0)
         return -1;
-    const gpa_amount_t *mem_am = gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY);
-    if (mem_am != NULL && mem_am->suffix == GPA_QS_BINARY)
-        return -1; /* ambiguous-unit */
-    gpa_gpu_value(dialects, c, GPA_R_MGPU_MEMORY, &mem);
-    int64_t k = gpa_cards_for(cards, c);
-    if (k == 0 && core > 100) {
-        if (core % 100 != 0)
-            return -1;
-        k = core / 100; /* whole cards */
-    }
-    int64_t cards_n = k > 0 ? k : 1, bytes;
-    if (core % cards_n != 0 || mem % cards_n != 0 || gpa_over_100(core, cards_n))
-        return -1;
-    int whole = core / cards_n == 100;
-    if (whole && mem > 0)
-        return -1; /* full-card-memory */
-    if (gpa_mul_i64(mem / cards_n, GPA_MIB, &bytes) != 0)
-        return -1;
-    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_MGPU, cards_n);
-    g->whole = whole;
-    g->core = core / cards_n;
-    g->memory_kind = whole || bytes == 0 ? GPA_MEMORY_NONE : GPA_MEMORY_BYTES;
+    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_MGPU, m.cards);
+    g->whole = m.whole;
+    g->core = m.card_core;
+    g->memory_kind = m.whole || bytes == 0 ? GPA_MEMORY_NONE : GPA_MEMORY_BYTES;
     g->memory_bytes = g->memory_kind == GPA_MEMORY_BYTES ? bytes : 0;
     return 0;
 }

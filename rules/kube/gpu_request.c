@@ -348,3 +348,32 @@ int64_t gpa_cards_for(const gpa_cards_t *cards, const gpa_container_t *c)
         return 0;
     return cards->k[c->index];
 }
+
+int gpa_mgpu_share(unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, gpa_mgpu_share_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!gpa_gpu_is_mgpu(dialects, c) || !gpa_gpu_value(dialects, c, GPA_R_MGPU_CORE, &out->core))
+        return -1;
+    int64_t core = out->core, k = out->k = gpa_cards_for(cards, c);
+    gpa_gpu_value(dialects, c, GPA_R_MGPU_MEMORY, &out->memory);
+    if (k > 0)
+        out->cards = k;
+    else
+        out->cards = core > 100 && core % 100 == 0 ? core / 100 : 1; /* whole cards, else one card */
+    out->card_core = core / out->cards;
+    out->card_memory = out->memory / out->cards;
+    out->whole = core % out->cards == 0 && out->card_core == 100;
+    if (k == 0 && core > 100 && core % 100 != 0)
+        out->faults |= GPA_MGPU_PARTIAL_CARDS;
+    if (k > 0 && core % k != 0)
+        out->faults |= GPA_MGPU_CORE_UNEVEN;
+    if (k > 0 && out->memory % k != 0)
+        out->faults |= GPA_MGPU_MEMORY_UNEVEN;
+    if (k > 0 && gpa_over_100(core, k))
+        out->faults |= GPA_MGPU_OVER_100;
+    if (out->whole && gpa_gpu_declared(dialects, c, GPA_R_MGPU_MEMORY))
+        out->faults |= GPA_MGPU_WHOLE_WITH_MEMORY;
+    if (gpa_mgpu_memory_ambiguous(gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY)))
+        out->faults |= GPA_MGPU_AMBIGUOUS_MEMORY;
+    return 0;
+}

@@ -211,6 +211,48 @@ void gpa_cards_parse(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod
  * positive entry, else 0 (a one-card request). */
 int64_t gpa_cards_for(const gpa_cards_t *cards, const gpa_container_t *c);
 
+/*
+ * What one mGPU container asks for (docs/rules.md, "Volcano mGPU"): k cards when the annotation gives it an entry
+ * k > 0, each core/k and memory/k; else one card, where a core above 100 means core/100 whole cards. The one
+ * reading the rules (divisibility, per-card limits, full-card-memory, min-memory), normalization and KubeRay's
+ * device count share.
+ */
+typedef struct st_gpa_mgpu_share_t {
+    int64_t core;        /* mgpu-core: parsed and positive */
+    int64_t memory;      /* mgpu-memory in MiB, the whole request: parsed and positive, else 0 */
+    int64_t k;           /* cards the annotation gives (gpa_cards_for); 0: a one-card request */
+    int64_t cards;       /* cards the request spans: k; else core/100 when that is a whole number above 1; else 1 */
+    int64_t card_core;   /* core per card: core / cards */
+    int64_t card_memory; /* MiB per card: memory / cards */
+    int whole;           /* whole cards: core per card exactly 100 (core == 100 * cards) */
+    unsigned faults;     /* GPA_MGPU_* bits; 0 when the request splits over its cards as asked */
+} gpa_mgpu_share_t;
+
+/* Why an mGPU request does not split over its cards; each is a rule's (docs/rules.md#rules). */
+enum {
+    GPA_MGPU_PARTIAL_CARDS = 1 << 0,     /* no annotation entry, core above 100 and no multiple of 100 (multi-card-divisibility) */
+    GPA_MGPU_CORE_UNEVEN = 1 << 1,       /* core is no multiple of k (multi-card-divisibility) */
+    GPA_MGPU_MEMORY_UNEVEN = 1 << 2,     /* memory is no multiple of k (multi-card-divisibility) */
+    GPA_MGPU_OVER_100 = 1 << 3,          /* core / k above 100 (per-device-over-100) */
+    GPA_MGPU_WHOLE_WITH_MEMORY = 1 << 4, /* whole cards with mgpu-memory declared as well (full-card-memory) */
+    GPA_MGPU_AMBIGUOUS_MEMORY = 1 << 5,  /* mgpu-memory written with a binary suffix (ambiguous-unit) */
+};
+
+/* mgpu-memory read as written: the amount `am` (may be NULL) parsed and has a binary suffix, so "1Gi" would mean
+ * 1073741824 MiB (ambiguous-unit). */
+static inline int gpa_mgpu_memory_ambiguous(const gpa_amount_t *am)
+{
+    return am != NULL && am->status == GPA_Q_OK && am->suffix == GPA_QS_BINARY;
+}
+
+/*
+ * Reads mGPU container c of a Pod whose annotation is `cards`: 0 with *out set when c is an mGPU container
+ * (gpa_gpu_is_mgpu) with a parsed, positive mgpu-core; -1 otherwise (not mGPU, or a core that is absent, 0 or
+ * malformed: non-positive and malformed-quantity say why). Amounts that are malformed or negative count as
+ * absent here (the rules report them); out->faults says whether the request splits.
+ */
+int gpa_mgpu_share(unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, gpa_mgpu_share_t *out);
+
 /* ---- a Pod spec's GPU facts ---- */
 
 /* Facts about one Pod spec that several readers need, computed once per spec. */

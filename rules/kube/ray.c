@@ -242,21 +242,16 @@ static void koord_devices(unsigned dialects, const gpa_container_t *c, gpa_ray_d
         out->memory = 0;
 }
 
-/* Cards of an mGPU container as the allocator reads them (docs/rules.md, divisibility): the annotation's entry,
- * else whole cards of an mgpu-core above 100, else one. */
+/* Cards of an mGPU container as the allocator reads them (gpa_mgpu_share): the annotation's entry, else whole cards
+ * of an mgpu-core above 100, else one; counted even when the request does not split (the rules say so). */
 static void mgpu_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_container_t *c, gpa_ray_devices_t *out)
 {
-    int64_t core, mem;
-    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_MGPU) || !gpa_gpu_value(dialects, c, GPA_R_MGPU_CORE, &core))
+    gpa_mgpu_share_t m;
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_MGPU) || gpa_mgpu_share(dialects, &facts->cards, c, &m) != 0)
         return;
-    int64_t k = gpa_cards_for(&facts->cards, c);
-    if (k == 0)
-        k = core > 100 && core % 100 == 0 ? core / 100 : 1;
-    out->devices = k;
+    out->devices = m.cards;
     out->share = 1;
-    const gpa_amount_t *mem_am = gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY);
-    if (mem_am != NULL && mem_am->suffix != GPA_QS_BINARY && gpa_gpu_value(dialects, c, GPA_R_MGPU_MEMORY, &mem) &&
-        gpa_mul_i64(mem, GPA_MIB, &out->memory) != 0)
+    if (!(m.faults & GPA_MGPU_AMBIGUOUS_MEMORY) && gpa_mul_i64(m.memory, GPA_MIB, &out->memory) != 0)
         out->memory = 0;
 }
 

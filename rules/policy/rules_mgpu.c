@@ -3,9 +3,8 @@
  * invalid-card-count), full-card-memory, ambiguous-unit, and the mGPU half of non-positive,
  * multi-card-divisibility, per-device-over-100 and min-memory.
  *
- * A container is mGPU when mgpu-core or mgpu-memory appears in its requests or limits. It asks for k cards when
- * the annotation is usable and gives it an entry k > 0 (each card core/k and memory/k), else for one card
- * (core above 100 then means core/100 whole cards).
+ * What an mGPU container asks for (its cards, what each card gets, whole cards or a share) is one reading,
+ * kube/gpu_request.h's gpa_mgpu_share, which normalization reads too; the rules here say why it does not split.
  */
 #include "policy/rule_ctx.h"
 
@@ -61,13 +60,10 @@ static const char *one_card_note(const gpa_rule_ctx_t *ctx)
     return "as one card (the multiple-gpu annotation is unusable): ";
 }
 
-/* The mGPU container's core (parsed, positive) and its cards (0 = one-card request); 0 when not applicable. */
-static int mgpu_core(const gpa_rule_ctx_t *ctx, int64_t *core, int64_t *k)
+/* The reading of ctx's mGPU container (gpa_mgpu_share); 0 when there is none (the Pod pass, not mGPU, no core). */
+static int mgpu_share(const gpa_rule_ctx_t *ctx, gpa_mgpu_share_t *m)
 {
-    if (ctx->c == NULL || !gpa_gpu_is_mgpu(ctx->cfg->dialects, ctx->c) || !gpa_gpu_value(ctx->cfg->dialects, ctx->c, MCORE, core))
-        return 0;
-    *k = gpa_cards_for(&ctx->facts->cards, ctx->c);
-    return 1;
+    return ctx->c != NULL && gpa_mgpu_share(ctx->cfg->dialects, &ctx->facts->cards, ctx->c, m) == 0;
 }
 
 static const char *amount_path(const gpa_rule_ctx_t *ctx, gpa_resource_t r)
@@ -89,55 +85,48 @@ void gpa_rule_non_positive_mgpu(gpa_rule_ctx_t *ctx)
                             "%s: 0; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
 }
 
+/* "mgpu-core: 130 does not split evenly over 3 cards; use a multiple of 3". */
+static void report_uneven(gpa_rule_ctx_t *ctx, gpa_resource_t r, int64_t x, int64_t k)
+{
+    gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, r), gpa_resource_name(r), ANN,
+                        "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(r),
+                        (long long)x, (long long)k, (long long)k);
+}
+
 void gpa_rule_multi_card_divisibility_mgpu(gpa_rule_ctx_t *ctx)
 {
-    int64_t core, k, mem;
-    if (!mgpu_core(ctx, &core, &k))
+    gpa_mgpu_share_t m;
+    if (!mgpu_share(ctx, &m))
         return;
-    if (k == 0) {
-        if (core > 100 && core % 100 != 0)
-            gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), NULL,
-                                "%s%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...",
-                                one_card_note(ctx), gpa_resource_name(MCORE), (long long)core);
-        return;
-    }
-    if (core % k != 0)
-        gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
-                            "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MCORE),
-                            (long long)core, (long long)k, (long long)k);
-    if (gpa_gpu_value(ctx->cfg->dialects, ctx->c, MMEM, &mem) && mem % k != 0)
-        gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), ANN,
-                            "%s: %lld does not split evenly over %lld cards; use a multiple of %lld", gpa_resource_name(MMEM),
-                            (long long)mem, (long long)k, (long long)k);
+    if (m.faults & GPA_MGPU_PARTIAL_CARDS)
+        gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), NULL,
+                            "%s%s: %lld is over one card but not whole cards; use below 100, or 100, 200, ...", one_card_note(ctx),
+                            gpa_resource_name(MCORE), (long long)m.core);
+    if (m.faults & GPA_MGPU_CORE_UNEVEN)
+        report_uneven(ctx, MCORE, m.core, m.k);
+    if (m.faults & GPA_MGPU_MEMORY_UNEVEN)
+        report_uneven(ctx, MMEM, m.memory, m.k);
 }
 
 void gpa_rule_per_device_over_100_mgpu(gpa_rule_ctx_t *ctx)
 {
-    int64_t core, k;
-    if (!mgpu_core(ctx, &core, &k) || k == 0 || !gpa_over_100(core, k))
+    gpa_mgpu_share_t m;
+    if (!mgpu_share(ctx, &m) || !(m.faults & GPA_MGPU_OVER_100))
         return;
     gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MCORE), gpa_resource_name(MCORE), ANN,
                         "%s: %lld over %lld cards is over 100 per card; use at most %lld, or %lld cards or more",
-                        gpa_resource_name(MCORE), (long long)core, (long long)k, (long long)(100 * k),
-                        (long long)gpa_ceil_div(core, 100));
-}
-
-/* Whole cards: core per card is exactly 100. */
-static int whole_cards(int64_t core, int64_t k)
-{
-    if (k > 0)
-        return core == 100 * k;
-    return core >= 100 && core % 100 == 0;
+                        gpa_resource_name(MCORE), (long long)m.core, (long long)m.k, (long long)(100 * m.k),
+                        (long long)gpa_ceil_div(m.core, 100));
 }
 
 void gpa_rule_full_card_memory(gpa_rule_ctx_t *ctx)
 {
-    int64_t core, k;
-    if (!mgpu_core(ctx, &core, &k) || !whole_cards(core, k) || !gpa_gpu_declared(ctx->cfg->dialects, ctx->c, MMEM))
+    gpa_mgpu_share_t m;
+    if (!mgpu_share(ctx, &m) || !(m.faults & GPA_MGPU_WHOLE_WITH_MEMORY))
         return;
     gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), gpa_resource_name(MCORE),
                         "%s%s with whole cards (mgpu-core %lld); drop it, whole cards get all memory", one_card_note(ctx),
-                        gpa_resource_name(MMEM), (long long)core);
+                        gpa_resource_name(MMEM), (long long)m.core);
 }
 
 /* The largest card memory a unit hint suggests, in MiB (80 GiB: the largest cards mGPU shares, A100/H100 80GB;
@@ -159,23 +148,20 @@ static const char *mib_hint(gpa_arena_t *a, const gpa_amount_t *am, int64_t mib_
 
 void gpa_rule_min_memory_mgpu(gpa_rule_ctx_t *ctx)
 {
-    int64_t core, k;
-    if (!mgpu_core(ctx, &core, &k))
-        return;
-    int64_t cards = k > 0 ? k : 1;
-    if (core >= 100 * cards)
+    gpa_mgpu_share_t m;
+    if (!mgpu_share(ctx, &m) || m.card_core >= 100)
         return; /* whole cards (or over 100 per card, another rule's): the card's memory is all theirs */
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, MMEM);
     if (am != NULL && (am->status != GPA_Q_OK || am->value < 0))
         return; /* malformed-quantity or non-positive says what is wrong */
-    int64_t mib = am != NULL ? am->value / cards : 0, bytes, min = ctx->cfg->min_device_memory;
+    int64_t mib = m.card_memory, bytes, min = ctx->cfg->min_device_memory;
     if (gpa_mul_i64(mib, GPA_MIB, &bytes) != 0 || bytes >= min)
         return;
     int64_t min_mib = gpa_ceil_div(min, GPA_MIB);
     if (am == NULL || am->value == 0) {
         gpa_rule_ctx_report(ctx, ctx->c->name, amount_path(ctx, MMEM), gpa_resource_name(MMEM), NULL,
                             "%s%s missing on a shared card (mgpu-core %lld); set at least %lld (MiB) per card", one_card_note(ctx),
-                            gpa_resource_name(MMEM), (long long)core, (long long)min_mib);
+                            gpa_resource_name(MMEM), (long long)m.core, (long long)min_mib);
         return;
     }
     gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL, "%s%s: %lldMiB per card is below %lldMiB%s",
@@ -186,7 +172,7 @@ void gpa_rule_min_memory_mgpu(gpa_rule_ctx_t *ctx)
 void gpa_rule_ambiguous_unit(gpa_rule_ctx_t *ctx)
 {
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, MMEM);
-    if (am == NULL || am->status != GPA_Q_OK || am->suffix != GPA_QS_BINARY)
+    if (!gpa_mgpu_memory_ambiguous(am))
         return;
     if (am->value % GPA_MIB == 0)
         gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MMEM), NULL,

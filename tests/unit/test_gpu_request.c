@@ -1,13 +1,15 @@
 /*
  * Check tests for rules/kube/gpu_request.c: one reading of a Koordinator request, whether built from a container
  * or from values (a mutation's plan): forms, devices and per-device shares; names that are no GPU resource
- * (strays) and which of them are near misses (kube/resource.c).
+ * (strays) and which of them are near misses (kube/resource.c); one reading of an mGPU container (cards, whole
+ * cards, what each card gets, why it does not split), and normalization's groups built from it.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/normalize.h"
 #include "fixture.h"
 #include "kube/gpu_request.h"
 #include "run.h"
@@ -166,6 +168,146 @@ START_TEST(near_misses)
 }
 END_TEST
 
+/* ---- Volcano mGPU ---- */
+
+/* A Pod of app containers `containers` (a JSON list), with the multiple-gpu annotation when `annotation` is set. */
+static const gpa_podspec_t *mgpu_pod(const char *annotation, const char *containers)
+{
+    const char *meta = annotation != NULL ? gpa_arena_printf(&arena,
+                                                             "{\"name\":\"p\",\"annotations\":"
+                                                             "{\"vke.volcengine.com/container-multiple-gpu\":\"%s\"}}",
+                                                             annotation)
+                                          : "{\"name\":\"p\"}";
+    gpa_object_t *obj = object(gpa_arena_printf(
+        &arena, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":%s,\"spec\":{\"containers\":%s}}", meta, containers));
+    return &obj->pods[0];
+}
+
+#define MGPU_C(name, limits) "{\"name\":\"" name "\",\"resources\":{\"limits\":" limits "}}"
+#define CORE_MEM(core, mem) "{\"vke.volcengine.com/mgpu-core\":\"" core "\",\"vke.volcengine.com/mgpu-memory\":\"" mem "\"}"
+#define CORE_ONLY(core) "{\"vke.volcengine.com/mgpu-core\":\"" core "\"}"
+
+/* gpa_mgpu_share of container i of pod, the annotation parsed as the rules and normalization parse it. */
+static int share_of(unsigned dialects, const gpa_podspec_t *pod, size_t i, gpa_mgpu_share_t *m)
+{
+    gpa_cards_t cards;
+    gpa_cards_parse(&arena, dialects, pod, &cards);
+    return gpa_mgpu_share(dialects, &cards, &pod->containers[i], m);
+}
+
+/* The share of container i of the Pod (annotation, containers), all dialects on; it must read. */
+static gpa_mgpu_share_t share_in(const char *annotation, const char *containers, size_t i)
+{
+    gpa_mgpu_share_t m;
+    ck_assert_int_eq(share_of(GPA_DIALECT_ALL, mgpu_pod(annotation, containers), i, &m), 0);
+    return m;
+}
+
+static void assert_share(gpa_mgpu_share_t m, int64_t k, int64_t cards, int64_t card_core, int64_t card_memory, int whole,
+                         unsigned faults)
+{
+    ck_assert_int_eq(m.k, k);
+    ck_assert_int_eq(m.cards, cards);
+    ck_assert_int_eq(m.card_core, card_core);
+    ck_assert_int_eq(m.card_memory, card_memory);
+    ck_assert_int_eq(m.whole, whole);
+    ck_assert_uint_eq(m.faults, faults);
+}
+
+#define ONE(limits) "[" MGPU_C("a", limits) "]"
+
+START_TEST(mgpu_without_annotation)
+{
+    /* one card, shared */
+    gpa_mgpu_share_t m = share_in(NULL, ONE(CORE_MEM("30", "1024")), 0);
+    assert_share(m, 0, 1, 30, 1024, 0, 0);
+    ck_assert_int_eq(m.core, 30);
+    ck_assert_int_eq(m.memory, 1024);
+    /* one whole card; core above 100 in whole hundreds is that many whole cards */
+    assert_share(share_in(NULL, ONE(CORE_ONLY("100")), 0), 0, 1, 100, 0, 1, 0);
+    assert_share(share_in(NULL, ONE(CORE_ONLY("300")), 0), 0, 3, 100, 0, 1, 0);
+    /* whole cards get all memory: asking for some as well is full-card-memory's */
+    assert_share(share_in(NULL, ONE(CORE_MEM("200", "4096")), 0), 0, 2, 100, 2048, 1, GPA_MGPU_WHOLE_WITH_MEMORY);
+    /* above one card but not whole cards: one card, and multi-card-divisibility's */
+    assert_share(share_in(NULL, ONE(CORE_MEM("150", "1024")), 0), 0, 1, 150, 1024, 0, GPA_MGPU_PARTIAL_CARDS);
+    /* mgpu-memory: 0 is not declared: whole cards without memory */
+    assert_share(share_in(NULL, ONE(CORE_MEM("100", "0")), 0), 0, 1, 100, 0, 1, 0);
+    /* MiB with a binary suffix */
+    ck_assert_uint_eq(share_in(NULL, ONE(CORE_MEM("30", "1Gi")), 0).faults, GPA_MGPU_AMBIGUOUS_MEMORY);
+}
+END_TEST
+
+START_TEST(mgpu_annotation_splits)
+{
+    const char *two = "[" MGPU_C("a", CORE_MEM("120", "2048")) "," MGPU_C("b", CORE_MEM("30", "512")) "]";
+    assert_share(share_in(" 2, 1 ", two, 0), 2, 2, 60, 1024, 0, 0);
+    assert_share(share_in(" 2, 1 ", two, 1), 1, 1, 30, 512, 0, 0);
+    /* k = 3: 130 and 1000 do not split evenly; 330 is 110 per card */
+    assert_share(share_in("3", ONE(CORE_MEM("130", "1000")), 0), 3, 3, 43, 333, 0, GPA_MGPU_CORE_UNEVEN | GPA_MGPU_MEMORY_UNEVEN);
+    assert_share(share_in("3", ONE(CORE_MEM("330", "3000")), 0), 3, 3, 110, 1000, 0, GPA_MGPU_OVER_100);
+    /* k = 2 of 100 each: whole cards */
+    assert_share(share_in("2", ONE(CORE_ONLY("200")), 0), 2, 2, 100, 0, 1, 0);
+    /* the annotation's k wins over core/100: 200 over 4 cards is 50 each */
+    assert_share(share_in("4", ONE(CORE_MEM("200", "4096")), 0), 4, 4, 50, 1024, 0, 0);
+}
+END_TEST
+
+START_TEST(mgpu_annotation_unusable)
+{
+    /* one entry for two containers (card-count-mismatch): every container is a one-card request */
+    const char *two = "[" MGPU_C("a", CORE_MEM("60", "2048")) "," MGPU_C("b", CORE_ONLY("200")) "]";
+    assert_share(share_in("2", two, 0), 0, 1, 60, 2048, 0, 0);
+    assert_share(share_in("2", two, 1), 0, 2, 100, 0, 1, 0);
+    /* an entry that is not a number, or 0 for an mGPU container (invalid-card-count) */
+    assert_share(share_in("x", ONE(CORE_MEM("60", "2048")), 0), 0, 1, 60, 2048, 0, 0);
+    assert_share(share_in("0", ONE(CORE_MEM("60", "2048")), 0), 0, 1, 60, 2048, 0, 0);
+    /* the mgpu dialect off: the annotation is not read, and no container is mGPU */
+    gpa_mgpu_share_t m;
+    ck_assert_int_eq(share_of(GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR, mgpu_pod("2", ONE(CORE_ONLY("200"))), 0, &m), -1);
+}
+END_TEST
+
+START_TEST(mgpu_not_read)
+{
+    gpa_mgpu_share_t m;
+    /* no mGPU resource; mgpu-memory without a core; a core of 0; a core that does not parse */
+    ck_assert_int_eq(share_of(GPA_DIALECT_ALL, mgpu_pod(NULL, ONE("{\"nvidia.com/gpu\":\"1\"}")), 0, &m), -1);
+    ck_assert_int_eq(share_of(GPA_DIALECT_ALL, mgpu_pod(NULL, ONE("{\"vke.volcengine.com/mgpu-memory\":\"1024\"}")), 0, &m), -1);
+    ck_assert_int_eq(share_of(GPA_DIALECT_ALL, mgpu_pod(NULL, ONE(CORE_ONLY("0"))), 0, &m), -1);
+    ck_assert_int_eq(share_of(GPA_DIALECT_ALL, mgpu_pod(NULL, ONE(CORE_ONLY("1.5"))), 0, &m), -1);
+}
+END_TEST
+
+/* Normalization reads the same share: a group of `cards` cards of card_core and card_memory MiB each, exactly when
+ * the request splits; nothing when it does not. */
+START_TEST(mgpu_normalizes_as_read)
+{
+    static const struct {
+        const char *annotation, *limits;
+    } cases[] = {
+        {NULL, CORE_MEM("30", "1024")}, {NULL, CORE_ONLY("300")},     {"3", CORE_MEM("120", "3072")},
+        {"2", CORE_ONLY("200")},        {NULL, CORE_MEM("150", "1")}, {"3", CORE_MEM("130", "10")},
+        {"3", CORE_ONLY("330")},        {NULL, CORE_MEM("200", "4")}, {NULL, CORE_MEM("30", "1Gi")},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const gpa_podspec_t *pod = mgpu_pod(
+            cases[i].annotation, gpa_arena_printf(&arena, "[{\"name\":\"a\",\"resources\":{\"limits\":%s}}]", cases[i].limits));
+        gpa_mgpu_share_t m;
+        gpa_request_t req;
+        ck_assert_int_eq(share_of(GPA_DIALECT_ALL, pod, 0, &m), 0);
+        int rc = gpa_normalize(&arena, GPA_DIALECT_ALL, pod, &req);
+        ck_assert_msg(rc == (m.faults == 0 ? 0 : -1), "case %zu: normalize %d, faults %u", i, rc, m.faults);
+        if (rc != 0)
+            continue;
+        ck_assert_uint_eq(req.ngroups, 1);
+        ck_assert_int_eq(req.groups[0].count, m.cards);
+        ck_assert_int_eq(req.groups[0].core, m.card_core);
+        ck_assert_int_eq(req.groups[0].whole, m.whole);
+        ck_assert_int_eq(req.groups[0].memory_bytes, m.whole ? 0 : m.card_memory * GPA_MIB);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu_request");
@@ -176,6 +318,14 @@ int main(void)
     tcase_add_test(tc, shares);
     tcase_add_test(tc, strays);
     tcase_add_test(tc, near_misses);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("mgpu");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, mgpu_without_annotation);
+    tcase_add_test(tc, mgpu_annotation_splits);
+    tcase_add_test(tc, mgpu_annotation_unusable);
+    tcase_add_test(tc, mgpu_not_read);
+    tcase_add_test(tc, mgpu_normalizes_as_read);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
