@@ -577,11 +577,12 @@ class Schema(unittest.TestCase):
         self.assertEqual(ids, table)
 
     def test_config_keys_are_the_readers(self):
-        """The schema's config keys are the ones gpuadmit's reader knows (rules/policy/config.c): a key added there
-        without a schema row would be refused by helm install; one dropped there would be refused by the server."""
+        """The schema's config keys are the ones gpuadmit's reader knows (rules/policy/config_load.c): a key added
+        there without a schema row would be refused by helm install; one dropped there would be refused by the
+        server."""
         with open(os.path.join(CHART, "values.schema.json")) as f:
             keys = sorted(json.load(f)["properties"]["config"]["properties"])
-        with open(os.path.join(SOURCE, "rules", "policy", "config.c")) as f:
+        with open(os.path.join(SOURCE, "rules", "policy", "config_load.c")) as f:
             top = re.search(r"static const char \*const top\[\] = \{(.*?)NULL\}", f.read(), re.S)
         self.assertIsNotNone(top)
         self.assertEqual(keys, sorted(re.findall(r'"([A-Za-z]+)"', top.group(1))))

@@ -1,5 +1,5 @@
 /*
- * libFuzzer driver for the configuration reader (rules/policy/config.c, gpa_config_parse), what --config and
+ * libFuzzer driver for the configuration reader (rules/policy/config_load.c, gpa_config_parse), what --config and
  * serve's reloads read.
  * Invariants: nothing crashes, hangs or leaks; a refused configuration says what and where and hands nothing
  * back; an accepted one checks every fixed Pod (fuzz_workload.h: each dialect, an excluded namespace, an

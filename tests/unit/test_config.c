@@ -1,6 +1,6 @@
 /*
- * Check tests for rules/config.c: defaults, every key of README.md#configuration in YAML and JSON, and broken configurations
- * reported at the offending node's line and column.
+ * Check tests for rules/policy/config_load.c, the configuration's reader (config.h): defaults, every key of
+ * README.md#configuration in YAML and JSON, and broken configurations reported at the offending node's line and column.
  */
 #include <check.h>
 #include <stdlib.h>
