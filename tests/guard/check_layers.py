@@ -133,7 +133,10 @@ def symbol_uses(objects, sources):
     """What the objects define and use, read with nm: (symbol -> sources defining it, source -> symbols it uses)."""
     defined, used, where = {}, {}, {}
     for i in range(0, len(objects), 200):
-        run = subprocess.run(["nm", "-A", "-P", *objects[i : i + 200]], capture_output=True, text=True)
+        try:
+            run = subprocess.run(["nm", "-A", "-P", *objects[i : i + 200]], capture_output=True, text=True)
+        except OSError as e:
+            sys.exit(f"check_layers: cannot run nm: {e}")
         if run.returncode != 0:
             sys.exit(f"check_layers: nm failed: {run.stderr.strip()}")
         for line in run.stdout.splitlines():
