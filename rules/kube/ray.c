@@ -240,6 +240,8 @@ static void koord_devices(unsigned dialects, const gpa_container_t *c, gpa_ray_d
     out->share = 1;
     if (share.memory > 0 && gpa_mul_i64(share.memory, share.devices, &out->memory) != 0)
         out->memory = 0;
+    if (share.memory == 0)
+        out->ratio = share.ratio;
 }
 
 /* Cards of an mGPU container as the allocator reads them (docs/rules.md, divisibility): the annotation's entry,
@@ -254,6 +256,8 @@ static void mgpu_devices(unsigned dialects, const gpa_pod_facts_t *facts, const 
         k = core > 100 && core % 100 == 0 ? core / 100 : 1;
     out->devices = k;
     out->share = 1;
+    if (core % k == 0 && core / k == 100 && !gpa_gpu_value(dialects, c, GPA_R_MGPU_MEMORY, &mem))
+        out->ratio = 100; /* whole cards: all of each card's memory */
     const gpa_amount_t *mem_am = gpa_gpu_amount(dialects, c, GPA_R_MGPU_MEMORY);
     if (mem_am != NULL && mem_am->suffix != GPA_QS_BINARY && gpa_gpu_value(dialects, c, GPA_R_MGPU_MEMORY, &mem) &&
         gpa_mul_i64(mem, GPA_MIB, &out->memory) != 0)
