@@ -45,23 +45,51 @@ static void serving_memory(gpa_search_t *s, const gpa_request_t *req, const gpa_
         }
 }
 
-/* 1 when the Pod lands on `node` taken empty (its serving devices' memory then joins *m); 0 when not; -1 when the
- * budget ran out before an answer. */
-static int lands(gpa_search_t *s, const gpa_nodes_pod_t *pp, const gpa_request_t *req, const gpa_node_t *node, card_memory_t *m)
+/* One call's state: the search, the Pod's label tests, and per shape of the inventory's nodes whether it lands. */
+typedef struct st_landing_ctx_t {
+    const gpa_inventory_t *inv;
+    const gpa_request_t *req;
+    gpa_search_t s;
+    gpa_nodes_pod_t pp;
+    unsigned char *shape_lands; /* per shape (gpa_inventory_shapes, empty): 0 not looked at yet, 1 lands, 2 does not */
+    card_memory_t m;
+} landing_ctx_t;
+
+/* Whether the Pod's devices fit `node`, taken empty, once its labels passed: as lands() answers. */
+static int devices_land(landing_ctx_t *c, const gpa_node_t *node)
 {
     gpa_nodes_refusal_t why;
-    if (gpa_alloc_budget_take(s->budget, pp->cost) != 0)
-        return -1;
-    if (gpa_nodes_check(pp, req, node, &why) != 0)
+    if (gpa_nodes_check(&c->pp, c->req, node, &why) != 0)
         return 0;
-    s->found = 0; /* each node on its own: a placement found on an earlier node must not bound this one's search */
-    gpa_search_node(s, node);
-    if (s->bounded)
+    c->s.found = 0; /* each node on its own: a placement found on an earlier node must not bound this one's search */
+    gpa_search_node(&c->s, node);
+    if (c->s.bounded)
         return -1;
-    if (!s->node_found)
+    if (!c->s.node_found)
         return 0;
-    serving_memory(s, req, node, m);
+    serving_memory(&c->s, c->req, node, &c->m);
     return 1;
+}
+
+/*
+ * 1 when the Pod lands on `node` taken empty (its serving devices' memory then joins c->m); 0 when not; -1 when the
+ * budget ran out before an answer. Labels are tested on every node; the rest once per shape: nodes of one shape have
+ * the same dialects and devices, so once their labels pass they land alike, and their cards are the same (inventory.h).
+ */
+static int lands(landing_ctx_t *c, const gpa_node_t *node)
+{
+    gpa_nodes_refusal_t why;
+    if (gpa_alloc_budget_take(c->s.budget, c->pp.cost) != 0)
+        return -1;
+    if (!gpa_nodes_labels(&c->pp, node, &why))
+        return 0;
+    unsigned char *known = node->is_template ? NULL : &c->shape_lands[gpa_inventory_shape_of(c->inv, node, 0)];
+    if (known != NULL && *known != 0)
+        return *known == 1;
+    int rc = devices_land(c, node);
+    if (known != NULL && rc >= 0)
+        *known = rc > 0 ? 1 : 2;
+    return rc;
 }
 
 void gpa_alloc_landing(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_alloc_policy_t *pol, const gpa_podspec_t *pod,
@@ -70,20 +98,19 @@ void gpa_alloc_landing(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_all
     memset(out, 0, sizeof(*out));
     if (req->napp_groups == 0)
         return;
-    size_t nnodes, ntemplates;
+    size_t nnodes, ntemplates, nshapes;
     const gpa_node_t *lists[2] = {gpa_inventory_nodes(inv, &nnodes), gpa_inventory_templates(inv, &ntemplates)};
     size_t sizes[2] = {nnodes, ntemplates};
+    gpa_inventory_shapes(inv, 0, &nshapes);
     gpa_alloc_budget_t own = gpa_alloc_budget(0);
     gpa_alloc_opts_t opts = {.first_fit = 1, .budget = budget != NULL ? budget : &own};
-    gpa_search_t s;
-    gpa_search_init(&s, a, pol, req, 0, req->napp_groups, &opts, most_gpus(lists[1], ntemplates, most_gpus(lists[0], nnodes, 0)));
-    gpa_nodes_pod_t pp;
-    gpa_nodes_prepare(a, pod, &pp);
+    landing_ctx_t c = {.inv = inv, .req = req, .shape_lands = gpa_arena_calloc(a, nshapes + 1, 1)};
+    gpa_search_init(&c.s, a, pol, req, 0, req->napp_groups, &opts, most_gpus(lists[1], ntemplates, most_gpus(lists[0], nnodes, 0)));
+    gpa_nodes_prepare(a, pod, &c.pp);
     out->nodes = gpa_arena_calloc(a, nnodes + ntemplates + 1, sizeof(*out->nodes));
-    card_memory_t m = {0};
     for (size_t l = 0; l < 2 && !out->bounded; l++)
         for (size_t i = 0; i < sizes[l]; i++) {
-            int rc = lands(&s, &pp, req, &lists[l][i], &m);
+            int rc = lands(&c, &lists[l][i]);
             if (rc < 0) {
                 out->bounded = 1;
                 break;
@@ -91,5 +118,5 @@ void gpa_alloc_landing(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_all
             if (rc > 0)
                 out->nodes[out->nnodes++] = &lists[l][i];
         }
-    out->card_memory = !out->bounded && out->nnodes > 0 && !m.mixed ? m.bytes : 0;
+    out->card_memory = !out->bounded && out->nnodes > 0 && !c.m.mixed ? c.m.bytes : 0;
 }

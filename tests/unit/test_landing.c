@@ -82,6 +82,16 @@ static const char *landing(const char *yaml, const char *spec_extra, const char 
     return names;
 }
 
+/* A required node affinity of one expression, as Pod spec members. */
+static const char *affinity(const char *key, const char *op, const char *values)
+{
+    return gpa_arena_printf(
+        &arena,
+        "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{"
+        "\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"%s\",\"operator\":\"%s\",\"values\":[%s]}]}]}}}",
+        key, op, values);
+}
+
 #define HALF "{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu.shared\":\"1\"}"
 
 START_TEST(every_node_of_the_dialect)
@@ -101,10 +111,7 @@ START_TEST(labels_narrow_the_nodes)
     int64_t m;
     ck_assert_str_eq(landing(cluster, "\"nodeSelector\":{\"pool\":\"training\"}", HALF, NULL, &m), "a100-0,a100-1,+spare-a100");
     ck_assert_int_eq(m, 80 * GI);
-    const char *affinity = "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{"
-                           "\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"pool\",\"operator\":\"NotIn\","
-                           "\"values\":[\"training\"]}]}]}}}";
-    ck_assert_str_eq(landing(cluster, affinity, HALF, NULL, &m), "a40");
+    ck_assert_str_eq(landing(cluster, affinity("pool", "NotIn", "\"training\""), HALF, NULL, &m), "a40");
     ck_assert_int_eq(m, 40 * GI);
     /* A selector nothing matches: nowhere, no card memory. */
     ck_assert_str_eq(landing(cluster, "\"nodeSelector\":{\"pool\":\"none\"}", HALF, NULL, &m), "");
@@ -174,6 +181,34 @@ START_TEST(unknown_memory_and_budget)
 }
 END_TEST
 
+START_TEST(identity_labels_tested_on_every_node)
+{
+    /* 40 nodes told apart only by an identity label (40 distinct values), one of them with 40Gi cards: nodes of one
+     * shape are searched once, but each node's labels are tested. */
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "kind: GPUInventory\nnodes:\n");
+    for (int i = 0; i < 40; i++)
+        gpa_buf_printf(&b, "- {name: node-%02d, labels: {host: h%02d}, gpus: {count: 2, memory: %s}}\n", i, i,
+                       i == 39 ? "40Gi" : "80Gi");
+    gpa_buf_putc(&b, '\0');
+    const char *yaml = gpa_arena_strdup(&arena, b.base);
+    gpa_buf_dispose(&b);
+    int64_t m;
+    ck_assert_str_eq(landing(yaml, "\"nodeSelector\":{\"host\":\"h07\"}", HALF, NULL, &m), "node-07");
+    ck_assert_int_eq(m, 80 * GI);
+    ck_assert_str_eq(landing(yaml, "\"nodeSelector\":{\"host\":\"h39\"}", HALF, NULL, &m), "node-39");
+    ck_assert_int_eq(m, 40 * GI);
+    ck_assert_str_eq(landing(yaml, affinity("host", "In", "\"h01\",\"h02\",\"h38\""), HALF, NULL, &m), "node-01,node-02,node-38");
+    ck_assert_int_eq(m, 80 * GI);
+    /* 50Gi a device: every 80Gi node, not the 40Gi one. */
+    const char *names =
+        landing(yaml, "", "{\"koordinator.sh/gpu-memory\":\"100Gi\",\"koordinator.sh/gpu.shared\":\"2\"}", NULL, &m);
+    ck_assert_int_eq(strlen(names), 39 * strlen("node-00,") - 1);
+    ck_assert_ptr_null(strstr(names, "node-39"));
+    ck_assert_int_eq(m, 80 * GI);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("landing");
@@ -184,6 +219,7 @@ int main(void)
     tcase_add_test(tc, devices_that_could_hold_it);
     tcase_add_test(tc, devices_of_one_node_differ);
     tcase_add_test(tc, unknown_memory_and_budget);
+    tcase_add_test(tc, identity_labels_tested_on_every_node);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
