@@ -30,12 +30,13 @@ typedef struct st_mutate_t {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: gpuadmit mutate [--config F] [-o yaml|json|patch] PATH...\n"
+    fprintf(out, "usage: gpuadmit mutate [--config F] [--inventory F]... [-o yaml|json|patch] PATH...\n"
                  "\n"
                  "What the mutating webhook makes of each object (checked as CREATE).\n"
                  "PATH: files, directories (recursive: .yaml, .yml, .json), or - for stdin.\n"
                  "\n"
                  "  --config F        configuration (dialects, rule actions, excluded namespaces)\n"
+                 "  --inventory F     the cluster's GPUs: card memory for ray-gpu-memory (repeatable)\n"
                  "  -o, --output FMT  yaml (default): the mutated objects as YAML documents;\n"
                  "                    json: the mutated object, several as one List;\n"
                  "                    patch: one line per object, its JSON Patch (RFC 6902)\n"
@@ -78,7 +79,7 @@ static void emit(mutate_t *m, const gpa_verdict_t *verdict)
 static void on_object(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 {
     mutate_t *m = vb->ctx;
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 0};
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = 1, .validate = 0, .inventory = vb->inv};
     gpa_verdict_t verdict;
     if (gpa_verb_check(vb, source, obj, &opts, &verdict) != 0)
         return;
@@ -109,9 +110,10 @@ static int parse_format(const char *s, format_t *f)
 }
 
 /* -1 bad command line (reported), 1 --help, 0 go on with paths from optind. */
-static int parse_args(int argc, char **argv, const char **config, format_t *format)
+static int parse_args(int argc, char **argv, gpa_verb_opts_t *o, format_t *format)
 {
     static const struct option longopts[] = {{"config", required_argument, NULL, 'c'},
+                                             {"inventory", required_argument, NULL, 'i'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -121,7 +123,9 @@ static int parse_args(int argc, char **argv, const char **config, format_t *form
         if (c == 'h')
             return 1;
         if (c == 'c')
-            *config = optarg;
+            o->config = optarg;
+        else if (c == 'i')
+            gpa_verb_opts_add_inventory(o, optarg);
         else if (c != 'o' || parse_format(optarg, format) != 0)
             return -1;
     }
@@ -136,8 +140,9 @@ int gpa_cmd_mutate(int argc, char **argv)
 {
     gpa_verb_opts_t o = {0};
     mutate_t m = {.format = FORMAT_YAML, .json_items = GPA_BUF_INIT};
-    int rc = parse_args(argc, argv, &o.config, &m.format);
+    int rc = parse_args(argc, argv, &o, &m.format);
     if (rc != 0) {
+        gpa_verb_opts_dispose(&o);
         usage(rc > 0 ? stdout : stderr);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
@@ -149,6 +154,7 @@ int gpa_cmd_mutate(int argc, char **argv)
         rc = gpa_verb_finish(&m.vb, 0, NULL);
     }
     gpa_verb_dispose(&m.vb);
+    gpa_verb_opts_dispose(&o);
     gpa_buf_dispose(&m.json_items);
     return rc;
 }

@@ -15,6 +15,7 @@ endfunction()
 if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
   set(GPA_E2E_TESTS test_reviews_v1_and_v1beta1 test_bad_input test_unreadable_object_denied_with_code_400 test_cert_rotation_under_load test_config_reload
       test_inventory_directory test_raycluster_gets_the_gpu_count_ray_should_advertise
+      test_raycluster_gpu_memory_from_inventory_card_memory
       test_unreadable_start_up_files test_sigterm_with_requests_in_flight
       test_sigterm_closes_idle_and_finishes_partial
       test_big_pod_answered_within_apiserver_timeout

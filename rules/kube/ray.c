@@ -240,6 +240,8 @@ static void koord_devices(unsigned dialects, const gpa_container_t *c, gpa_ray_d
     out->share = 1;
     if (share.memory > 0 && gpa_mul_i64(share.memory, share.devices, &out->memory) != 0)
         out->memory = 0;
+    if (share.memory == 0)
+        out->ratio = share.ratio;
 }
 
 /* Cards of an mGPU container as the allocator reads them (gpa_mgpu_share): the annotation's entry, else whole cards
@@ -251,6 +253,8 @@ static void mgpu_devices(unsigned dialects, const gpa_pod_facts_t *facts, const 
         return;
     out->devices = m.cards;
     out->share = 1;
+    if (m.whole && m.memory == 0)
+        out->ratio = 100; /* whole cards: all of each card's memory */
     if (!(m.faults & GPA_MGPU_AMBIGUOUS_MEMORY) && gpa_mul_i64(m.memory, GPA_MIB, &out->memory) != 0)
         out->memory = 0;
 }

@@ -65,6 +65,8 @@ typedef struct st_gpa_ray_devices_t {
     int64_t devices; /* devices (cards) it gets; 0 when none, or when the request cannot be read (the rules say why) */
     int share;       /* through a share (Koordinator gpu.shared, mGPU cards): names Ray's derivation does not count */
     int64_t memory;  /* bytes of GPU memory in total over its devices, when the request gives them; else 0 */
+    int64_t ratio;   /* when the request gives no bytes but a part of each device's memory: that percent (Koordinator
+                        gpu-memory-ratio per device; whole cards 100), bytes only once the card is known; else 0 */
 } gpa_ray_devices_t;
 
 /*

@@ -22,10 +22,12 @@ static int already_had(const gpa_violations_t *old, const gpa_violation_t *v)
 /* Mutates: sets out->patch, out->mutations, out->mutated and, when `reread`, *target to the mutated object decoded
  * again (validation must read what the API server will store, not what was sent). *target is left alone when the
  * mutations change nothing. */
-static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, int reread, gpa_verdict_t *out,
-                         gpa_object_t **target, gpa_error_t *err)
+static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_check_opts_t *opts, gpa_object_t *obj, int reread,
+                         gpa_verdict_t *out, gpa_object_t **target, gpa_error_t *err)
 {
-    gpa_mutate(a, cfg, obj, &out->patch, &out->warnings, &out->mutations);
+    /* The inventory reaches the mutations as it reaches the infeasible rule (ray-gpu-memory reads card memory). */
+    gpa_mutate_env_t env = {.inventory = opts->inventory, .budget = opts->budget};
+    gpa_mutate(a, cfg, &env, obj, &out->patch, &out->warnings, &out->mutations);
     if (out->patch.len == 0)
         return 0;
     gpa_value_t *root = obj->root;
@@ -48,12 +50,13 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *
  * webhook rewrites each Pod when it is created, so a stored template need not carry what its Pods will get. Nothing
  * is patched on UPDATE: the mutations' patch, ids and warnings are dropped; the switches of `mutations` hold.
  */
-static int as_mutated(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, gpa_object_t **out, gpa_error_t *err)
+static int as_mutated(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_check_opts_t *opts, gpa_object_t *obj, gpa_object_t **out,
+                      gpa_error_t *err)
 {
     gpa_verdict_t unused;
     memset(&unused, 0, sizeof(unused));
     *out = obj;
-    return run_mutations(a, cfg, obj, 1, &unused, out, err);
+    return run_mutations(a, cfg, opts, obj, 1, &unused, out, err);
 }
 
 static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_check_opts_t *opts, const gpa_object_t *target,
@@ -65,7 +68,7 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
     int update = opts->operation == GPA_OP_UPDATE && opts->old_object != NULL;
     if (update && found.len != 0) {
         gpa_object_t *old_target;
-        if (as_mutated(a, cfg, opts->old_object, &old_target, err) != 0)
+        if (as_mutated(a, cfg, opts, opts->old_object, &old_target, err) != 0)
             return -1;
         gpa_validate_object(a, cfg, opts->inventory, budget, old_target, &old);
     }
@@ -96,9 +99,10 @@ int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const 
         return 0;
     gpa_object_t *target = obj;
     /* Mutation warnings come first: they say what happened to the object before validation read it. */
-    if (opts->mutate && opts->operation == GPA_OP_CREATE && run_mutations(a, cfg, obj, opts->validate, out, &target, err) != 0)
+    if (opts->mutate && opts->operation == GPA_OP_CREATE &&
+        run_mutations(a, cfg, opts, obj, opts->validate, out, &target, err) != 0)
         return -1;
-    if (opts->validate && opts->operation == GPA_OP_UPDATE && as_mutated(a, cfg, obj, &target, err) != 0)
+    if (opts->validate && opts->operation == GPA_OP_UPDATE && as_mutated(a, cfg, opts, obj, &target, err) != 0)
         return -1;
     if (opts->validate && run_validation(a, cfg, opts, target, out, err) != 0)
         return -1;

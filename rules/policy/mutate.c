@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "alloc/landing.h"
+#include "alloc/normalize.h"
 #include "kube/gpu_request.h"
 #include "kube/quantity.h"
 #include "kube/ray.h"
@@ -296,24 +298,53 @@ static int uses_both(const gpa_ray_group_t *g)
     return 0;
 }
 
-static void plan_ray(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_ray_group_t *g, const gpa_ray_devices_t *dev,
-                     ray_plan_t *plan)
+/*
+ * The bytes the Ray container of a group whose template is `pod` gets, in total over its devices: from its request;
+ * else, for a part of each card by ratio, from the one card memory of every node and template the group can land
+ * on (alloc/landing.h), each device's bytes truncated as koord-scheduler truncates them (docs/decisions.md). 0 when
+ * not known: no inventory, nodes of different card memory, or none that can hold it.
+ */
+static int64_t ray_memory(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_podspec_t *pod,
+                          const gpa_ray_devices_t *dev)
+{
+    gpa_request_t req;
+    gpa_landing_t land;
+    int64_t part, total;
+    if (dev->memory > 0)
+        return dev->memory;
+    if (env == NULL || env->inventory == NULL || dev->ratio <= 0 || gpa_normalize(a, cfg->dialects, pod, &req) != 0)
+        return 0;
+    gpa_alloc_landing(a, env->inventory, &cfg->placement, pod, &req, env->budget, &land);
+    if (land.card_memory <= 0 || gpa_mul_i64(dev->ratio, land.card_memory, &part) != 0 ||
+        gpa_mul_i64(part / 100, dev->devices, &total) != 0)
+        return 0;
+    return total;
+}
+
+static void plan_ray(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_podspec_t *pod,
+                     const gpa_ray_group_t *g, const gpa_ray_devices_t *dev, ray_plan_t *plan)
 {
     gpa_ray_count_t count;
     gpa_ray_advertised(a, g, &count);
     if (gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_NUM_GPUS) && count.source != GPA_RAY_COUNT_OWN)
         plan->num_gpus = gpa_arena_printf(a, "%lld", (long long)dev->devices);
-    if (!gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_GPU_MEMORY) || dev->memory <= 0)
+    if (!gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_GPU_MEMORY))
+        return;
+    const gpa_value_t *old =
+        g->resources != NULL ? gpa_value_get(g->resources, GPA_RAY_GPU_MEMORY) : gpa_value_get(g->start_params, "resources");
+    if (g->resources != NULL && old != NULL)
+        return; /* the group's own gpu_memory stays */
+    if (g->resources == NULL && old != NULL && gpa_value_string(old) == NULL)
+        return; /* a rayStartParams.resources that is no string is left alone */
+    int64_t memory = ray_memory(a, cfg, env, pod, dev);
+    if (memory <= 0)
         return;
     if (g->resources != NULL) {
-        if (gpa_value_get(g->resources, GPA_RAY_GPU_MEMORY) == NULL)
-            plan->memory = gpa_arena_printf(a, "%lld", (long long)dev->memory);
+        plan->memory = gpa_arena_printf(a, "%lld", (long long)memory);
         return;
     }
-    const gpa_value_t *old = gpa_value_get(g->start_params, "resources");
     plan->resources_present = old != NULL;
-    if (old == NULL || gpa_value_string(old) != NULL)
-        plan->resources = gpa_ray_resources_add_memory(a, gpa_value_string(old), dev->memory);
+    plan->resources = gpa_ray_resources_add_memory(a, gpa_value_string(old), memory);
 }
 
 static void emit_ray(gpa_arena_t *a, const gpa_ray_group_t *g, const ray_plan_t *plan, gpa_patch_t *patch)
@@ -347,8 +378,8 @@ static void emit_ray(gpa_arena_t *a, const gpa_ray_group_t *g, const ray_plan_t 
 }
 
 /* ray-num-gpus and ray-gpu-memory on the group whose template `pod` is, when it is one (docs/rules.md#ray-num-gpus). */
-static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, const gpa_podspec_t *pod,
-                             const gpa_pod_facts_t *facts, gpa_patch_t *patch, unsigned *applied)
+static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_object_t *obj,
+                             const gpa_podspec_t *pod, const gpa_pod_facts_t *facts, gpa_patch_t *patch, unsigned *applied)
 {
     gpa_ray_group_t g;
     gpa_ray_devices_t dev;
@@ -361,7 +392,7 @@ static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
     if (!dev.share || dev.devices <= 0 || gpa_validate_container_facts(a, cfg, pod, facts, g.ray, NULL) != 0)
         return;
     ray_plan_t plan = {0};
-    plan_ray(a, cfg, &g, &dev, &plan);
+    plan_ray(a, cfg, env, pod, &g, &dev, &plan);
     if (plan.num_gpus != NULL)
         *applied |= 1u << GPA_MUTATION_RAY_NUM_GPUS;
     if (plan.memory != NULL || plan.resources != NULL)
@@ -369,8 +400,8 @@ static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
     emit_ray(a, &g, &plan, patch);
 }
 
-void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_warnings_t *warnings,
-                gpa_strings_t *applied)
+void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_object_t *obj, gpa_patch_t *patch,
+                gpa_warnings_t *warnings, gpa_strings_t *applied)
 {
     unsigned mask = 0;
     for (size_t p = 0; p < obj->npods; p++) {
@@ -381,7 +412,7 @@ void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj
             mutate_container(a, cfg, pod, &facts, &pod->containers[i], patch, warnings, &mask);
         for (size_t i = 0; i < pod->ninit_containers; i++)
             mutate_container(a, cfg, pod, &facts, &pod->init_containers[i], patch, warnings, &mask);
-        mutate_ray_group(a, cfg, obj, pod, &facts, patch, &mask);
+        mutate_ray_group(a, cfg, env, obj, pod, &facts, patch, &mask);
     }
     for (size_t i = 0; i < gpa_nmutations; i++)
         if (mask & (1u << i))

@@ -28,14 +28,24 @@
 #include "policy/verdict.h"
 #include "kube/model.h"
 #include "document/patch.h"
+#include "alloc/placement.h"
+
+typedef struct st_gpa_inventory_t gpa_inventory_t; /* inventory.h */
+
+/* What the mutations may read beside the object and the configuration. */
+typedef struct st_gpa_mutate_env_t {
+    const gpa_inventory_t *inventory; /* ray-gpu-memory: the card memory where a group takes a part of each card by
+                                         ratio (alloc/landing.h); NULL = no inventory (such a group gets nothing) */
+    gpa_alloc_budget_t *budget;       /* borrowed: the request's search budget; NULL = a budget of the call's own */
+} gpa_mutate_env_t;
 
 /*
- * Mutates every eligible container of obj. Appends the patch operations to `patch`, one warning per container and
- * mutation to `warnings` where the mutation warns (expand-gpu; origin GPA_WARNING_MUTATION with the mutation's id,
+ * Mutates every eligible container of obj (env may be NULL: no inventory). Appends the patch operations to `patch`, one warning per
+ * container and mutation to `warnings` where the mutation warns (expand-gpu; origin GPA_WARNING_MUTATION with the mutation's id,
  * through gpa_warnings_add), and the ids applied (each once, in table order) to `applied`. Never fails: values the plan cannot read
  * are left alone. Everything appended is arena-owned; obj and its tree are only read.
  */
-void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_object_t *obj, gpa_patch_t *patch, gpa_warnings_t *warnings,
-                gpa_strings_t *applied);
+void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_object_t *obj, gpa_patch_t *patch,
+                gpa_warnings_t *warnings, gpa_strings_t *applied);
 
 #endif

@@ -241,6 +241,24 @@ sys.exit(0 if got == want else "patched input differs from mutate -o json")' "$t
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="List" and len(d["items"])==3' "$tmp/out" ||
         fail "mutate -o json of several objects is not a List of 3"
     expect_exit 2 "$gpuadmit" mutate "$data/broken.yaml"
+    # ray-gpu-memory with --inventory: a share by ratio advertises bytes where every card it can land on has one
+    # memory (mutate, validate and review alike), and nothing where the cards differ or without an inventory.
+    local ray="$src/examples/tests/ray/gpu-memory-ratio" bytes='gpu_memory\\?":42949672960'
+    expect_exit 0 "$gpuadmit" mutate -o patch --config "$ray/config.yaml" --inventory "$ray/all-80gi/inventory.yaml" "$ray/clusters.yaml"
+    [ "$(grep -Ec "$bytes" "$tmp/out")" = 2 ] || fail "mutate --inventory: both clusters get gpu_memory: $(cat "$tmp/out")"
+    expect_exit 0 "$gpuadmit" mutate -o patch --config "$ray/config.yaml" --inventory "$ray/mixed/inventory.yaml" "$ray/clusters.yaml"
+    [ "$(grep -Ec "$bytes" "$tmp/out")" = 1 ] || fail "mutate --inventory: only the nodeSelector cluster gets gpu_memory: $(cat "$tmp/out")"
+    expect_exit 0 "$gpuadmit" mutate -o patch --config "$ray/config.yaml" "$ray/clusters.yaml"
+    expect_no_grep "$tmp/out" gpu_memory
+    expect_exit 0 "$gpuadmit" validate --config "$ray/config.yaml" --inventory "$ray/all-80gi/inventory.yaml" "$ray/clusters.yaml"
+    expect_grep "$tmp/out" "RayCluster/ray/raycluster-kuberay: allowed \(mutated: ray-num-gpus, ray-gpu-memory\)"
+    python3 -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2],"w"))' "$ray/review.yaml" "$tmp/review.json"
+    expect_exit 0 "$gpuadmit" review --webhook mutate --config "$ray/config.yaml" --inventory "$ray/all-80gi/inventory.yaml" "$tmp/review.json"
+    python3 -c '
+import base64, json, sys
+patch = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["response"]["patch"]))
+assert {"op": "add", "path": "/spec/workerGroupSpecs/0/rayStartParams/resources", "value": "\x27{\"gpu_memory\":42949672960}\x27"} in patch, patch' \
+        "$tmp/out" || fail "review --webhook mutate --inventory: gpu_memory in the patch"
 }
 
 case_review() {

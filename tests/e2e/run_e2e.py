@@ -320,6 +320,44 @@ class Webhook(unittest.TestCase):
         self.assertIn("ray-num-gpus", val["wrong"]["message"])
         self.assertEqual(s.stop(), 0)
 
+    def test_raycluster_gpu_memory_from_inventory_card_memory(self):
+        """ray-gpu-memory turned on, serve --inventory (docs/ray.md): a worker on half of one card by ratio gets
+        gpu_memory from /mutate where every card it can land on has 80Gi; once the reloaded inventory adds a 40Gi
+        node, the count only, unless its nodeSelector keeps it on the 80Gi pool."""
+        cfg = os.path.join(WORK, "ray-gpu-memory.yaml")
+        with open(cfg, "w") as f:
+            f.write("mutations: {ray-gpu-memory: on}\n")
+        inv = os.path.join(WORK, "ray-cards.yaml")
+
+        def cards(nodes):
+            with open(inv + ".tmp", "w") as f:
+                f.write("kind: GPUInventory\nnodes:\n" + "".join(
+                    "- {name: %s, labels: {pool: %s}, gpus: {count: 8, memory: %s}}\n" % n for n in nodes))
+            os.rename(inv + ".tmp", inv)
+
+        cards([("a100", "training", "80Gi")])
+        s = self.start("ray-gpu-memory", "--config", cfg, "--inventory", inv)
+        ratio = raycluster("ratio", {}, {"koordinator.sh/gpu-memory-ratio": "50", "koordinator.sh/gpu-core": "50",
+                                         "koordinator.sh/gpu.shared": "1"})
+        pinned = copy.deepcopy(ratio)
+        pinned["metadata"]["name"] = "pinned"
+        pinned["spec"]["workerGroupSpecs"][0]["template"]["spec"]["nodeSelector"] = {"pool": "training"}
+        reviews = [("ratio", review(ratio)), ("pinned", review(pinned))]
+        files = write_reviews(os.path.join(s.dir, "mutate"), reviews)
+
+        def params():
+            res = [json.loads(l) for l in apiserver(s, "mutate", files).stdout.splitlines()]
+            self.check_patch_twice(res, reviews)
+            return {os.path.basename(r["file"])[:-5]: r["patched"]["spec"]["workerGroupSpecs"][0]["rayStartParams"]
+                    for r in res}
+
+        half = {"num-gpus": "1", "resources": "'{\"gpu_memory\":42949672960}'"}
+        self.assertEqual(params(), {"ratio": half, "pinned": half})
+        cards([("a100", "training", "80Gi"), ("a40", "inference", "40Gi")])
+        s.wait_log(lambda l: l.get("msg") == "reloaded" and l.get("what") == "inventory", 5)
+        self.assertEqual(params(), {"ratio": {"num-gpus": "1"}, "pinned": half})
+        self.assertEqual(s.stop(), 0)
+
     def test_unreadable_object_denied_with_code_400(self):
         """A well-formed review whose object has a bad shape on a path gpuadmit reads is answered HTTP 200,
         allowed: false, status.code 400 with the path (both webhooks): kube-apiserver shows the user why, whatever

@@ -21,7 +21,7 @@ static result_t run(gpa_value_t *doc)
 {
     result_t r = {0};
     gpa_patch_t patch = {0};
-    gpa_mutate(&arena, cfg, decode(doc), &patch, &r.warnings, &r.applied);
+    gpa_mutate(&arena, cfg, NULL, decode(doc), &patch, &r.warnings, &r.applied);
     r.patch = patch_text(&patch);
     r.mutated = doc;
     gpa_error_t err = {0};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "alloc/inventory.h"
 #include "kube/ray.h"
 #include "policy/mutate.h"
 #include "policy/validate.h"
@@ -119,6 +120,9 @@ START_TEST(devices_per_dialect)
     d = devices(CLUSTER("", "{\"koordinator.sh/gpu-memory-ratio\":\"300\"}"));
     ck_assert_int_eq(d.devices, 3);
     ck_assert_int_eq(d.memory, 0);
+    ck_assert_int_eq(d.ratio, 100); /* three whole cards' memory: bytes once the card is known */
+    d = devices(CLUSTER("", "{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu.shared\":\"1\"}"));
+    ck_assert_int_eq(d.ratio, 50);
     /* Bytes split per device are rounded up: 3 devices of ceil(10Gi/3). */
     d = devices(CLUSTER("", "{\"koordinator.sh/gpu-memory\":\"10Gi\",\"koordinator.sh/gpu.shared\":\"3\"}"));
     ck_assert_int_eq(d.memory, ((10LL << 30) + 2) / 3 * 3);
@@ -126,8 +130,12 @@ START_TEST(devices_per_dialect)
     ck_assert_int_eq(d.devices, 1);
     ck_assert_int_eq(d.share, 1);
     ck_assert_int_eq(d.memory, 4096LL << 20);
+    ck_assert_int_eq(d.ratio, 0);
     d = devices(CLUSTER("", "{\"vke.volcengine.com/mgpu-core\":\"200\"}"));
     ck_assert_int_eq(d.devices, 2);
+    ck_assert_int_eq(d.ratio, 100); /* whole cards */
+    d = devices(CLUSTER("", "{\"vke.volcengine.com/mgpu-core\":\"30\"}"));
+    ck_assert_int_eq(d.ratio, 0); /* part of a card's compute, no memory asked: nothing known */
     d = devices(CLUSTER("", "{\"nvidia.com/gpu\":\"2\"}"));
     ck_assert_int_eq(d.devices, 2);
     ck_assert_int_eq(d.share, 0);
@@ -253,7 +261,7 @@ static void check_ray_mutation(const char *doc, const char *want, const char *id
     gpa_patch_t patch = {0};
     gpa_warnings_t warnings = {0};
     gpa_strings_t applied = {0};
-    gpa_mutate(&arena, cfg, decode(root), &patch, &warnings, &applied);
+    gpa_mutate(&arena, cfg, NULL, decode(root), &patch, &warnings, &applied);
     ck_assert_str_eq(patch_text(&patch), want);
     gpa_buf_t b = GPA_BUF_INIT;
     for (size_t i = 0; i < applied.len; i++)
@@ -267,7 +275,7 @@ static void check_ray_mutation(const char *doc, const char *want, const char *id
     gpa_patch_t again = {0};
     gpa_strings_t applied2 = {0};
     gpa_object_t *mutated = decode(root);
-    gpa_mutate(&arena, cfg, mutated, &again, &warnings, &applied2);
+    gpa_mutate(&arena, cfg, NULL, mutated, &again, &warnings, &applied2);
     ck_assert_str_eq(patch_text(&again), "[]");
     gpa_violations_t v = {0};
     gpa_validate_object(&arena, cfg, NULL, NULL, mutated, &v);
@@ -311,15 +319,15 @@ START_TEST(mutation_leaves_alone)
     gpa_patch_t patch = {0};
     gpa_warnings_t w = {0};
     gpa_strings_t applied = {0};
-    gpa_mutate(&arena, cfg, object(CLUSTER(",\"rayStartParams\":{}", "{\"koordinator.sh/gpu-core\":\"50\"}")), &patch, &w,
+    gpa_mutate(&arena, cfg, NULL, object(CLUSTER(",\"rayStartParams\":{}", "{\"koordinator.sh/gpu-core\":\"50\"}")), &patch, &w,
                &applied);
     ck_assert_int_eq(patch.len, 0);
-    gpa_mutate(&arena, cfg, object(CLUSTER(",\"resources\":{\"CPU\":\"1\"},\"rayStartParams\":{\"num-cpus\":\"1\"}", SHARE2)),
+    gpa_mutate(&arena, cfg, NULL, object(CLUSTER(",\"resources\":{\"CPU\":\"1\"},\"rayStartParams\":{\"num-cpus\":\"1\"}", SHARE2)),
                &patch, &w, &applied);
     ck_assert_int_eq(patch.len, 0);
     /* Switched off. */
     set_config("mutations: {ray-num-gpus: off}");
-    gpa_mutate(&arena, cfg, object(CLUSTER("", SHARE2)), &patch, &w, &applied);
+    gpa_mutate(&arena, cfg, NULL, object(CLUSTER("", SHARE2)), &patch, &w, &applied);
     ck_assert_int_eq(patch.len, 0);
 }
 END_TEST
@@ -350,6 +358,95 @@ START_TEST(gpu_memory_mutation)
 }
 END_TEST
 
+/* ---- ray-gpu-memory from an inventory's card memory ---- */
+
+#define RATIO_HALF                                                                                                                 \
+    "{\"koordinator.sh/gpu-memory-ratio\":\"50\",\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu.shared\":\"1\"}"
+#define WORKER_PARAMS "/spec/workerGroupSpecs/0/rayStartParams"
+
+/* 80Gi training nodes, a 40Gi inference node, a 32Gi mGPU node. */
+static const char *const cards =
+    "kind: GPUInventory\n"
+    "nodes:\n"
+    "- {name: a100, replicas: 2, labels: {pool: training}, dialects: [koordinator], gpus: {count: 8, memory: 80Gi}}\n"
+    "- {name: a40, labels: {pool: inference}, dialects: [koordinator], gpus: {count: 4, memory: 40Gi}}\n"
+    "- {name: mgpu, dialects: [mgpu], gpus: {count: 4, memory: 32Gi}}\n";
+
+/* The patch the mutations make of doc with the inventory `yaml` (NULL: none); mutating its result again changes nothing. */
+static const char *with_inventory(const char *doc, const char *yaml)
+{
+    gpa_inventory_t *inv = NULL;
+    if (yaml != NULL) {
+        gpa_error_t err = {0};
+        inv = gpa_inventory_new();
+        ck_assert_int_eq(gpa_inventory_parse(inv, yaml, strlen(yaml), "test", &err), 0);
+    }
+    gpa_mutate_env_t env = {.inventory = inv};
+    gpa_value_t *root = json(doc);
+    gpa_patch_t patch = {0}, again = {0};
+    gpa_warnings_t w = {0};
+    gpa_strings_t applied = {0};
+    gpa_mutate(&arena, cfg, &env, decode(root), &patch, &w, &applied);
+    gpa_error_t err = {0};
+    ck_assert(gpa_patch_apply(&arena, &root, &patch, &err) == 0);
+    gpa_mutate(&arena, cfg, &env, decode(root), &again, &w, &applied);
+    ck_assert_str_eq(patch_text(&again), "[]");
+    gpa_inventory_release(inv);
+    return patch_text(&patch);
+}
+
+START_TEST(gpu_memory_from_card_memory)
+{
+    set_config("mutations: {ray-gpu-memory: on}");
+    const char *num_gpus = "[{\"op\":\"add\",\"path\":\"" WORKER_PARAMS "/num-gpus\",\"value\":\"1\"}";
+    /* Every node it can land on has 80Gi cards (the nodeSelector leaves out the 40Gi one): half is 40Gi. */
+    ck_assert_str_eq(with_inventory(CLUSTER(",\"rayStartParams\":{}", RATIO_HALF),
+                                    "kind: GPUInventory\nnodes:\n"
+                                    "- {name: a100, replicas: 2, gpus: {count: 8, memory: 80Gi}}\n"),
+                     gpa_arena_printf(&arena,
+                                      "%s,{\"op\":\"add\",\"path\":\"" WORKER_PARAMS "/resources\","
+                                      "\"value\":\"'{\\\"gpu_memory\\\":42949672960}'\"}]",
+                                      num_gpus));
+    /* 40Gi and 80Gi cards where it can land: no bytes, and nothing denied or written but the count. */
+    ck_assert_str_eq(with_inventory(CLUSTER(",\"rayStartParams\":{}", RATIO_HALF), cards),
+                     gpa_arena_printf(&arena, "%s]", num_gpus));
+    /* No inventory: the same. */
+    ck_assert_str_eq(with_inventory(CLUSTER(",\"rayStartParams\":{}", RATIO_HALF), NULL),
+                     gpa_arena_printf(&arena, "%s]", num_gpus));
+    /* Truncated per device, as koord-scheduler grants it: 33% of 80Gi is 28346784153.6 bytes. */
+    ck_assert_str_eq(
+        with_inventory(CLUSTER(",\"resources\":{\"GPU\":\"1\"}", "{\"koordinator.sh/gpu-memory-ratio\":\"33\",\"koordinator.sh/"
+                                                                 "gpu-core\":\"33\",\"koordinator.sh/gpu.shared\":\"1\"}"),
+                       "kind: GPUInventory\nnodes:\n- {name: a100, gpus: {count: 8, memory: 80Gi}}\n"),
+        "[{\"op\":\"add\",\"path\":\"/spec/workerGroupSpecs/0/resources/gpu_memory\",\"value\":\"28346784153\"}]");
+    /* Two whole mGPU cards on the 32Gi mGPU node: 64Gi. */
+    ck_assert_str_eq(
+        with_inventory(CLUSTER(",\"rayStartParams\":{\"num-gpus\":\"2\"}", "{\"vke.volcengine.com/mgpu-core\":\"200\"}"), cards),
+        "[{\"op\":\"add\",\"path\":\"" WORKER_PARAMS "/resources\",\"value\":\"'{\\\"gpu_memory\\\":68719476736}'\"}]");
+    /* Switched off (the default), the inventory changes nothing. */
+    set_config("mutations: {ray-gpu-memory: off}");
+    ck_assert_str_eq(with_inventory(CLUSTER(",\"rayStartParams\":{}", RATIO_HALF),
+                                    "kind: GPUInventory\nnodes:\n"
+                                    "- {name: a100, gpus: {count: 8, memory: 80Gi}}\n"),
+                     gpa_arena_printf(&arena, "%s]", num_gpus));
+}
+END_TEST
+
+START_TEST(gpu_memory_where_the_group_lands)
+{
+    set_config("mutations: {ray-gpu-memory: on}");
+    /* A nodeSelector that keeps the group on the 80Gi nodes: their card memory. */
+    const char *selected =
+        "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\",\"metadata\":{\"name\":\"r\",\"namespace\":\"ml\"},"
+        "\"spec\":{\"headGroupSpec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"h\",\"image\":\"ray\"}]}}},"
+        "\"workerGroupSpecs\":[{\"groupName\":\"gpu\",\"rayStartParams\":{\"num-gpus\":\"1\"},\"template\":{\"spec\":{"
+        "\"nodeSelector\":{\"pool\":\"training\"},\"containers\":[{\"name\":\"ray-worker\",\"image\":\"ray\","
+        "\"resources\":{\"limits\":" RATIO_HALF "}}]}}}]}}";
+    ck_assert_str_eq(with_inventory(selected, cards), "[{\"op\":\"add\",\"path\":\"" WORKER_PARAMS
+                                                      "/resources\",\"value\":\"'{\\\"gpu_memory\\\":42949672960}'\"}]");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ray");
@@ -365,6 +462,8 @@ int main(void)
     tcase_add_test(tc, mutation_writes_num_gpus);
     tcase_add_test(tc, mutation_leaves_alone);
     tcase_add_test(tc, gpu_memory_mutation);
+    tcase_add_test(tc, gpu_memory_from_card_memory);
+    tcase_add_test(tc, gpu_memory_where_the_group_lands);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
