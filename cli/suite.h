@@ -28,6 +28,11 @@
  *       warnings: ["deprecated"]     # optional: each a substring of some warning
  *       mutations: [inject-gpu-shared]   # optional: exactly this set of mutation ids
  *       patched: trainer-patched.yaml    # optional: the object after mutation equals this one (as trees)
+ *       placement:                   # optional: what `gpuadmit fit` would choose for the object's one Pod template
+ *         now: false                 # default false: nodes taken empty (fit); true: current usage counts (fit --now)
+ *         node: node-a               # required: the node chosen, or null when no node takes the Pod
+ *         minors: [0, 1]             # optional: the minors of the Pod's device shares, in fit's order
+ *         annotations: {k: v}        # optional: each annotation fit prints equals this value
  *
  * Errors: an unknown field, a wrong type, a missing file, a reference to no object (or to two), an unknown
  * rule or mutation id all fail the load with gpa_error_t naming the file, line and column.
@@ -69,6 +74,13 @@ typedef struct st_gpa_suite_expect_t {
     gpa_suite_strs_t mutations;
     const char *patched_file; /* as resolved (relative to the working directory), or NULL */
     gpa_value_t *patched;     /* its one object */
+    int has_placement;        /* `placement:` given: checked against gpa_alloc_place, as `gpuadmit fit` places */
+    int placement_now;        /* count current usage (fit --now) */
+    const char *node;         /* the node expected, or NULL: no node takes the Pod */
+    int has_minors;
+    gpa_suite_strs_t minors;   /* decimal minors as written (validated integers), in fit's order */
+    gpa_suite_strs_t ann_keys; /* annotations expected (each equal), keys and values index by index */
+    gpa_suite_strs_t ann_values;
 } gpa_suite_expect_t;
 
 typedef struct st_gpa_suite_case_t {
