@@ -139,7 +139,10 @@ typedef struct st_gpa_suite_result_t {
  * Runs one case through the engine with the suite's configuration and inventory and compares. An AdmissionReview
  * case is answered by gpa_review, the webhook's own function: by the mutating webhook, then the validating one on
  * the patched object (or the one `webhook` names). Its verdict is the last answer's allowed and findings, the
- * warnings of both, the mutating answer's mutations and object; an HTTP 400 counts as not allowed, no findings. Everything in
+ * warnings of both, the mutating answer's mutations and object; an HTTP 400 counts as not allowed, no findings. A case with
+ * expect.placement also places the admitted (mutated) object's one Pod template with gpa_alloc_place, as `gpuadmit fit`
+ * does (the suite's inventory and configuration; current usage when `now`), and compares node, minors and annotations.
+ * Everything in
  * *out is allocated from `a` (the caller's, one per run), which must outlive the result; the case's documents
  * are copied into `a` before decoding, so the suite is never modified.
  */
