@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,9 +370,67 @@ static int load_patched(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v
     return 0;
 }
 
+/* A device minor as written: a plain decimal integer 0..2^31-1 (compared with the minors fit prints). */
+static int load_minor(loader_t *l, const gpa_value_t *v, const char *path, const char **out)
+{
+    const char *t = v->type == GPA_VNUMBER ? v->u.str.ptr : "";
+    size_t n = strspn(t, "0123456789");
+    if (n == 0 || n != strlen(t) || n > 10 || (n > 1 && t[0] == '0') || strtoll(t, NULL, 10) > INT32_MAX)
+        return fail(l, v, path, "must be a device minor (an integer 0 or more, written plainly)");
+    *out = t;
+    return 0;
+}
+
+/* `placement:` what `gpuadmit fit` would choose (suite.h). */
+static int load_placement(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v, const char *path)
+{
+    static const char *const fields[] = {"now", "node", "minors", "annotations", NULL};
+    if (want_type(l, v, GPA_VOBJECT, path) != 0 || check_fields(l, v, path, fields) != 0)
+        return -1;
+    const gpa_value_t *now = gpa_value_get(v, "now"), *node = gpa_value_get(v, "node");
+    const gpa_value_t *minors = gpa_value_get(v, "minors"), *ann = gpa_value_get(v, "annotations");
+    e->has_placement = 1;
+    if (now != NULL) {
+        if (want_type(l, now, GPA_VBOOL, gpa_arena_printf(l->a, "%s.now", path)) != 0)
+            return -1;
+        e->placement_now = now->u.boolean;
+    }
+    if (node == NULL)
+        return fail(l, v, path, "missing required field \"node\" (null: no node takes the Pod)");
+    if (node->type != GPA_VNULL && get_string(l, v, "node", path, 1, &e->node) != 0)
+        return -1;
+    if (minors != NULL) {
+        const char *p = gpa_arena_printf(l->a, "%s.minors", path);
+        if (want_type(l, minors, GPA_VARRAY, p) != 0)
+            return -1;
+        e->has_minors = 1;
+        e->minors.len = minors->u.array.len;
+        e->minors.items = gpa_arena_calloc(l->a, e->minors.len + 1, sizeof(char *));
+        for (size_t i = 0; i < e->minors.len; i++)
+            if (load_minor(l, minors->u.array.items[i], gpa_arena_printf(l->a, "%s[%zu]", p, i), &e->minors.items[i]) != 0)
+                return -1;
+    }
+    if (ann == NULL)
+        return 0;
+    const char *p = gpa_arena_printf(l->a, "%s.annotations", path);
+    if (want_type(l, ann, GPA_VOBJECT, p) != 0)
+        return -1;
+    size_t n = ann->u.object.len;
+    e->ann_keys = (gpa_suite_strs_t){gpa_arena_calloc(l->a, n + 1, sizeof(char *)), n};
+    e->ann_values = (gpa_suite_strs_t){gpa_arena_calloc(l->a, n + 1, sizeof(char *)), n};
+    for (size_t i = 0; i < n; i++) {
+        const gpa_member_t *m = &ann->u.object.members[i];
+        if (want_type(l, m->value, GPA_VSTRING, gpa_arena_printf(l->a, "%s.%s", p, m->key)) != 0)
+            return -1;
+        e->ann_keys.items[i] = m->key;
+        e->ann_values.items[i] = m->value->u.str.ptr;
+    }
+    return 0;
+}
+
 static int load_expect(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v, const char *path)
 {
-    static const char *const fields[] = {"allowed", "rules", "warnings", "mutations", "patched", NULL};
+    static const char *const fields[] = {"allowed", "rules", "warnings", "mutations", "patched", "placement", NULL};
     if (want_type(l, v, GPA_VOBJECT, path) != 0 || check_fields(l, v, path, fields) != 0)
         return -1;
     const gpa_value_t *allowed = gpa_value_get(v, "allowed"), *rules = gpa_value_get(v, "rules");
@@ -397,6 +456,9 @@ static int load_expect(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v,
             return -1;
         e->has_mutations = 1;
     }
+    const gpa_value_t *placement = gpa_value_get(v, "placement");
+    if (placement != NULL && load_placement(l, e, placement, gpa_arena_printf(l->a, "%s.placement", path)) != 0)
+        return -1;
     return patched != NULL ? load_patched(l, e, patched, gpa_arena_printf(l->a, "%s.patched", path)) : 0;
 }
 
@@ -445,7 +507,12 @@ static int load_case(loader_t *l, gpa_suite_case_t *tc, gpa_value_t *c, const ch
         return -1;
     if (expect == NULL)
         return fail(l, c, path, "missing required field \"expect\"");
-    return load_expect(l, &tc->expect, expect, gpa_arena_printf(l->a, "%s.expect", path));
+    if (load_expect(l, &tc->expect, expect, gpa_arena_printf(l->a, "%s.expect", path)) != 0)
+        return -1;
+    if (tc->expect.has_placement && (tc->review != NULL || tc->operation == GPA_OP_DELETE))
+        return fail(l, gpa_value_get(expect, "placement"), gpa_arena_printf(l->a, "%s.expect.placement", path),
+                    "placement is for objects a Pod is created from (not AdmissionReview or DELETE cases)");
+    return 0;
 }
 
 static int load_cases(loader_t *l, gpa_value_t *cases)

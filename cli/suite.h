@@ -28,6 +28,11 @@
  *       warnings: ["deprecated"]     # optional: each a substring of some warning
  *       mutations: [inject-gpu-shared]   # optional: exactly this set of mutation ids
  *       patched: trainer-patched.yaml    # optional: the object after mutation equals this one (as trees)
+ *       placement:                   # optional: what `gpuadmit fit` would choose for the object's one Pod template
+ *         now: false                 # default false: nodes taken empty (fit); true: current usage counts (fit --now)
+ *         node: node-a               # required: the node chosen, or null when no node takes the Pod
+ *         minors: [0, 1]             # optional: the minors of the Pod's device shares, in fit's order
+ *         annotations: {k: v}        # optional: each annotation fit prints equals this value
  *
  * Errors: an unknown field, a wrong type, a missing file, a reference to no object (or to two), an unknown
  * rule or mutation id all fail the load with gpa_error_t naming the file, line and column.
@@ -69,6 +74,13 @@ typedef struct st_gpa_suite_expect_t {
     gpa_suite_strs_t mutations;
     const char *patched_file; /* as resolved (relative to the working directory), or NULL */
     gpa_value_t *patched;     /* its one object */
+    int has_placement;        /* `placement:` given: checked against gpa_alloc_place, as `gpuadmit fit` places */
+    int placement_now;        /* count current usage (fit --now) */
+    const char *node;         /* the node expected, or NULL: no node takes the Pod */
+    int has_minors;
+    gpa_suite_strs_t minors;   /* decimal minors as written (validated integers), in fit's order */
+    gpa_suite_strs_t ann_keys; /* annotations expected (each equal), keys and values index by index */
+    gpa_suite_strs_t ann_values;
 } gpa_suite_expect_t;
 
 typedef struct st_gpa_suite_case_t {
@@ -127,7 +139,10 @@ typedef struct st_gpa_suite_result_t {
  * Runs one case through the engine with the suite's configuration and inventory and compares. An AdmissionReview
  * case is answered by gpa_review, the webhook's own function: by the mutating webhook, then the validating one on
  * the patched object (or the one `webhook` names). Its verdict is the last answer's allowed and findings, the
- * warnings of both, the mutating answer's mutations and object; an HTTP 400 counts as not allowed, no findings. Everything in
+ * warnings of both, the mutating answer's mutations and object; an HTTP 400 counts as not allowed, no findings. A case with
+ * expect.placement also places the admitted (mutated) object's one Pod template with gpa_alloc_place, as `gpuadmit fit`
+ * does (the suite's inventory and configuration; current usage when `now`), and compares node, minors and annotations.
+ * Everything in
  * *out is allocated from `a` (the caller's, one per run), which must outlive the result; the case's documents
  * are copied into `a` before decoding, so the suite is never modified.
  */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "admission/review.h"
+#include "alloc/alloc.h"
 #include "base/buf.h"
 #include "document/emit.h"
 #include "kube/decode.h"
@@ -315,6 +316,75 @@ static void compare(gpa_arena_t *a, const gpa_suite_case_t *tc, const gpa_verdic
         *gpa_vec_push(a, d) = gpa_arena_printf(a, "patched: the mutated object differs from %s at %s", e->patched_file, s);
 }
 
+/* What fit chose, for a difference line: "node-a minors [0, 1]" or "no node". */
+static const char *describe_placement(gpa_arena_t *a, const gpa_placement_t *p)
+{
+    if (!p->feasible || p->node == NULL)
+        return p->template_name != NULL ? gpa_arena_printf(a, "a new node of template %s", p->template_name) : "no node";
+    gpa_buf_t b = GPA_BUF_INIT;
+    for (size_t i = 0; i < p->nshares; i++)
+        gpa_buf_printf(&b, "%s%d", i ? ", " : "", (int)p->shares[i].minor);
+    const char *s = gpa_arena_printf(a, "node %s minors [%s]", p->node, b.base != NULL ? b.base : "");
+    gpa_buf_dispose(&b);
+    return s;
+}
+
+static const char *placed_annotation(const gpa_placement_t *p, const char *key)
+{
+    for (size_t i = 0; i < p->nannotations; i++)
+        if (strcmp(p->annotations[i].key, key) == 0)
+            return p->annotations[i].value;
+    return NULL;
+}
+
+static void compare_placement(gpa_arena_t *a, const gpa_suite_expect_t *e, const gpa_placement_t *p, strvec_t *d)
+{
+    const char *got = describe_placement(a, p);
+    const char *node = p->feasible ? p->node : NULL;
+    if ((e->node == NULL) != (node == NULL) || (node != NULL && strcmp(e->node, node) != 0))
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "placement: expected node %s, got %s", e->node != NULL ? e->node : "none", got);
+    else if (e->has_minors && node != NULL) {
+        int same = e->minors.len == p->nshares;
+        for (size_t i = 0; same && i < p->nshares; i++)
+            same = strcmp(e->minors.items[i], gpa_arena_printf(a, "%d", (int)p->shares[i].minor)) == 0;
+        if (!same)
+            *gpa_vec_push(a, d) = gpa_arena_printf(a, "placement: expected minors [%s], got %s", join(a, &e->minors), got);
+    }
+    for (size_t i = 0; i < e->ann_keys.len; i++) {
+        const char *v = node != NULL ? placed_annotation(p, e->ann_keys.items[i]) : NULL;
+        if (v == NULL || strcmp(v, e->ann_values.items[i]) != 0)
+            *gpa_vec_push(a, d) =
+                gpa_arena_printf(a, "placement: annotation %s: expected '%s', got %s%s%s", e->ann_keys.items[i],
+                                 e->ann_values.items[i], v != NULL ? "'" : "", v != NULL ? v : "none", v != NULL ? "'" : "");
+    }
+}
+
+/* The expectation `placement`: the object as admitted (mutated) placed as `gpuadmit fit` places it. */
+static void check_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, const gpa_verdict_t *v, strvec_t *d)
+{
+    gpa_object_t *obj = NULL;
+    gpa_error_t err = {0};
+    gpa_request_t req;
+    const gpa_value_t *doc = v->mutated != NULL ? v->mutated : tc->object;
+    if (doc == NULL || decode(a, s, doc, tc->object_file, tc->ns, &obj, &err) != 0 || obj->npods != 1) {
+        *gpa_vec_push(a, d) =
+            gpa_arena_printf(a, "placement: the object is not one Pod template (%zu)", obj != NULL ? obj->npods : 0);
+        return;
+    }
+    if (s->inventory == NULL) {
+        *gpa_vec_push(a, d) = "placement: the suite has no inventory";
+        return;
+    }
+    if (gpa_normalize(a, s->config->dialects, &obj->pods[0], &req) != 0 || req.ngroups == 0) {
+        *gpa_vec_push(a, d) = "placement: the Pod has no GPU request that normalizes";
+        return;
+    }
+    gpa_alloc_opts_t opts = {.now = tc->expect.placement_now};
+    gpa_placement_t p;
+    gpa_alloc_place(a, s->inventory, &s->config->placement, &obj->pods[0], &req, &opts, &p);
+    compare_placement(a, &tc->expect, &p, d);
+}
+
 static const char *summary(gpa_arena_t *a, int allowed, const gpa_suite_strs_t *rules, int show_rules)
 {
     if (!show_rules || rules->len == 0)
@@ -349,6 +419,8 @@ void gpa_suite_run_case(gpa_arena_t *a, const gpa_suite_t *suite, const gpa_suit
         collect(a, &v, out);
         out->got = summary(a, out->allowed, &out->rules, 1);
         compare(a, tc, &v, out, &diffs);
+        if (tc->expect.has_placement)
+            check_placement(a, suite, tc, &v, &diffs);
     }
     out->differences = (gpa_suite_strs_t){diffs.items, diffs.len};
     out->passed = diffs.len == 0;

@@ -159,7 +159,7 @@ START_TEST(unknown_field_is_worded_alike)
     ck_assert_str_eq(
         suite_error(SUITE_HEADER "cases:\n- name: a\n  inline: {kind: Pod}\n  expect: {allowed: true, colour: blue}\n"),
         "suite.yaml:7:35: cases[0].expect: unknown field \"colour\"; known: allowed, rules, warnings, mutations, "
-        "patched");
+        "patched, placement");
 }
 END_TEST
 

@@ -227,6 +227,31 @@ START_TEST(test_bad_cases)
 }
 END_TEST
 
+START_TEST(test_bad_placement)
+{
+    const char *obj = "  inline: {kind: Pod}\n";
+    char text[1024];
+    snprintf(text, sizeof(text), HEADER "cases:\n- name: a\n%s  expect: {allowed: true, placement: {node: x, minor: [0]}}\n", obj);
+    assert_contains(load_error(text), "unknown field \"minor\"; known: now, node, minors, annotations");
+    snprintf(text, sizeof(text), HEADER "cases:\n- name: a\n%s  expect: {allowed: true, placement: {now: true}}\n", obj);
+    assert_contains(load_error(text), "missing required field \"node\"");
+    snprintf(text, sizeof(text), HEADER "cases:\n- name: a\n%s  expect: {allowed: true, placement: {node: x, minors: [-1]}}\n",
+             obj);
+    assert_contains(load_error(text), "minors[0]: must be a device minor");
+    snprintf(text, sizeof(text),
+             HEADER "cases:\n- name: a\n%s  expect: {allowed: true, placement: {node: x, minors: [0, \"1\"]}}\n", obj);
+    assert_contains(load_error(text), "minors[1]: must be a device minor");
+    snprintf(text, sizeof(text),
+             HEADER "cases:\n- name: a\n%s  expect: {allowed: true, placement: {node: x, annotations: {k: 1}}}\n", obj);
+    assert_contains(load_error(text), "annotations.k: must be a string");
+    snprintf(text, sizeof(text),
+             HEADER "cases:\n- name: a\n%s  operation: DELETE\n  oldObject: {inline: {kind: Pod}}\n"
+                    "  expect: {allowed: true, placement: {node: null}}\n",
+             obj);
+    assert_contains(load_error(text), "placement is for objects a Pod is created from");
+}
+END_TEST
+
 START_TEST(test_file_with_two_objects)
 {
     put("two.yaml", "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n");
@@ -388,6 +413,87 @@ END_TEST
 
 /* ---- discovery ---- */
 
+/* A share of 50% on two 16Gi GPUs, minor 0 half used: binpack puts it on minor 0 (now) or minor 0 (empty nodes). */
+#define PLACE_INVENTORY                                                                                                            \
+    "kind: GPUInventory\nnodes:\n- name: gpu-a\n  dialects: [koordinator]\n  gpus: {count: 2, memory: 16Gi}\n"                     \
+    "  used: [{minor: 0, core: 50, ratio: 50, pod: t/x}]\n"
+#define POD_HALF(name)                                                                                                             \
+    "    apiVersion: v1\n    kind: Pod\n    metadata: {name: " name ", namespace: ns}\n    spec:\n      containers:\n"             \
+    "      - name: main\n        image: x\n        resources:\n          limits: {koordinator.sh/gpu-core: \"50\", "               \
+    "koordinator.sh/gpu-memory-ratio: \"50\", koordinator.sh/gpu.shared: \"1\"}\n"
+#define POD_WHOLE                                                                                                                  \
+    "    apiVersion: v1\n    kind: Pod\n    metadata: {name: w, namespace: ns}\n    spec:\n      containers:\n"                    \
+    "      - name: main\n        image: x\n        resources:\n          limits: {koordinator.sh/gpu-core: \"200\", "              \
+    "koordinator.sh/gpu-memory-ratio: \"200\", koordinator.sh/gpu.shared: \"2\"}\n"
+#define ALLOCATED_MINOR0                                                                                                           \
+    "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory\":\"8Gi\","              \
+    "\"koordinator.sh/gpu-memory-ratio\":\"50\"}}]}"
+
+/* Runs case `index` of a loaded suite and checks it failed with exactly this one difference. */
+static void assert_one_difference(gpa_arena_t *a, const gpa_suite_t *s, size_t index, const char *difference)
+{
+    gpa_suite_result_t r;
+    gpa_suite_run_case(a, s, &s->cases[index], &r);
+    ck_assert_int_eq(r.passed, 0);
+    ck_assert_uint_eq(r.differences.len, 1);
+    ck_assert_str_eq(r.differences.items[0], difference);
+}
+
+START_TEST(test_placement)
+{
+    put("inv.yaml", PLACE_INVENTORY);
+    put("binpack.yaml", "placement: {strategy: binpack}\n");
+    static const char text[] =
+        HEADER "inventory: inv.yaml\nconfig: binpack.yaml\ncases:\n"
+               "- name: fits\n  inline:\n" POD_HALF(
+                   "a") "  expect:\n    allowed: true\n    placement:\n      now: true\n"
+                        "      node: gpu-a\n      minors: [0]\n      annotations:\n"
+                        "        scheduling.koordinator.sh/device-allocated: '" ALLOCATED_MINOR0 "'\n"
+                        "- name: wrong-minor\n  inline:\n" POD_HALF(
+                            "b") "  expect: {allowed: true, placement: {now: true, node: gpu-a, minors: [1]}}\n"
+                                 "- name: wrong-node-and-annotation\n  inline:\n" POD_HALF(
+                                     "c") "  expect:\n    allowed: true\n"
+                                          "    placement: {node: gpu-b, annotations: {k: v}}\n"
+                                          "- name: no-room-now\n  inline:\n" POD_WHOLE
+                                          "  expect: {allowed: true, placement: {now: true, node: null}}\n"
+                                          "- name: fits-empty\n  inline:\n" POD_WHOLE
+                                          "  expect: {allowed: true, placement: {node: null}}\n"
+                                          "- name: no-gpu\n  inline: {apiVersion: v1, kind: Pod, metadata: {name: d}, spec: "
+                                          "{containers: [{name: m, image: x}]}}\n"
+                                          "  expect: {allowed: true, placement: {node: null}}\n";
+    gpa_arena_t a = {0};
+    gpa_suite_t s;
+    gpa_suite_result_t r;
+    run_one(text, 0, &r, &a, &s);
+    ck_assert_msg(r.passed, "%s", r.differences.len ? r.differences.items[0] : "");
+    assert_one_difference(&a, &s, 1, "placement: expected minors [1], got node gpu-a minors [0]");
+    gpa_suite_run_case(&a, &s, &s.cases[2], &r);
+    ck_assert_uint_eq(r.differences.len, 2);
+    ck_assert_str_eq(r.differences.items[0], "placement: expected node gpu-b, got node gpu-a minors [0]");
+    ck_assert_str_eq(r.differences.items[1], "placement: annotation k: expected 'v', got none");
+    gpa_suite_run_case(&a, &s, &s.cases[3], &r); /* two whole GPUs: minor 0 is shared now */
+    ck_assert_msg(r.passed, "%s", r.differences.len ? r.differences.items[0] : "");
+    /* ... but the empty node holds them */
+    assert_one_difference(&a, &s, 4, "placement: expected node none, got node gpu-a minors [0, 1]");
+    assert_one_difference(&a, &s, 5, "placement: the Pod has no GPU request that normalizes");
+    gpa_suite_dispose(&s);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
+START_TEST(test_placement_needs_inventory)
+{
+    gpa_arena_t a = {0};
+    gpa_suite_t s;
+    gpa_suite_result_t r;
+    run_one(HEADER "cases:\n- name: a\n  inline:\n" POD_HALF("a") "  expect: {allowed: true, placement: {node: null}}\n", 0, &r, &a,
+            &s);
+    assert_one_difference(&a, &s, 0, "placement: the suite has no inventory");
+    gpa_suite_dispose(&s);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
 START_TEST(test_find_recursive_sorted)
 {
     put("b/gpuadmit-test.yaml", "x");
@@ -515,6 +621,7 @@ static Suite *suite(void)
     tcase_add_test(parse, test_ambiguous_object);
     tcase_add_test(parse, test_bad_header);
     tcase_add_test(parse, test_bad_cases);
+    tcase_add_test(parse, test_bad_placement);
     tcase_add_test(parse, test_file_with_two_objects);
     tcase_add_test(parse, test_unparsable_object_file);
     suite_add_tcase(s, parse);
@@ -526,6 +633,8 @@ static Suite *suite(void)
     tcase_add_test(run, test_mutation_and_patched);
     tcase_add_test(run, test_update_against_old_object);
     tcase_add_test(run, test_undecodable_object_is_an_error_result);
+    tcase_add_test(run, test_placement);
+    tcase_add_test(run, test_placement_needs_inventory);
     tcase_add_test(run, test_find_recursive_sorted);
     suite_add_tcase(s, run);
     TCase *bin = tcase_create("binary");
