@@ -316,7 +316,7 @@ static int read_entry(gpa_arena_t *a, span_t e, size_t i, gpa_usage_desc_t *u, g
         return gpa_error_set(why, 0, 0, NULL, "entry %zu is not UUID,type,memory,cores", i);
     u->uuid = span_dup(a, f[0]);
     u->memory = mib * vendors[0].memory_unit;
-    u->core = cores;
+    u->core = cores < 100 ? cores : 100; /* a vGPU's compute is a percent of one card */
     u->slots = 1;
     return 0;
 }
