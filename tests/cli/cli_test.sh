@@ -531,7 +531,7 @@ case_hami_inventory() {
     expect_grep "$tmp/out" "hami-a10-1: needs 4 distinct devices, the node has 2 healthy of 2$"
     expect_grep "$tmp/out" "hami-a100-1: needs 4 distinct devices, the node has 3 healthy of 4$"
     expect_grep "$tmp/out" "hami-t4-1: needs 4 distinct devices, the node has 2 healthy of 2$"
-    expect_grep "$tmp/err" "^warning: .*kubectl-hami.json:[0-9]+:[0-9]+: items\\[7\\]\\.metadata\\.annotations\\[\"hami.io/vgpu-devices-allocated\"\\]: Pod tenant/forged holds no GPU"
+    expect_no_grep "$tmp/err" "warning"
     sed 's/"4"/"3"/' "$tmp/four.yaml" >"$tmp/three.yaml"
     expect_exit 0 "$gpuadmit" fit --inventory "$inv" "$tmp/three.yaml"
     expect_grep "$tmp/out" "fits on hami-a100-1"
@@ -539,11 +539,12 @@ case_hami_inventory() {
     # with --now, card 2 of hami-a100-1 holds ml/infer-0's vGPU: three whole cards are no longer free anywhere
     expect_exit 1 "$gpuadmit" fit --now --inventory "$inv" "$tmp/three.yaml"
     expect_grep "$tmp/out" "does not fit"
-    # a register annotation that cannot be read: the Node is named, holds no cards, and the file still loads
-    sed 's/"GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a01,10,15360/"GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a01,10,lots/' "$inv" >"$tmp/broken.json"
-    expect_exit 1 "$gpuadmit" fit --inventory "$tmp/broken.json" "$tmp/four.yaml"
-    expect_grep "$tmp/err" "^warning: .*broken.json:[0-9]+:[0-9]+: items\\[2\\]\\.metadata\\.annotations\\[\"hami.io/node-nvidia-register\"\\]: Node hami-t4-1 has no HAMi cards: card 0: devmem \"lots\" is not a whole number"
-    expect_no_grep "$tmp/out" "hami-t4-1"
+    # a register annotation that cannot be read, a tenant's forged allocation: each named, and the file still loads
+    expect_exit 1 "$gpuadmit" fit --inventory "$data/hami-poisoned.json" "$tmp/four.yaml"
+    expect_grep "$tmp/err" "^warning: .*hami-poisoned.json:[0-9]+:[0-9]+: items\\[7\\]\\.metadata\\.annotations\\[\"hami.io/node-nvidia-register\"\\]: Node hami-t4-2 has no HAMi cards: card 0: devmem \"lots\" is not a whole number"
+    expect_grep "$tmp/err" "^warning: .*hami-poisoned.json:[0-9]+:[0-9]+: items\\[8\\]\\.metadata\\.annotations\\[\"hami.io/vgpu-devices-allocated\"\\]: Pod tenant/forged holds no GPU"
+    expect_grep "$tmp/out" "hami-t4-1: needs 4 distinct devices"
+    expect_no_grep "$tmp/out" "hami-t4-2"
 }
 
 "case_$case_name"

@@ -567,10 +567,20 @@ START_TEST(kubectl_hami)
     assert_card(gpu(inv, "hami-t4-1", 0), "GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a01", "NVIDIA-Tesla T4", "hami-core", 0, 15360, 1);
     assert_card(gpu(inv, "hami-t4-1", 1), "GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a02", "NVIDIA-Tesla T4", "hami-core", 0, 15360, 1);
     size_t nw;
+    gpa_inventory_warnings(inv, &nw, NULL);
+    ck_assert_uint_eq(nw, 0); /* ml/moved names a card no node has: ignored */
+    gpa_inventory_release(inv);
+    /* the same with a Node whose annotation cannot be read and a tenant's forged Pod: both named, the rest the same */
+    inv = load_file("tests/cli/data/hami-poisoned.json");
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_int_eq(gpu(inv, "hami-a10-1", 0)->memory_used, 8000 * MI);
     const gpa_error_t *w = gpa_inventory_warnings(inv, &nw, NULL);
-    ck_assert_uint_eq(nw, 1); /* tenant/forged; ml/moved names a card no node has: ignored */
-    ck_assert_msg(strstr(w[0].message, "Pod tenant/forged holds no GPU: entry 0") != NULL, "%s", w[0].message);
-    ck_assert_str_eq(w[0].path, "items[7].metadata.annotations[\"hami.io/vgpu-devices-allocated\"]");
+    ck_assert_uint_eq(nw, 2);
+    ck_assert_msg(strstr(w[0].message, "Node hami-t4-2 has no HAMi cards: card 0: devmem \"lots\"") != NULL, "%s", w[0].message);
+    ck_assert_str_eq(w[0].path, "items[7].metadata.annotations[\"hami.io/node-nvidia-register\"]");
+    ck_assert_msg(strstr(w[1].message, "Pod tenant/forged holds no GPU: entry 0") != NULL, "%s", w[1].message);
+    ck_assert_str_eq(w[1].path, "items[8].metadata.annotations[\"hami.io/vgpu-devices-allocated\"]");
     gpa_inventory_release(inv);
 }
 END_TEST
