@@ -596,7 +596,7 @@ static int compact_dialects(loader_t *l, const gpa_value_t *node, const char *pa
         gpa_dialect_t d = name != NULL ? gpa_dialect_parse(name) : 0;
         if (d == 0)
             return fail(l, v->u.array.items[i], gpa_arena_printf(l->a, "%s.dialects[%zu]", path, i), "%s",
-                        "must be vendor, koordinator or mgpu");
+                        "must be vendor, koordinator, mgpu or hami");
         *out |= (unsigned)d;
     }
     return 0;
