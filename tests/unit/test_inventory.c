@@ -725,6 +725,27 @@ START_TEST(hami_minor_is_the_index)
 }
 END_TEST
 
+/* A card's UUID names it, as a hostname names a node: nodes of the same cards are one shape; slots tell them apart. */
+START_TEST(hami_shapes)
+{
+    char *x = hami_node("hx", "GPU-x0,10,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:");
+    char *y = hami_node("hy", "GPU-y0,10,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:");
+    char *z = hami_node("hz", "GPU-z0,4,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:");
+    char *text;
+    ck_assert(asprintf(&text, "%s---\n%s---\n%s", x, y, z) > 0);
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+    size_t n;
+    const gpa_node_t *const *shapes = gpa_inventory_shapes(inv, 0, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(shapes[0]->name, "hx");
+    ck_assert_str_eq(shapes[1]->name, "hz");
+    gpa_inventory_release(inv);
+    free(text), free(x), free(y), free(z);
+}
+END_TEST
+
 #define HAMI_NODE                                                                                                                  \
     "kind: Node\nmetadata:\n  name: a\n  annotations:\n    hami.io/node-nvidia-register: '[{\"id\":\"" A10_0 "\",\"count\":10,"    \
     "\"devmem\":23028,\"devcore\":100,\"type\":\"NVIDIA A10\",\"health\":true},{\"id\":\"" A10_1 "\",\"index\":1,\"count\":10,"    \
@@ -892,6 +913,7 @@ int main(void)
     tcase_add_test(hami, hami_register_formats);
     tcase_add_test(hami, hami_register_malformed);
     tcase_add_test(hami, hami_minor_is_the_index);
+    tcase_add_test(hami, hami_shapes);
     tcase_add_test(hami, hami_usage);
     tcase_add_test(hami, hami_usage_not_held);
     tcase_add_test(hami, hami_usage_bounded);
