@@ -253,13 +253,16 @@ int gpa_hami_node(gpa_arena_t *a, const gpa_value_t *annotations, gpa_node_desc_
 {
     for (size_t v = 0; v < sizeof(vendors) / sizeof(vendors[0]); v++) {
         const gpa_value_t *ann = gpa_value_get(annotations, vendors[v].register_annotation);
-        if (ann == NULL || ann->type != GPA_VSTRING)
+        if (ann == NULL)
             continue;
         gpa_hami_card_t *cards;
         size_t n;
         d->count = 0, d->memory = 0; /* the allocatable nvidia.com/gpu of a HAMi node counts slots, not cards */
         d->dialects = vendors[v].dialects | (d->koordinator ? GPA_DIALECT_KOORDINATOR : 0);
-        if (read_register(a, ann->u.str.ptr, ann->u.str.len, vendors[v].list_mode, &cards, &n, why) != 0) {
+        if (ann->type != GPA_VSTRING)
+            gpa_error_set(why, 0, 0, NULL, "%s", "not a string");
+        if (ann->type != GPA_VSTRING ||
+            read_register(a, ann->u.str.ptr, ann->u.str.len, vendors[v].list_mode, &cards, &n, why) != 0) {
             snprintf(why->path, sizeof(why->path), "metadata.annotations[\"%s\"]", vendors[v].register_annotation);
             return -1;
         }

@@ -678,6 +678,7 @@ START_TEST(hami_register_malformed)
         {"GPU-a,ten,23028,100,NVIDIA-T4,0,true:", "count \"ten\""},
         {"GPU-a,10,99999999999999999999,100,NVIDIA-T4,0,true:", "devmem"},
         {many.base, "more than 1024 cards"},
+        {"'\n    hami.io/node-nvidia-register: [{id: GPU-a}]\n    x: '", "not a string"}, /* YAML: a list, not a string */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char *node = hami_node("broken", bad[i][0]), *good = hami_node("fine", "GPU-b,10,23028,100,NVIDIA-T4,0,true:");
