@@ -151,12 +151,17 @@ static void log_rejected(kind_state_t *k, const gpa_value_t *obj, const gpa_erro
     gpa_log_end(l);
 }
 
-/* A Pod that holds nothing because its annotation or spec cannot be read (docs/allocator.md, "Usage"). */
-static void log_warned(const gpa_error_t *err)
+/* A Pod that holds nothing because its annotation or spec cannot be read (docs/allocator.md, "Usage"), or a Node
+ * whose HAMi register annotation cannot be read: it has no HAMi cards. */
+static void log_warned(const kind_state_t *k, const gpa_error_t *err)
 {
     char why[512];
     gpa_error_format(err, why, sizeof(why));
-    gpa_log_msg(GPA_LOG_WARN, "cluster Pod holds no GPU in the inventory: it cannot be read", why);
+    gpa_log_msg(GPA_LOG_WARN,
+                k->kind == GPA_VIEW_NODES
+                    ? "cluster Node has no HAMi cards in the inventory: its register annotation cannot be read"
+                    : "cluster Pod holds no GPU in the inventory: it cannot be read",
+                why);
 }
 
 static void on_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
@@ -179,7 +184,7 @@ static void on_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *obje
     if (rc < 0)
         log_rejected(k, object, &err);
     else if (rc > 0)
-        log_warned(&err);
+        log_warned(k, &err);
 }
 
 static void on_end_list(void *ctx)
@@ -404,7 +409,8 @@ static void render_kinds(gpa_live_t *live, gpa_buf_t *out)
         {"gpuadmit_cluster_events_total", "counter", "Objects applied to the live inventory, by kind."},
         {"gpuadmit_cluster_objects_rejected_total", "counter", "Objects that could not be read, by kind."},
         {"gpuadmit_cluster_objects_unreadable_total", "counter",
-         "Objects kept holding no GPU because an annotation or spec could not be read (Pods), by kind."},
+         "Objects kept, read in part because an annotation or spec could not be read (Pods holding no GPU, Nodes "
+         "without their HAMi cards), by kind."},
     };
     for (size_t s = 0; s < sizeof(series) / sizeof(series[0]); s++) {
         gpa_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", series[s].name, series[s].help, series[s].name, series[s].type);

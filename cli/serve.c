@@ -684,13 +684,14 @@ static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t 
     return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
 }
 
-/* A Pod the inventory left out (it holds nothing): logged at every load and reload. */
+/* An object the inventory read in part (a Pod that holds nothing, a Node without its HAMi cards): logged at every load
+ * and reload; the error names it and says why. */
 static void log_warning(void *ctx, const gpa_error_t *why)
 {
     char line[1024];
     (void)ctx;
     gpa_error_format(why, line, sizeof(line));
-    gpa_log_msg(GPA_LOG_WARN, "inventory: a Pod holds no GPU: it cannot be read", line);
+    gpa_log_msg(GPA_LOG_WARN, "inventory: an object is read in part: an annotation or spec cannot be read", line);
 }
 
 static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize)

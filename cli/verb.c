@@ -73,7 +73,7 @@ static void on_load_error(void *ctx, const gpa_error_t *err)
     gpa_report_error(stderr, err);
 }
 
-/* Its warnings (a tenant's Pod that holds no GPU) alike, "warning: file:line:column: ...". */
+/* Its warnings (a tenant's Pod that holds no GPU, a Node without its HAMi cards) alike, "warning: file:line:column: ...". */
 static void on_load_warning(void *ctx, const gpa_error_t *why)
 {
     (void)ctx;

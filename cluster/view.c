@@ -91,11 +91,17 @@ static void records_dispose(records_t *r)
         free((char *)r->node->model);
         free(r->node);
     }
-    for (size_t i = 0; i < r->ngpus; i++)
+    for (size_t i = 0; i < r->ngpus; i++) {
         free((char *)r->gpus[i].node);
+        free((char *)r->gpus[i].uuid);
+        free((char *)r->gpus[i].type);
+        free((char *)r->gpus[i].mode);
+    }
     free(r->gpus);
-    for (size_t i = 0; i < r->nusages; i++)
+    for (size_t i = 0; i < r->nusages; i++) {
         free((char *)r->usages[i].node);
+        free((char *)r->usages[i].uuid);
+    }
     free(r->usages);
     for (size_t i = 0; i < r->nrules; i++)
         free(r->rules[i]);
@@ -256,6 +262,11 @@ static void on_node(void *ctx, const gpa_node_desc_t *d)
     r->rec.node = n;
 }
 
+static char *dup_opt(const char *s)
+{
+    return s != NULL ? gpa_xstrdup(s) : NULL;
+}
+
 static void on_gpu(void *ctx, const gpa_gpu_desc_t *d)
 {
     reader_t *r = ctx;
@@ -266,7 +277,10 @@ static void on_gpu(void *ctx, const gpa_gpu_desc_t *d)
     gpa_gpu_desc_t *g = &r->rec.gpus[r->rec.ngpus++];
     *g = *d;
     g->node = gpa_xstrdup(d->node);
-    g->source = kind_sources[GPA_VIEW_DEVICES];
+    g->uuid = dup_opt(d->uuid); /* a HAMi card, from its Node */
+    g->type = dup_opt(d->type);
+    g->mode = dup_opt(d->mode);
+    g->source = d->uuid != NULL ? kind_sources[GPA_VIEW_NODES] : kind_sources[GPA_VIEW_DEVICES];
     g->line = 0;
 }
 
@@ -277,6 +291,7 @@ static void on_usage(void *ctx, const gpa_usage_desc_t *d)
     gpa_usage_desc_t *u = &r->rec.usages[r->rec.nusages++];
     *u = *d;
     u->node = gpa_xstrdup(d->node);
+    u->uuid = dup_opt(d->uuid);
     u->pod = NULL; /* the entry's key, set when the snapshot is built */
     u->source = kind_sources[GPA_VIEW_PODS];
     u->line = 0;

@@ -20,7 +20,7 @@ endif()
 # Tenants' Pods against the live inventory (tests/e2e/run_tenant_pods.py): 256 KiB annotations, unreadable ones.
 if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
   foreach(t TenantPods.test_annotations_neither_inflate_nor_poison TenantPods.test_fit_cluster_reads_them_the_same
-            FileInventory.test_poisoned_dump_serves_and_warns)
+            FileInventory.test_poisoned_dump_serves_and_warns HamiDump.test_cluster_reads_as_the_file)
     string(REPLACE "." "_" name ${t})
     add_test(NAME e2e_cluster_${name}
              COMMAND ${GPA_PYTHON3} -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/tests/e2e/run_tenant_pods.py ${t})

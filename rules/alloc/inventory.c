@@ -95,6 +95,9 @@ void gpa_inventory_add_gpu(gpa_inventory_t *inv, const gpa_gpu_desc_t *d)
     *g = *d;
     g->node = dup_str(inv, d->node);
     g->source = dup_str(inv, d->source);
+    g->uuid = dup_str(inv, d->uuid);
+    g->type = dup_str(inv, d->type);
+    g->mode = dup_str(inv, d->mode);
 }
 
 void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d)
@@ -104,6 +107,7 @@ void gpa_inventory_add_usage(gpa_inventory_t *inv, const gpa_usage_desc_t *d)
     u->node = dup_str(inv, d->node);
     u->pod = dup_str(inv, d->pod != NULL ? d->pod : "");
     u->source = dup_str(inv, d->source);
+    u->uuid = dup_str(inv, d->uuid);
 }
 
 void gpa_inventory_add_warning(gpa_inventory_t *inv, const gpa_error_t *why)
@@ -225,6 +229,15 @@ static gpa_gpu_t *find_gpu(const gpa_node_t *node, int32_t minor)
     return NULL;
 }
 
+/* The card HAMi registered under `uuid`, or NULL (a node has at most 1024 devices: a scan). */
+static gpa_gpu_t *find_uuid(const gpa_node_t *node, const char *uuid)
+{
+    for (size_t i = 0; i < node->ngpus; i++)
+        if (strcmp(node->gpus[i].uuid, uuid) == 0 && uuid[0] != '\0')
+            return &node->gpus[i];
+    return NULL;
+}
+
 /* ---- commit: records → view ---- */
 
 typedef struct st_resolve_t {
@@ -328,15 +341,28 @@ static void node_from_desc(gpa_node_t *node, const gpa_node_desc_t *d)
         node->dialects = d->mgpu ? GPA_DIALECT_MGPU : GPA_DIALECT_VENDOR | GPA_DIALECT_KOORDINATOR;
 }
 
+/* A device no HAMi register describes: whole compute, no HAMi fields. */
+static gpa_gpu_t plain_gpu(int32_t minor, int healthy, int64_t core, int64_t memory)
+{
+    return (gpa_gpu_t){.minor = minor, .healthy = healthy, .core = core, .memory = memory, .uuid = "", .type = "", .mode = ""};
+}
+
 static gpa_gpu_t gpu_from_desc(const gpa_gpu_desc_t *g, const gpa_gpu_t *base)
 {
-    gpa_gpu_t gpu = base != NULL ? *base : (gpa_gpu_t){.core = 100};
+    gpa_gpu_t gpu = base != NULL ? *base : plain_gpu(0, 0, 100, 0);
     gpu.minor = g->minor;
     gpu.healthy = g->healthy;
     if (g->core > 0)
         gpu.core = g->core;
     if (g->memory >= 0)
         gpu.memory = g->memory;
+    if (g->uuid != NULL) { /* a HAMi card */
+        gpu.uuid = g->uuid;
+        gpu.type = g->type != NULL ? g->type : "";
+        gpu.mode = g->mode != NULL ? g->mode : "";
+        gpu.numa = g->numa;
+        gpu.slots = g->slots;
+    }
     return gpu;
 }
 
@@ -349,7 +375,7 @@ static int build_gpus(resolve_t *r, gpa_node_t *node, const gpa_node_desc_t *d, 
     size_t nderived = (!device_object && d != NULL && d->count > 0) ? (size_t)d->count : 0;
     node->gpus = gpa_arena_calloc(r->a, nderived + ng + 1, sizeof(*node->gpus));
     for (size_t i = 0; i < nderived; i++)
-        node->gpus[i] = (gpa_gpu_t){.minor = (int32_t)i, .healthy = 1, .core = d->core > 0 ? d->core : 100, .memory = d->memory};
+        node->gpus[i] = plain_gpu((int32_t)i, 1, d->core > 0 ? d->core : 100, d->memory);
     node->ngpus = nderived;
     node->koordinator |= device_object;
     for (size_t i = 0; i < ng; i++) {
@@ -432,10 +458,15 @@ static void apply_share(gpa_gpu_t *g, const gpa_usage_desc_t *u, const char **la
         return;
     }
     /* Usage beyond capacity (an over-committed report) saturates, never overflows. */
-    int64_t mem = u->memory >= 0 ? u->memory : gpa_mul_ceil_div_i64(u->ratio, g->memory, 100);
+    int64_t mem = u->memory >= 0 ? u->memory : gpa_mul_ceil_div_i64(u->ratio, g->memory, 100), core = u->core;
     if (mem < 0)
         mem = INT64_MAX;
-    g->core_used = gpa_sat_add_i64(g->core_used, u->core);
+    if (u->uuid != NULL) { /* a HAMi entry (tenant-written): never more than the card */
+        mem = mem < g->memory ? mem : g->memory;
+        core = core < g->core ? core : g->core;
+        g->slots_used = gpa_sat_add_i64(g->slots_used, u->slots);
+    }
+    g->core_used = gpa_sat_add_i64(g->core_used, core);
     g->memory_used = gpa_sat_add_i64(g->memory_used, mem);
     if (*last_pod == NULL || strcmp(*last_pod, u->pod) != 0)
         g->pods++;
@@ -476,7 +507,7 @@ static void apply_usages(resolve_t *r)
             apply_whole_count(node, us[i]);
             continue;
         }
-        gpa_gpu_t *g = find_gpu(node, us[i]->minor);
+        gpa_gpu_t *g = us[i]->uuid != NULL ? find_uuid(node, us[i]->uuid) : find_gpu(node, us[i]->minor);
         if (g != NULL)
             apply_share(g, us[i], &last[g - node->gpus]);
     }
@@ -556,18 +587,22 @@ static uint64_t shape_hash(const gpa_inventory_t *inv, const gpa_node_t *n, int 
     for (size_t i = 0; i < n->ngpus; i++) {
         const gpa_gpu_t *g = &n->gpus[i];
         h = mix(mix(mix(mix(h, (uint64_t)g->minor), (uint64_t)g->healthy), (uint64_t)g->core), (uint64_t)g->memory);
+        h = mix(mix(mix_str(mix_str(h, g->type), g->mode), (uint64_t)g->numa), (uint64_t)g->slots);
         if (now)
-            h = mix(mix(mix(mix(h, (uint64_t)g->core_used), (uint64_t)g->memory_used), (uint64_t)g->pods), (uint64_t)g->whole_used);
+            h = mix(
+                mix(mix(mix(mix(h, (uint64_t)g->core_used), (uint64_t)g->memory_used), (uint64_t)g->pods), (uint64_t)g->whole_used),
+                (uint64_t)g->slots_used);
     }
     return h;
 }
 
 static int same_gpu(const gpa_gpu_t *x, const gpa_gpu_t *y, int now)
 {
-    if (x->minor != y->minor || x->healthy != y->healthy || x->core != y->core || x->memory != y->memory)
-        return 0;
+    if (x->minor != y->minor || x->healthy != y->healthy || x->core != y->core || x->memory != y->memory ||
+        strcmp(x->type, y->type) != 0 || strcmp(x->mode, y->mode) != 0 || x->numa != y->numa || x->slots != y->slots)
+        return 0; /* the UUID names the card: no part of the shape */
     return !now || (x->core_used == y->core_used && x->memory_used == y->memory_used && x->pods == y->pods &&
-                    x->whole_used == y->whole_used);
+                    x->whole_used == y->whole_used && x->slots_used == y->slots_used);
 }
 
 /* The next label at or after *i that is not an identity label (its index), or the count when none is left. */

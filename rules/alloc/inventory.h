@@ -49,6 +49,16 @@ typedef struct st_gpa_gpu_t {
     int64_t memory_used; /* bytes */
     int64_t pods;        /* share Pods holding part of it (maxPodsPerDevice) */
     int whole_used;      /* held whole by a vendor Pod or a whole-device allocation */
+    /*
+     * What HAMi's device plugin registered (docs/allocator.md, "HAMi nodes"); other sources leave the defaults.
+     * The UUID names the card, as a node's name names the node: it takes no part in the node's shape.
+     */
+    const char *uuid;   /* "" = not registered by HAMi */
+    const char *type;   /* HAMi's card type ("NVIDIA-NVIDIA A10", "NVIDIA A10"), or "" */
+    const char *mode;   /* hami-core, mig, mps, or "" */
+    int32_t numa;       /* NUMA node, 0 when not said */
+    int64_t slots;      /* vGPUs the card takes (HAMi's count); 0 = not said: HAMi's deviceSplitCount applies */
+    int64_t slots_used; /* vGPUs on it (one per entry of a Pod's hami.io/vgpu-devices-allocated) */
 } gpa_gpu_t;
 
 typedef struct st_gpa_node_t {
@@ -146,6 +156,10 @@ typedef struct st_gpa_gpu_desc_t {
     int64_t memory; /* bytes; -1 = keep the derived value */
     const char *source;
     unsigned line;
+    /* A card HAMi registered (gpa_gpu_t's fields of the same names); NULL strings and 0 for every other source. */
+    const char *uuid, *type, *mode; /* copied; NULL = "" */
+    int32_t numa;
+    int64_t slots;
 } gpa_gpu_desc_t;
 
 /* What one scheduled Pod holds on one node. */
@@ -160,6 +174,12 @@ typedef struct st_gpa_usage_desc_t {
     int64_t ratio;       /* percent of the device's memory, when memory is -1 */
     const char *source;
     unsigned line;
+    /*
+     * HAMi: the card is the node's card of this UUID (minor ignored; none: ignored), the entry never holds more
+     * than that card's memory and compute, and it takes `slots` of its vGPU slots. NULL for other sources.
+     */
+    const char *uuid; /* copied */
+    int64_t slots;
 } gpa_usage_desc_t;
 
 void gpa_inventory_add_node(gpa_inventory_t *inv, const gpa_node_desc_t *d);
@@ -186,7 +206,8 @@ typedef enum en_gpa_inventory_kind_t {
 
 /*
  * Receives records; every string in a desc is borrowed for the call only (copy what you keep). `warn` (may be
- * NULL) hears of each Pod that holds nothing because it could not be read (see gpa_inventory_read_object).
+ * NULL) hears of each Pod that holds nothing because it could not be read, and of each Node whose HAMi register
+ * annotation cannot be read (see gpa_inventory_read_object).
  */
 typedef struct st_gpa_inventory_sink_t {
     void (*node)(void *ctx, const gpa_node_desc_t *d);
@@ -207,12 +228,16 @@ typedef struct st_gpa_inventory_sink_t {
  * as many as the devices its request spans; a Pod whose annotation or spec cannot be read holds nothing and is
  * handed to sink->warn (source, line, path, "Pod ns/name: why"). Its records reach the sink only once the whole
  * Pod was read.
+ *
+ * A Node whose HAMi register annotation (hami.io/node-nvidia-register) cannot be read does not fail either: it
+ * contributes no HAMi cards and is handed to sink->warn ("Node name has no HAMi cards: why").
  */
 int gpa_inventory_read_object(gpa_arena_t *a, gpa_inventory_kind_t kind, gpa_value_t *obj, const char *source,
                               const gpa_inventory_sink_t *sink, gpa_error_t *err);
 
 /*
- * Pods left out because they could not be read (their warnings, in load order; the first GPA_INVENTORY_MAX_WARNINGS
+ * Objects read in part because something tenants or plugins write could not be read: Pods that hold nothing, Nodes
+ * whose HAMi register annotation gives no cards (their warnings, in load order; the first GPA_INVENTORY_MAX_WARNINGS
  * are kept, *total counts them all). Borrowed; a failed load drops its own.
  */
 #define GPA_INVENTORY_MAX_WARNINGS 100

@@ -7,6 +7,7 @@
 #include "kube/decode.h"
 #include "alloc/normalize.h"
 #include "alloc/inventory.h"
+#include "alloc/inventory_hami.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
 #include "document/docs.h"
@@ -140,7 +141,9 @@ static int load_node_devices(loader_t *l, const gpa_value_t *labels, const gpa_v
     return 0;
 }
 
-static int load_node(loader_t *l, const gpa_value_t *doc)
+static void warn_object(loader_t *l, const gpa_value_t *doc, const char *path, const gpa_error_t *why, const char *what);
+
+static int load_node(loader_t *l, const gpa_value_t *doc, const char *path)
 {
     const gpa_value_t *meta = gpa_value_get(doc, "metadata");
     const gpa_value_t *labels = gpa_value_get(meta, "labels");
@@ -158,6 +161,10 @@ static int load_node(loader_t *l, const gpa_value_t *doc)
         return -1;
     if (d.count > MAX_DEVICES)
         return fail(l, doc, d.name, "%s", "more than 1024 GPUs on one node");
+    gpa_error_t why = {0};
+    gpa_error_init(&why, l->source);
+    if (gpa_hami_node(l->a, gpa_value_get(meta, "annotations"), &d, l->sink, &why) < 0)
+        warn_object(l, doc, path, &why, gpa_arena_printf(l->a, "Node %s has no HAMi cards", d.name));
     l->sink->node(l->sink->ctx, &d);
     return 0;
 }
@@ -482,17 +489,23 @@ static const char *pod_name(loader_t *l, const gpa_value_t *doc)
     return gpa_arena_printf(l->a, "%s/%s", ns != NULL ? ns : "", name != NULL ? name : "?");
 }
 
-/* A Pod that could not be read holds nothing and is named in a warning (at the Pod; path within its List). */
-static void warn_pod(loader_t *l, const gpa_value_t *doc, const char *path, const gpa_error_t *why)
+/* An object read in part is named in a warning, "what: why" (at the object; path within its List). */
+static void warn_object(loader_t *l, const gpa_value_t *doc, const char *path, const gpa_error_t *why, const char *what)
 {
     gpa_error_t w = {0};
     gpa_error_init(&w, l->source);
     const char *at = why->path;
     if (path[0] != '\0')
         at = why->path[0] != '\0' ? gpa_arena_printf(l->a, "%s.%s", path, why->path) : path;
-    gpa_error_set(&w, doc->line, doc->column, at, "Pod %s holds no GPU: %s", pod_name(l, doc), why->message);
+    gpa_error_set(&w, doc->line, doc->column, at, "%s: %s", what, why->message);
     if (l->sink->warn != NULL)
         l->sink->warn(l->sink->ctx, &w);
+}
+
+/* A Pod that could not be read holds nothing and is named in a warning. */
+static void warn_pod(loader_t *l, const gpa_value_t *doc, const char *path, const gpa_error_t *why)
+{
+    warn_object(l, doc, path, why, gpa_arena_printf(l->a, "Pod %s holds no GPU", pod_name(l, doc)));
 }
 
 static int load_pod(loader_t *l, gpa_value_t *doc, const char *path)
@@ -504,6 +517,12 @@ static int load_pod(loader_t *l, gpa_value_t *doc, const char *path)
     gpa_object_t *obj;
     if (gpa_decode_object(l->a, doc, &obj, &why) != 0) {
         warn_pod(l, doc, path, &why);
+        return 0;
+    }
+    int hami = gpa_hami_pod(l->a, obj, l->source, doc->line, l->sink, &why); /* HAMi's allocation: read as HAMi's */
+    if (hami != 0) {
+        if (hami < 0)
+            warn_pod(l, doc, path, &why);
         return 0;
     }
     if (obj->npods != 1 || obj->pods[0].node_name == NULL || obj->pods[0].node_name[0] == '\0')
@@ -577,7 +596,7 @@ static int compact_dialects(loader_t *l, const gpa_value_t *node, const char *pa
         gpa_dialect_t d = name != NULL ? gpa_dialect_parse(name) : 0;
         if (d == 0)
             return fail(l, v->u.array.items[i], gpa_arena_printf(l->a, "%s.dialects[%zu]", path, i), "%s",
-                        "must be vendor, koordinator or mgpu");
+                        "must be vendor, koordinator, mgpu or hami");
         *out |= (unsigned)d;
     }
     return 0;
@@ -747,7 +766,7 @@ static int load_doc(loader_t *l, gpa_value_t *doc, const char *path)
     if (strcmp(kind, "List") == 0 || (strlen(kind) > 4 && strcmp(kind + strlen(kind) - 4, "List") == 0))
         return load_list(l, doc, path);
     if (strcmp(kind, "Node") == 0)
-        return located(l, path, load_node(l, doc));
+        return located(l, path, load_node(l, doc, path));
     if (strcmp(kind, "Device") == 0)
         return located(l, path, load_device(l, doc));
     if (strcmp(kind, "Pod") == 0)
@@ -808,7 +827,7 @@ int gpa_inventory_read_object(gpa_arena_t *a, gpa_inventory_kind_t kind, gpa_val
         return -1;
     switch (kind) {
     case GPA_INVENTORY_NODE:
-        return load_node(&l, obj);
+        return load_node(&l, obj, "");
     case GPA_INVENTORY_DEVICE:
         return load_device(&l, obj);
     case GPA_INVENTORY_POD:

@@ -182,7 +182,10 @@ gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_
 static const struct {
     const char *name;
     gpa_dialect_t dialect;
-} dialect_names[] = {{"vendor", GPA_DIALECT_VENDOR}, {"koordinator", GPA_DIALECT_KOORDINATOR}, {"mgpu", GPA_DIALECT_MGPU}};
+} dialect_names[] = {{"vendor", GPA_DIALECT_VENDOR},
+                     {"koordinator", GPA_DIALECT_KOORDINATOR},
+                     {"mgpu", GPA_DIALECT_MGPU},
+                     {"hami", GPA_DIALECT_HAMI}};
 
 gpa_dialect_t gpa_dialect_parse(const char *name)
 {

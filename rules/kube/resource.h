@@ -11,7 +11,8 @@ typedef enum en_gpa_dialect_t {
     GPA_DIALECT_VENDOR = 1 << 0,
     GPA_DIALECT_KOORDINATOR = 1 << 1,
     GPA_DIALECT_MGPU = 1 << 2,
-    GPA_DIALECT_ALL = 7,
+    GPA_DIALECT_HAMI = 1 << 3,
+    GPA_DIALECT_ALL = 15,
 } gpa_dialect_t;
 
 typedef enum en_gpa_resource_t {

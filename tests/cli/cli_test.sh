@@ -540,6 +540,31 @@ case_kubeconfig() {
     expect_grep "$tmp/err" "^audit: .*no-such-kubeconfig: "
 }
 
+# HAMi nodes in a kubectl dump: each node's cards come from its register annotation (not its allocatable slots), its
+# Pods' vgpu-devices-allocated say what is in use; an unreadable annotation is a warning, never an unreadable file.
+case_hami_inventory() {
+    local inv="$src/examples/inventory/kubectl-hami.json"
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  containers:\n  - name: main\n    image: a\n    resources: {limits: {nvidia.com/gpu: "4"}}\n' >"$tmp/four.yaml"
+    expect_exit 1 "$gpuadmit" fit --inventory "$inv" "$tmp/four.yaml"
+    expect_grep "$tmp/out" "hami-a10-1: needs 4 distinct devices, the node has 2 healthy of 2$"
+    expect_grep "$tmp/out" "hami-a100-1: needs 4 distinct devices, the node has 3 healthy of 4$"
+    expect_grep "$tmp/out" "hami-t4-1: needs 4 distinct devices, the node has 2 healthy of 2$"
+    expect_no_grep "$tmp/err" "warning"
+    sed 's/"4"/"3"/' "$tmp/four.yaml" >"$tmp/three.yaml"
+    expect_exit 0 "$gpuadmit" fit --inventory "$inv" "$tmp/three.yaml"
+    expect_grep "$tmp/out" "fits on hami-a100-1"
+    expect_grep "$tmp/out" "main: device 2: core 100%, memory 80Gi"
+    # with --now, card 2 of hami-a100-1 holds ml/infer-0's vGPU: three whole cards are no longer free anywhere
+    expect_exit 1 "$gpuadmit" fit --now --inventory "$inv" "$tmp/three.yaml"
+    expect_grep "$tmp/out" "does not fit"
+    # a register annotation that cannot be read, a tenant's forged allocation: each named, and the file still loads
+    expect_exit 1 "$gpuadmit" fit --inventory "$data/hami-poisoned.json" "$tmp/four.yaml"
+    expect_grep "$tmp/err" "^warning: .*hami-poisoned.json:[0-9]+:[0-9]+: items\\[7\\]\\.metadata\\.annotations\\[\"hami.io/node-nvidia-register\"\\]: Node hami-t4-2 has no HAMi cards: card 0: devmem \"lots\" is not a whole number"
+    expect_grep "$tmp/err" "^warning: .*hami-poisoned.json:[0-9]+:[0-9]+: items\\[8\\]\\.metadata\\.annotations\\[\"hami.io/vgpu-devices-allocated\"\\]: Pod tenant/forged holds no GPU"
+    expect_grep "$tmp/out" "hami-t4-1: needs 4 distinct devices"
+    expect_no_grep "$tmp/out" "hami-t4-2"
+}
+
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2

@@ -176,6 +176,44 @@ class ClusterPaths(FakeCluster):
         self.assertTrue(validate(s, whole_pod())["allowed"])
 
 
+@unittest.skipUnless(FAKEAPI and os.access(FAKEAPI, os.X_OK), "no fake API server (needs go)")
+class HamiDump(FakeCluster):
+    """HAMi nodes and Pods served by the API server read as the same kubectl dump read from a file
+    (docs/allocator.md, "HAMi nodes"): cards from the register annotation, usage from vgpu-devices-allocated, a Node
+    whose annotation cannot be read and a tenant's forged allocation named, never refused."""
+
+    DUMP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli", "data", "hami-poisoned.json")
+
+    def setUp(self):
+        self.fake = Fake(self.id())
+        self.server = None
+        with open(self.DUMP) as f:
+            items = json.load(f)["items"]
+        self.fake.apply("nodes", *[i for i in items if i["kind"] == "Node"])
+        self.fake.apply("pods", *[i for i in items if i["kind"] == "Pod"])
+
+    def test_cluster_reads_as_the_file(self):
+        path = os.path.join(self.fake.dir, "three.json")
+        with open(path, "w") as f:
+            json.dump(pod("three", [("main", {"limits": {"nvidia.com/gpu": "3"}})]), f)
+        for now, verdict in (([], "fits on hami-a100-1"), (["--now"], "does not fit")):  # ml/infer-0 holds card 2
+            live = run("fit", "--cluster", "--kubeconfig", self.fake.kubeconfig, *now, path)
+            file = run("fit", "--inventory", self.DUMP, *now, path)
+            self.assertEqual((live.returncode, live.stdout), (file.returncode, file.stdout), live.stderr + file.stderr)
+            self.assertIn(verdict, live.stdout)
+            self.assertIn("Node hami-t4-2 has no HAMi cards", live.stderr)
+            self.assertIn("Pod tenant/forged holds no GPU", live.stderr)
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200, timeout=300)
+        m = s.metrics()
+        self.assertEqual(m['gpuadmit_cluster_objects_unreadable_total{kind="nodes"}'], 1)
+        self.assertEqual(m['gpuadmit_cluster_objects_unreadable_total{kind="pods"}'], 1)
+        four = pod("four", [("main", {"limits": {"nvidia.com/gpu": "4"}})])
+        answer = validate(s, four)  # 40 slots on hami-a100-1, but 3 healthy cards: never
+        self.assertFalse(answer["allowed"], answer)
+        self.assertIn("infeasible", answer["status"]["message"])
+
+
 class FileInventory(unittest.TestCase):
     """serve --inventory with a kubectl dump holding a tenant's unreadable Pod: it starts, logs the Pod at start and
     at every reload, and the rest of the inventory is in force (the reading before this branch exited 2)."""

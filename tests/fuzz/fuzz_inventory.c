@@ -6,8 +6,10 @@
  * was added to as it was (nothing half-loaded: the same nodes, devices and usage as before); an accepted one
  * places every fixed Pod (fuzz_workload.h) without failing.
  * Pods (docs/allocator.md, "Usage"): the same bytes are also a tenant's Pod annotations (Koordinator's
- * device-allocated, an mGPU card list) on a Pod asking two devices, read as the live view reads one object: the Pod
- * never fails, holds at most two devices, and holds nothing when named in a warning. An accepted text reads the
+ * device-allocated, an mGPU card list, HAMi's vgpu-devices-allocated) on a Pod asking two devices, read as the live
+ * view reads one object: the Pod never fails, holds at most two devices, and holds nothing when named in a warning.
+ * And a Node's HAMi register annotation: the Node never fails, has at most 1,024 cards of distinct minors, and none
+ * when named in a warning. An accepted text reads the
  * same object by object (the live view's reading) as whole (a file's).
  * Seeds: tests/fuzz/seeds/inventory/ (one file of each form, from examples/, a poisoned kubectl dump, annotation
  * values, and the regressions found).
@@ -30,8 +32,10 @@ static void describe_nodes(const gpa_node_t *nodes, size_t n, gpa_buf_t *out)
             gpa_buf_printf(out, " %s=%s", nodes[i].labels[j].key, nodes[i].labels[j].value);
         for (size_t j = 0; j < nodes[i].ngpus; j++) {
             const gpa_gpu_t *g = &nodes[i].gpus[j];
-            gpa_buf_printf(out, " [%d %d %lld/%lld %lld/%lld %lld %d]", (int)g->minor, g->healthy, (long long)g->core_used,
-                           (long long)g->core, (long long)g->memory_used, (long long)g->memory, (long long)g->pods, g->whole_used);
+            gpa_buf_printf(out, " [%d %d %lld/%lld %lld/%lld %lld %d %s %s %s %d %lld/%lld]", (int)g->minor, g->healthy,
+                           (long long)g->core_used, (long long)g->core, (long long)g->memory_used, (long long)g->memory,
+                           (long long)g->pods, g->whole_used, g->uuid, g->type, g->mode, (int)g->numa, (long long)g->slots_used,
+                           (long long)g->slots);
         }
         gpa_buf_putc(out, '\n');
     }
@@ -52,13 +56,15 @@ static void describe(const gpa_inventory_t *inv, gpa_buf_t *out)
 
 typedef struct st_reading_t {
     gpa_inventory_t *inv; /* NULL: only count */
-    size_t usages, warnings;
+    size_t usages, warnings, nodes, gpus;
+    int32_t minors[1025];
     int bad_usage;
 } reading_t;
 
 static void on_node(void *ctx, const gpa_node_desc_t *d)
 {
     reading_t *r = ctx;
+    r->nodes++;
     if (r->inv != NULL)
         gpa_inventory_add_node(r->inv, d);
 }
@@ -66,6 +72,14 @@ static void on_node(void *ctx, const gpa_node_desc_t *d)
 static void on_gpu(void *ctx, const gpa_gpu_desc_t *d)
 {
     reading_t *r = ctx;
+    if (r->inv == NULL) { /* one Node's cards: distinct minors, at most 1,024 */
+        for (size_t i = 0; i < r->gpus && i < 1025; i++)
+            if (r->minors[i] == d->minor)
+                abort();
+        if (r->gpus < 1025)
+            r->minors[r->gpus] = d->minor;
+    }
+    r->gpus++;
     if (r->inv != NULL)
         gpa_inventory_add_gpu(r->inv, d);
 }
@@ -83,8 +97,8 @@ static void on_warn(void *ctx, const gpa_error_t *why)
 {
     reading_t *r = ctx;
     r->warnings++;
-    if (strncmp(why->message, "Pod ", 4) != 0)
-        abort(); /* a warning names the Pod */
+    if (strncmp(why->message, "Pod ", 4) != 0 && strncmp(why->message, "Node ", 5) != 0)
+        abort(); /* a warning names the Pod or the Node */
     if (r->inv != NULL)
         gpa_inventory_add_warning(r->inv, why);
 }
@@ -111,8 +125,9 @@ static void as_annotations(const uint8_t *data, size_t size)
         {"scheduling.koordinator.sh/device-allocated",
          "\"koordinator.sh/gpu-core\":\"200\",\"koordinator.sh/gpu-memory-ratio\":\"200\""},
         {"vke.volcengine.com/gpu-index-container-c", "\"vke.volcengine.com/mgpu-core\":\"200\""},
+        {"hami.io/vgpu-devices-allocated", "\"nvidia.com/gpu\":\"2\""},
     };
-    for (size_t f = 0; f < 2; f++) {
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
         gpa_buf_t b = GPA_BUF_INIT;
         gpa_buf_printf(&b,
                        "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"t\",\"annotations\":{\"%s\":", forms[f][0]);
@@ -134,6 +149,30 @@ static void as_annotations(const uint8_t *data, size_t size)
         gpa_arena_dispose(&a);
         gpa_buf_dispose(&b);
     }
+}
+
+/* The bytes as a Node's HAMi register annotation, read as the live view reads one object. */
+static void as_register(const uint8_t *data, size_t size)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_puts(&b, "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"annotations\":{\"hami.io/node-nvidia-register\":");
+    put_string(&b, data, size);
+    gpa_buf_puts(&b, "}},\"status\":{\"allocatable\":{\"nvidia.com/gpu\":\"20\"}}}");
+    gpa_arena_t a = {0};
+    gpa_value_t *node;
+    gpa_error_t err = {0};
+    gpa_error_init(&err, NULL);
+    if (gpa_json_parse(&a, b.base, b.len, &node, &err) != 0)
+        fuzz_fail("the Node around the annotation is not JSON", &b);
+    reading_t *r = calloc(1, sizeof(*r));
+    gpa_inventory_sink_t sink = {on_node, on_gpu, on_usage, r, on_warn};
+    if (gpa_inventory_read_object(&a, GPA_INVENTORY_NODE, node, "fuzz", &sink, &err) != 0)
+        fuzz_fail("a Node's register annotation failed the reading", &b);
+    if (r->nodes != 1 || r->gpus > 1024 || r->warnings > 1 || (r->warnings == 1 && r->gpus != 0))
+        fuzz_fail("a Node has more than 1,024 cards, or cards while named unreadable", &b);
+    free(r);
+    gpa_arena_dispose(&a);
+    gpa_buf_dispose(&b);
 }
 
 /* Reads every Node, Device and Pod of a document one by one into r; 0, or -1 when the text is not only those. */
@@ -193,6 +232,7 @@ static void same_reading(const uint8_t *data, size_t size, const gpa_inventory_t
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     as_annotations(data, size);
+    as_register(data, size);
     if (config == NULL)
         config = gpa_config_default();
     gpa_error_t err = {0};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc/inventory.h"
+#include "alloc/inventory_hami.h"
 #include "base/buf.h"
 #include "document/json.h"
 #include "run.h"
@@ -421,6 +422,21 @@ static void no_gpu(void *ctx, const gpa_gpu_desc_t *d)
     (void)ctx, (void)d;
 }
 
+/* How many usage records one Pod (JSON) gives. */
+static size_t usage_records(const gpa_buf_t *pod)
+{
+    gpa_arena_t a = {0};
+    gpa_value_t *doc;
+    gpa_error_t err = {0};
+    gpa_error_init(&err, NULL);
+    ck_assert_msg(gpa_json_parse(&a, pod->base, pod->len, &doc, &err) == 0, "%s", err.message);
+    size_t records = 0;
+    gpa_inventory_sink_t sink = {no_node, no_gpu, count_usage, &records, NULL};
+    ck_assert_int_eq(gpa_inventory_read_object(&a, GPA_INVENTORY_POD, doc, "t", &sink, &err), 0);
+    gpa_arena_dispose(&a);
+    return records;
+}
+
 START_TEST(usage_records_bounded)
 {
     gpa_buf_t ann = GPA_BUF_INIT, pod = GPA_BUF_INIT;
@@ -435,16 +451,7 @@ START_TEST(usage_records_bounded)
         "\"name\":\"c\",\"resources\":{\"limits\":{\"koordinator.sh/gpu-core\":\"200\",\"koordinator.sh/gpu-memory-ratio\":"
         "\"200\"}}}]}}",
         ann.base);
-    gpa_arena_t a = {0};
-    gpa_value_t *doc;
-    gpa_error_t err = {0};
-    gpa_error_init(&err, NULL);
-    ck_assert_msg(gpa_json_parse(&a, pod.base, pod.len, &doc, &err) == 0, "%s", err.message);
-    size_t records = 0;
-    gpa_inventory_sink_t sink = {no_node, no_gpu, count_usage, &records, NULL};
-    ck_assert_int_eq(gpa_inventory_read_object(&a, GPA_INVENTORY_POD, doc, "t", &sink, &err), 0);
-    ck_assert_uint_eq(records, 2); /* two whole devices asked */
-    gpa_arena_dispose(&a);
+    ck_assert_uint_eq(usage_records(&pod), 2); /* two whole devices asked */
     gpa_buf_dispose(&ann);
     gpa_buf_dispose(&pod);
 }
@@ -510,6 +517,368 @@ START_TEST(node_templates)
 }
 END_TEST
 
+/* ---- HAMi (docs/allocator.md, "HAMi nodes") ---- */
+
+#define A10_0 "GPU-7b3e2f10-5c1d-4a8e-9f21-3d6c8a1b0e01"
+#define A10_1 "GPU-7b3e2f10-5c1d-4a8e-9f21-3d6c8a1b0e02"
+
+static void assert_card(const gpa_gpu_t *g, const char *uuid, const char *type, const char *mode, int numa, int64_t mib,
+                        int healthy)
+{
+    ck_assert_str_eq(g->uuid, uuid);
+    ck_assert_str_eq(g->type, type);
+    ck_assert_str_eq(g->mode, mode);
+    ck_assert_int_eq(g->numa, numa);
+    ck_assert_int_eq(g->memory, mib * MI);
+    ck_assert_int_eq(g->core, 100);
+    ck_assert_int_eq(g->slots, 10);
+    ck_assert_int_eq(g->healthy, healthy);
+}
+
+/* A kubectl dump of three HAMi nodes (v2.10 JSON, v2.6 9-field list, v2.4 7-field list) and their Pods. */
+START_TEST(kubectl_hami)
+{
+    gpa_inventory_t *inv = load_file("examples/inventory/kubectl-hami.json");
+    size_t n;
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 3);
+    const gpa_node_t *a10 = gpa_inventory_find(inv, "hami-a10-1");
+    ck_assert_uint_eq(a10->ngpus, 2); /* its cards, not allocatable nvidia.com/gpu (20 slots) */
+    ck_assert_uint_eq(a10->dialects, GPA_DIALECT_VENDOR | GPA_DIALECT_HAMI);
+    assert_card(gpu(inv, "hami-a10-1", 0), A10_0, "NVIDIA A10", "hami-core", 0, 23028, 1);
+    assert_card(gpu(inv, "hami-a10-1", 1), A10_1, "NVIDIA A10", "hami-core", 1, 23028, 1);
+    for (int m = 0; m < 2; m++) { /* train-0: 2 vGPUs of 8000 MiB, 30 cores; the other Pods hold nothing here */
+        ck_assert_int_eq(gpu(inv, "hami-a10-1", m)->memory_used, 8000 * MI);
+        ck_assert_int_eq(gpu(inv, "hami-a10-1", m)->core_used, 30);
+        ck_assert_int_eq(gpu(inv, "hami-a10-1", m)->slots_used, 1);
+        ck_assert_int_eq(gpu(inv, "hami-a10-1", m)->pods, 1);
+        ck_assert_int_eq(gpu(inv, "hami-a10-1", m)->whole_used, 0);
+    }
+    ck_assert_uint_eq(gpa_inventory_find(inv, "hami-a100-1")->ngpus, 4);
+    for (int m = 0; m < 4; m++) {
+        char uuid[64];
+        snprintf(uuid, sizeof(uuid), "GPU-1c9f0d4b-8e2a-4f7c-b6d3-52a0e9c4f1%02d", m);
+        assert_card(gpu(inv, "hami-a100-1", m), uuid, "NVIDIA-NVIDIA A100-SXM4-80GB", "hami-core", m / 2, 81920, m != 3);
+    }
+    ck_assert_int_eq(gpu(inv, "hami-a100-1", 2)->memory_used, 20000 * MI); /* infer-0; infer-old has finished */
+    ck_assert_int_eq(gpu(inv, "hami-a100-1", 2)->core_used, 25);
+    ck_assert_int_eq(gpu(inv, "hami-a100-1", 2)->slots_used, 1);
+    /* v2.4's list: no index (all 0), so the position; mode hami-core */
+    assert_card(gpu(inv, "hami-t4-1", 0), "GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a01", "NVIDIA-Tesla T4", "hami-core", 0, 15360, 1);
+    assert_card(gpu(inv, "hami-t4-1", 1), "GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a02", "NVIDIA-Tesla T4", "hami-core", 0, 15360, 1);
+    size_t nw;
+    gpa_inventory_warnings(inv, &nw, NULL);
+    ck_assert_uint_eq(nw, 0); /* ml/moved names a card no node has: ignored */
+    gpa_inventory_release(inv);
+    /* the same with a Node whose annotation cannot be read and a tenant's forged Pod: both named, the rest the same */
+    inv = load_file("tests/cli/data/hami-poisoned.json");
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_int_eq(gpu(inv, "hami-a10-1", 0)->memory_used, 8000 * MI);
+    const gpa_error_t *w = gpa_inventory_warnings(inv, &nw, NULL);
+    ck_assert_uint_eq(nw, 2);
+    ck_assert_msg(strstr(w[0].message, "Node hami-t4-2 has no HAMi cards: card 0: devmem \"lots\"") != NULL, "%s", w[0].message);
+    ck_assert_str_eq(w[0].path, "items[7].metadata.annotations[\"hami.io/node-nvidia-register\"]");
+    ck_assert_msg(strstr(w[1].message, "Pod tenant/forged holds no GPU: entry 0") != NULL, "%s", w[1].message);
+    ck_assert_str_eq(w[1].path, "items[8].metadata.annotations[\"hami.io/vgpu-devices-allocated\"]");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* Other sources' devices keep the defaults: no UUID, type or mode, slots not said. */
+START_TEST(hami_fields_default)
+{
+    gpa_inventory_t *inv = load_file("examples/inventory/kubectl-koordinator.json");
+    const gpa_gpu_t *g = gpu(inv, "a100-1", 0);
+    ck_assert_str_eq(g->uuid, "");
+    ck_assert_str_eq(g->type, "");
+    ck_assert_str_eq(g->mode, "");
+    ck_assert_int_eq(g->numa + g->slots + g->slots_used, 0);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+static const gpa_hami_card_t *read_cards(gpa_arena_t *a, const char *text, size_t *n)
+{
+    gpa_hami_card_t *cards;
+    gpa_error_t why = {0};
+    ck_assert_msg(gpa_hami_read_register(a, text, strlen(text), &cards, n, &why) == 0, "%s: %s", text, why.message);
+    return cards;
+}
+
+/* Both formats as HAMi writes them (reference values), with the JSON's omitempty and the list's empty segments. */
+START_TEST(hami_register_formats)
+{
+    gpa_arena_t a = {0};
+    size_t n;
+    const gpa_hami_card_t *c = read_cards(
+        &a,
+        "[{\"id\":\"GPU-a001\",\"count\":10,\"devmem\":23028,\"devcore\":100,\"type\":\"NVIDIA "
+        "A10\",\"mode\":\"hami-core\",\"health\":true},"
+        "{\"id\":\"GPU-a002\",\"index\":1,\"count\":10,\"devmem\":23028,\"devcore\":100,\"type\":\"NVIDIA A10\",\"numa\":1,"
+        "\"mode\":\"hami-core\",\"health\":true},{\"id\":\"GPU-a003\",\"index\":2,\"migProfiles\":[{\"name\":\"1g.10gb\"}]}]",
+        &n);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(c[0].uuid, "GPU-a001");
+    ck_assert_int_eq(c[0].index + c[0].numa, 0);
+    ck_assert_int_eq(c[1].numa, 1);
+    ck_assert_int_eq(c[1].devmem, 23028);
+    ck_assert_int_eq(c[2].healthy, 0); /* health absent: unhealthy */
+    ck_assert_int_eq(c[2].count + c[2].devmem + c[2].devcore, 0);
+    c = read_cards(
+        &a, "GPU-a001,10,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:GPU-a002,10,23028,100,NVIDIA-NVIDIA A10,1,true,1,mig:", &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(c[1].type, "NVIDIA-NVIDIA A10");
+    ck_assert_str_eq(c[1].mode, "mig");
+    ck_assert_int_eq(c[1].index, 1);
+    ck_assert_int_eq(c[1].healthy, 1);
+    c = read_cards(&a, "::GPU-a001,4,15360,100,NVIDIA-Tesla T4,0,True::GPU-a002,4,15360,100,NVIDIA-Tesla T4,0,nope", &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(c[0].mode, "hami-core");
+    ck_assert_int_eq(c[0].healthy, 1);
+    ck_assert_int_eq(c[1].healthy, 0); /* ParseBool's error: false */
+    read_cards(&a, "[]", &n);
+    ck_assert_uint_eq(n, 0);
+    read_cards(&a, "null", &n);
+    ck_assert_uint_eq(n, 0);
+    read_cards(&a, "", &n);
+    ck_assert_uint_eq(n, 0);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
+static char *hami_node(const char *name, const char *reg)
+{
+    char *text;
+    ck_assert(asprintf(&text,
+                       "kind: Node\nmetadata:\n  name: %s\n  annotations:\n    hami.io/node-nvidia-register: '%s'\n"
+                       "status: {allocatable: {nvidia.com/gpu: \"20\"}}\n",
+                       name, reg) > 0);
+    return text;
+}
+
+/* A register annotation gpuadmit cannot read: the Node is named in a warning and has no cards; the load goes on. */
+START_TEST(hami_register_malformed)
+{
+    gpa_buf_t many = GPA_BUF_INIT;
+    for (int i = 0; i < 1025; i++)
+        gpa_buf_printf(&many, "GPU-%d,10,100,100,T,0,true:", i);
+    const char *const bad[][2] = {
+        {"[{\"id\":\"GPU-a\"", "not JSON"},
+        {"{\"id\":\"GPU-a\"}", "not a list of cards"},
+        {"[3]", "card 0 is not an object"},
+        {"[{\"id\":7}]", "card 0: id is not a string"},
+        {"[{\"id\":\"GPU-a\",\"devmem\":\"23028\"}]", "devmem is not a whole number"},
+        {"[{\"id\":\"GPU-a\",\"devmem\":-1}]", "devmem is not a whole number"},
+        {"[{\"id\":\"GPU-a\",\"count\":1.5}]", "count is not a whole number"},
+        {"[{\"id\":\"GPU-a\",\"health\":\"true\"}]", "health is not true or false"},
+        {"[{\"count\":10}]", "card 0 has no id"},
+        {"[{\"id\":\"GPU-a\"},{\"id\":\"GPU-a\"}]", "GPU-a is registered twice"},
+        {"GPU-a,10,23028,100,NVIDIA-T4,0,true,0:", "card 0 has 8 fields"},
+        {"GPU-a,ten,23028,100,NVIDIA-T4,0,true:", "count \"ten\""},
+        {"GPU-a,10,99999999999999999999,100,NVIDIA-T4,0,true:", "devmem"},
+        {many.base, "more than 1024 cards"},
+        {"'\n    hami.io/node-nvidia-register: [{id: GPU-a}]\n    x: '", "not a string"}, /* YAML: a list, not a string */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *node = hami_node("broken", bad[i][0]), *good = hami_node("fine", "GPU-b,10,23028,100,NVIDIA-T4,0,true:");
+        char *text;
+        ck_assert(asprintf(&text, "%s---\n%s", good, node) > 0);
+        gpa_inventory_t *inv = gpa_inventory_new();
+        gpa_error_t err = {0};
+        ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+        ck_assert_ptr_null(gpa_inventory_find(inv, "broken")); /* no cards: not a GPU node */
+        ck_assert_uint_eq(gpa_inventory_find(inv, "fine")->ngpus, 1);
+        size_t n;
+        const gpa_error_t *w = gpa_inventory_warnings(inv, &n, NULL);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_msg(strstr(w[0].message, "Node broken has no HAMi cards: ") != NULL, "%s", w[0].message);
+        ck_assert_msg(strstr(w[0].message, bad[i][1]) != NULL, "%zu: %s", i, w[0].message);
+        ck_assert_str_eq(w[0].path, "metadata.annotations[\"hami.io/node-nvidia-register\"]");
+        ck_assert_uint_eq(w[0].line, 8);
+        gpa_inventory_release(inv);
+        free(text), free(node), free(good);
+    }
+    gpa_buf_dispose(&many);
+}
+END_TEST
+
+/* Duplicate indices (or none, v2.4): minors are the positions; distinct ones are the minors. */
+START_TEST(hami_minor_is_the_index)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    char *text =
+        hami_node("node1", "[{\"id\":\"GPU-x\",\"index\":5,\"health\":true},{\"id\":\"GPU-y\",\"index\":2,\"health\":true}]");
+    ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+    ck_assert_str_eq(gpu(inv, "node1", 5)->uuid, "GPU-x");
+    ck_assert_str_eq(gpu(inv, "node1", 2)->uuid, "GPU-y");
+    ck_assert_int_eq(gpu(inv, "node1", 2)->core, 100); /* devcore absent: a whole card's compute */
+    gpa_inventory_release(inv);
+    free(text);
+    inv = gpa_inventory_new();
+    text = hami_node("node1", "[{\"id\":\"GPU-x\",\"index\":1},{\"id\":\"GPU-y\",\"index\":1}]");
+    ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+    ck_assert_str_eq(gpu(inv, "node1", 0)->uuid, "GPU-x");
+    ck_assert_str_eq(gpu(inv, "node1", 1)->uuid, "GPU-y");
+    gpa_inventory_release(inv);
+    free(text);
+}
+END_TEST
+
+/* A card's UUID names it, as a hostname names a node: nodes of the same cards are one shape; slots tell them apart. */
+START_TEST(hami_shapes)
+{
+    char *x = hami_node("hx", "GPU-x0,10,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:");
+    char *y = hami_node("hy", "GPU-y0,10,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:");
+    char *z = hami_node("hz", "GPU-z0,4,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:");
+    char *text;
+    ck_assert(asprintf(&text, "%s---\n%s---\n%s", x, y, z) > 0);
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+    size_t n;
+    const gpa_node_t *const *shapes = gpa_inventory_shapes(inv, 0, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(shapes[0]->name, "hx");
+    ck_assert_str_eq(shapes[1]->name, "hz");
+    gpa_inventory_release(inv);
+    free(text), free(x), free(y), free(z);
+}
+END_TEST
+
+#define HAMI_NODE                                                                                                                  \
+    "kind: Node\nmetadata:\n  name: a\n  annotations:\n    hami.io/node-nvidia-register: '[{\"id\":\"" A10_0 "\",\"count\":10,"    \
+    "\"devmem\":23028,\"devcore\":100,\"type\":\"NVIDIA A10\",\"health\":true},{\"id\":\"" A10_1 "\",\"index\":1,\"count\":10,"    \
+    "\"devmem\":23028,\"devcore\":100,\"type\":\"NVIDIA A10\",\"health\":true}]'\nstatus: {allocatable: {nvidia.com/gpu: "         \
+    "\"20\"}}\n"
+
+/* A HAMi Pod: `where` is its spec.nodeName line (or ""), `ann` more annotation lines, `gpus` its containers' counts. */
+static gpa_inventory_t *with_hami_pod(const char *where, const char *phase, const char *ann, const char *allocated,
+                                      const char *gpus)
+{
+    char *text;
+    ck_assert(asprintf(&text,
+                       HAMI_NODE "---\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\n  annotations:\n%s"
+                                 "    hami.io/vgpu-devices-allocated: '%s'\nspec:\n%s  containers:\n%s\nstatus: {phase: %s}\n",
+                       ann, allocated, where, gpus, phase) > 0);
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+    free(text);
+    return inv;
+}
+
+#define ON_A "  nodeName: a\n"
+#define ONE_VGPU "  - {name: c, resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 4000}}}"
+#define TWO_VGPUS "  - {name: c, resources: {limits: {nvidia.com/gpu: 2, nvidia.com/gpumem: 4000}}}"
+
+static int hami_untouched(const gpa_inventory_t *inv, int minor)
+{
+    const gpa_gpu_t *g = gpu(inv, "a", minor);
+    return untouched(inv, minor) && g->slots_used == 0;
+}
+
+START_TEST(hami_usage)
+{
+    gpa_inventory_t *inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,4000,20:;", ONE_VGPU);
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 4000 * MI);
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 20);
+    ck_assert_int_eq(gpu(inv, "a", 0)->slots_used, 1);
+    ck_assert_int_eq(gpu(inv, "a", 0)->pods, 1);
+    ck_assert(hami_untouched(inv, 1));
+    gpa_inventory_release(inv);
+    /* two containers with a vGPU each on one card: two slots, one Pod; the 6-field entries of newer HAMi read too */
+    inv = with_hami_pod(ON_A, "Pending", "", A10_1 ",NVIDIA,4000,20:;" A10_1 ",NVIDIA,2000,10,x,y:;",
+                        ONE_VGPU "\n  - {name: d, resources: {limits: {nvidia.com/gpu: 1}}}");
+    ck_assert_int_eq(gpu(inv, "a", 1)->memory_used, 6000 * MI);
+    ck_assert_int_eq(gpu(inv, "a", 1)->core_used, 30);
+    ck_assert_int_eq(gpu(inv, "a", 1)->slots_used, 2);
+    ck_assert_int_eq(gpu(inv, "a", 1)->pods, 1);
+    gpa_inventory_release(inv);
+    /* hami.io/vgpu-node places a Pod that is not bound yet */
+    inv = with_hami_pod("", "Pending", "    hami.io/vgpu-node: a\n", A10_0 ",NVIDIA,4000,20:;", ONE_VGPU);
+    ck_assert_int_eq(gpu(inv, "a", 0)->slots_used, 1);
+    gpa_inventory_release(inv);
+    inv = with_hami_pod("  nodeName: b\n", "Running", "    hami.io/vgpu-node: a\n", A10_0 ",NVIDIA,4000,20:;", ONE_VGPU);
+    ck_assert_int_eq(gpu(inv, "a", 0)->slots_used, 1); /* where HAMi counts it */
+    gpa_inventory_release(inv);
+    /* a plain nvidia.com/gpu Pod that HAMi placed holds what the annotation says, not a whole card */
+    inv =
+        with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,23028,100:;", "  - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}");
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 23028 * MI);
+    ck_assert_int_eq(gpu(inv, "a", 0)->whole_used, 0);
+    ck_assert(hami_untouched(inv, 1));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(hami_usage_not_held)
+{
+    static const char *const phases[] = {"Succeeded", "Failed"};
+    for (size_t i = 0; i < 2; i++) {
+        gpa_inventory_t *inv = with_hami_pod(ON_A, phases[i], "", A10_0 ",NVIDIA,4000,20:;", ONE_VGPU);
+        ck_assert(hami_untouched(inv, 0));
+        gpa_inventory_release(inv);
+    }
+    gpa_inventory_t *inv = with_hami_pod("", "Pending", "", A10_0 ",NVIDIA,4000,20:;", ONE_VGPU); /* not placed */
+    ck_assert(hami_untouched(inv, 0));
+    gpa_inventory_release(inv);
+    inv = with_hami_pod(ON_A, "Running", "", "GPU-ffffffff,NVIDIA,4000,20:;", ONE_VGPU); /* a card the node does not have */
+    ck_assert(hami_untouched(inv, 0) && hami_untouched(inv, 1));
+    size_t n;
+    gpa_inventory_warnings(inv, &n, NULL);
+    ck_assert_uint_eq(n, 0);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* Tenants write Pods: at most as many entries as vGPUs asked, never more than a card; unreadable: warned. */
+START_TEST(hami_usage_bounded)
+{
+    gpa_inventory_t *inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,4000,20:" A10_1 ",NVIDIA,4000,20:;", ONE_VGPU);
+    ck_assert_int_eq(gpu(inv, "a", 0)->slots_used, 1);
+    ck_assert(hami_untouched(inv, 1)); /* one vGPU asked, one held */
+    gpa_inventory_release(inv);
+    inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,999999999,500:;", ONE_VGPU);
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 23028 * MI); /* never more than the card */
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 100);
+    gpa_inventory_release(inv);
+    inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,4000,20:;", "  - {name: c, image: cpu-only}");
+    ck_assert(hami_untouched(inv, 0)); /* asks no vGPU: holds none */
+    gpa_inventory_release(inv);
+    static const char *const bad[][2] = {
+        {A10_0 ",NVIDIA,4000:;", "entry 0 is not UUID,type,memory,cores"},
+        {A10_0 ",NVIDIA,4000,20:" A10_1 ",NVIDIA,-1,20:;", "entry 1 is not"},
+        {",NVIDIA,4000,20:;", "entry 0 is not"},
+        {A10_0 ",NVIDIA,4Gi,20:;", "entry 0 is not"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        inv = with_hami_pod(ON_A, "Running", "", bad[i][0], TWO_VGPUS);
+        ck_assert(hami_untouched(inv, 0) && hami_untouched(inv, 1)); /* nothing, not the readable part */
+        size_t n;
+        const gpa_error_t *w = gpa_inventory_warnings(inv, &n, NULL);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_msg(strstr(w[0].message, "Pod ml/p holds no GPU: ") != NULL, "%s", w[0].message);
+        ck_assert_msg(strstr(w[0].message, bad[i][1]) != NULL, "%s", w[0].message);
+        ck_assert_str_eq(w[0].path, "metadata.annotations[\"hami.io/vgpu-devices-allocated\"]");
+        gpa_inventory_release(inv);
+    }
+    /* records per Pod: at most its vGPUs, whatever the annotation's size */
+    gpa_buf_t ann = GPA_BUF_INIT, pod = GPA_BUF_INIT;
+    for (int i = 0; i < 20000; i++)
+        gpa_buf_printf(&ann, "GPU-%d,NVIDIA,1,1:", i);
+    gpa_buf_printf(&pod,
+                   "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"annotations\":{"
+                   "\"hami.io/vgpu-devices-allocated\":\"%s\"}},\"spec\":{\"nodeName\":\"a\",\"containers\":[{"
+                   "\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"3\"}}}]}}",
+                   ann.base);
+    ck_assert_uint_eq(usage_records(&pod), 3);
+    gpa_buf_dispose(&ann);
+    gpa_buf_dispose(&pod);
+}
+END_TEST
+
 START_TEST(retain_release)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
@@ -539,5 +908,16 @@ int main(void)
     tcase_add_test(tc, usage_unreadable_pod_warns);
     tcase_add_test(tc, usage_records_bounded);
     suite_add_tcase(s, tc);
+    TCase *hami = tcase_create("hami");
+    tcase_add_test(hami, kubectl_hami);
+    tcase_add_test(hami, hami_fields_default);
+    tcase_add_test(hami, hami_register_formats);
+    tcase_add_test(hami, hami_register_malformed);
+    tcase_add_test(hami, hami_minor_is_the_index);
+    tcase_add_test(hami, hami_shapes);
+    tcase_add_test(hami, hami_usage);
+    tcase_add_test(hami, hami_usage_not_held);
+    tcase_add_test(hami, hami_usage_bounded);
+    suite_add_tcase(s, hami);
     return gpa_test_run(s);
 }

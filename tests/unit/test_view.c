@@ -46,16 +46,19 @@ static int kind_of(const gpa_value_t *doc, gpa_view_kind_t *out)
     return strcmp(kind, "Node") == 0 || strcmp(kind, "Device") == 0 || strcmp(kind, "Pod") == 0;
 }
 
-static void apply_doc(gpa_view_t *v, const gpa_value_t *doc)
+/* Applies every object of doc; *warned counts those read in part (named in a warning, as a file names them). */
+static void apply_doc(gpa_view_t *v, const gpa_value_t *doc, size_t *warned)
 {
     const gpa_value_t *items = gpa_value_get(doc, "items");
     for (size_t i = 0; items != NULL && i < items->u.array.len; i++)
-        apply_doc(v, items->u.array.items[i]);
+        apply_doc(v, items->u.array.items[i], warned);
     gpa_view_kind_t k;
     if (items != NULL || !kind_of(doc, &k))
         return;
     gpa_error_t err = {0};
-    ck_assert_msg(gpa_view_apply(v, k, GPA_WATCH_ADDED, doc, NULL, 0, &err) == 0, "%s", err.message);
+    int rc = gpa_view_apply(v, k, GPA_WATCH_ADDED, doc, NULL, 0, &err);
+    ck_assert_msg(rc >= 0, "%s", err.message);
+    *warned += rc == 1;
 }
 
 static gpa_inventory_t *snapshot(gpa_view_t *v)
@@ -64,6 +67,17 @@ static gpa_inventory_t *snapshot(gpa_view_t *v)
     gpa_inventory_t *inv = gpa_view_snapshot(v, &err);
     ck_assert_msg(inv != NULL, "%s", err.message);
     return inv;
+}
+
+static void assert_same_gpu(const char *node, const gpa_gpu_t *x, const gpa_gpu_t *y)
+{
+    ck_assert_msg(x->minor == y->minor && x->healthy == y->healthy && x->core == y->core && x->memory == y->memory &&
+                      x->core_used == y->core_used && x->memory_used == y->memory_used && x->pods == y->pods &&
+                      x->whole_used == y->whole_used,
+                  "%s gpu %d differs", node, (int)x->minor);
+    ck_assert_msg(strcmp(x->uuid, y->uuid) == 0 && strcmp(x->type, y->type) == 0 && strcmp(x->mode, y->mode) == 0 &&
+                      x->numa == y->numa && x->slots == y->slots && x->slots_used == y->slots_used,
+                  "%s gpu %d: HAMi fields differ", node, (int)x->minor);
 }
 
 static void assert_same(const gpa_inventory_t *x, const gpa_inventory_t *y)
@@ -83,7 +97,7 @@ static void assert_same(const gpa_inventory_t *x, const gpa_inventory_t *y)
         }
         ck_assert_uint_eq(a[i].ngpus, b[i].ngpus);
         for (size_t g = 0; g < a[i].ngpus; g++)
-            ck_assert_msg(memcmp(&a[i].gpus[g], &b[i].gpus[g], sizeof(gpa_gpu_t)) == 0, "%s gpu %zu differs", a[i].name, g);
+            assert_same_gpu(a[i].name, &a[i].gpus[g], &b[i].gpus[g]);
     }
 }
 
@@ -91,7 +105,8 @@ static void assert_same(const gpa_inventory_t *x, const gpa_inventory_t *y)
 START_TEST(same_as_the_file)
 {
     static const char *const files[] = {"examples/inventory/kubectl-koordinator.json", "examples/inventory/gfd-nodes.yaml",
-                                        "examples/inventory/mgpu-nodes.yaml"};
+                                        "examples/inventory/mgpu-nodes.yaml", "examples/inventory/kubectl-hami.json",
+                                        "tests/cli/data/hami-poisoned.json"};
     for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
         size_t len;
         char *text = slurp(files[f], &len);
@@ -102,8 +117,11 @@ START_TEST(same_as_the_file)
         gpa_docs_t docs;
         ck_assert(gpa_docs_parse(&a, text, len, &docs, &err) == 0);
         gpa_view_t *v = gpa_view_new();
+        size_t warned = 0, nfile, total;
         for (size_t d = 0; d < docs.len; d++)
-            apply_doc(v, docs.docs[d]);
+            apply_doc(v, docs.docs[d], &warned);
+        gpa_inventory_warnings(file, &nfile, &total);
+        ck_assert_uint_eq(warned, total); /* hami-poisoned.json: a Node and a Pod */
         gpa_inventory_t *live = snapshot(v);
         size_t n;
         gpa_inventory_nodes(file, &n);
@@ -357,6 +375,38 @@ START_TEST(unreadable_pod_holds_nothing)
 }
 END_TEST
 
+/* A Node whose HAMi register annotation turns unreadable keeps no cards (no older reading lingers) and is named. */
+START_TEST(hami_node_unreadable_has_no_cards)
+{
+    static const char good[] = "{\"metadata\":{\"name\":\"h\",\"annotations\":{\"hami.io/node-nvidia-register\":"
+                               "\"GPU-a,10,23028,100,NVIDIA-NVIDIA A10,0,true,0,hami-core:\"}},"
+                               "\"status\":{\"allocatable\":{\"nvidia.com/gpu\":\"10\"}}}";
+    static const char bad[] = "{\"metadata\":{\"name\":\"h\",\"annotations\":{\"hami.io/node-nvidia-register\":"
+                              "\"[{\\\"id\\\":\\\"GPU-a\\\"\"}},\"status\":{\"allocatable\":{\"nvidia.com/gpu\":\"10\"}}}";
+    gpa_arena_t a = {0};
+    gpa_view_t *v = gpa_view_new();
+    gpa_error_t err = {0};
+    apply(v, &a, GPA_VIEW_NODES, GPA_WATCH_ADDED, good);
+    gpa_inventory_t *inv = snapshot(v);
+    ck_assert_uint_eq(gpa_inventory_find(inv, "h")->ngpus, 1); /* one card, not 10 slots */
+    ck_assert_str_eq(gpa_inventory_find(inv, "h")->gpus[0].uuid, "GPU-a");
+    gpa_inventory_release(inv);
+    ck_assert_int_eq(gpa_view_apply(v, GPA_VIEW_NODES, GPA_WATCH_MODIFIED, json_of(&a, bad), NULL, 0, &err), 1);
+    ck_assert_msg(strstr(err.message, "Node h has no HAMi cards: not JSON") != NULL, "%s", err.message);
+    ck_assert_str_eq(err.source, "cluster Node");
+    ck_assert_str_eq(err.path, "metadata.annotations[\"hami.io/node-nvidia-register\"]");
+    inv = snapshot(v);
+    ck_assert_ptr_null(gpa_inventory_find(inv, "h"));
+    gpa_inventory_release(inv);
+    apply(v, &a, GPA_VIEW_NODES, GPA_WATCH_MODIFIED, good);
+    inv = snapshot(v);
+    ck_assert_uint_eq(gpa_inventory_find(inv, "h")->ngpus, 1);
+    gpa_inventory_release(inv);
+    gpa_view_free(v);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
 /* ---- property: after any sequence of events and relists, the view resolves as the final objects do as a file ---- */
 
 #define NNODES 6
@@ -533,6 +583,7 @@ int main(void)
     tcase_add_test(tc, unreadable_objects_are_left_out);
     tcase_add_test(tc, tenant_pods_same_as_the_file);
     tcase_add_test(tc, unreadable_pod_holds_nothing);
+    tcase_add_test(tc, hami_node_unreadable_has_no_cards);
     tcase_add_test(tc, any_history_resolves_as_the_final_objects);
     tcase_add_test(tc, audit_kinds_follow_the_table);
     suite_add_tcase(s, tc);
