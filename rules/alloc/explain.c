@@ -151,6 +151,9 @@ static const char *device_failure(gpa_arena_t *a, const gpa_search_t *s, const g
         return gpa_arena_printf(a, "device %d is unhealthy", minor);
     if (d->whole_used)
         return gpa_arena_printf(a, "device %d is held whole by another Pod", minor);
+    if (g->whole && gpu->core < g->core)
+        return gpa_arena_printf(a, "device %d has %" PRId64 "%% compute in all, a whole-device share needs %" PRId64 "%%", minor,
+                                gpu->core, g->core);
     if (g->whole)
         return gpa_arena_printf(a, "device %d is shared by %" PRId64 " Pod(s), a whole device is needed", minor, d->pods);
     int64_t mem = gpa_search_share_memory(g, gpu);
@@ -177,7 +180,7 @@ static int64_t coverage(const gpa_search_t *s, const gpa_search_dev_t *d, const 
     if (!gpu->healthy || d->whole_used)
         return 0;
     if (g->whole) {
-        int64_t m = part_of(d->mem_free, gpu->memory), c = part_of(d->core_free, gpu->core);
+        int64_t m = part_of(d->mem_free, gpu->memory), c = part_of(d->core_free, gpu->core > g->core ? gpu->core : g->core);
         return m < c ? m : c;
     }
     int64_t mem = gpa_search_share_memory(g, gpu);
