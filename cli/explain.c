@@ -199,8 +199,8 @@ static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
     if (rc == GPA_NORMALIZE_TOO_MANY) {
         r->reasons = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons));
         r->reasons_node = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons_node));
-        r->reasons[r->nreasons++] = gpa_arena_printf(&ex->vb.scratch, "container %s asks for %lld devices: no node has as many",
-                                                     req.too_many_container->name, (long long)req.too_many);
+        r->reasons[r->nreasons++] = gpa_arena_printf(&ex->vb.scratch, "%s for %lld devices: no node has as many", req.too_many_asks,
+                                                     (long long)req.too_many);
         return;
     }
     if (!r->asks_gpu || r->scheduled != NULL) {

@@ -81,8 +81,8 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     json_object_set_new(o, "score", json_integer(r->p.score));
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
-        json_array_append_new(devs, json_pack("{s:s, s:I, s:I, s:I, s:s}", "container", s->container ? s->container->name : "",
-                                              "minor", (json_int_t)s->minor, "core", (json_int_t)s->core, "memoryBytes",
+        json_array_append_new(devs, json_pack("{s:s, s:I, s:I, s:I, s:s}", "container", s->containers ? s->containers : "", "minor",
+                                              (json_int_t)s->minor, "core", (json_int_t)s->core, "memoryBytes",
                                               (json_int_t)s->memory_bytes, "fraction", fraction_text(a, s->fraction)));
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
@@ -154,7 +154,7 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
         char mem[32];
         gpa_bytes_format(s->memory_bytes, 1, mem);
         gpa_report_line(stdout, "  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s",
-                        s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
+                        s->containers ? s->containers : "", (int)s->minor, s->core, mem, s->memory_bytes,
                         fraction_text(&f->vb.scratch, s->fraction));
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
