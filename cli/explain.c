@@ -199,8 +199,8 @@ static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
     if (rc == GPA_NORMALIZE_TOO_MANY) {
         r->reasons = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons));
         r->reasons_node = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons_node));
-        r->reasons[r->nreasons++] = gpa_arena_printf(&ex->vb.scratch, "container %s asks for %lld devices: no node has as many",
-                                                     req.too_many_container->name, (long long)req.too_many);
+        r->reasons[r->nreasons++] = gpa_arena_printf(&ex->vb.scratch, "%s for %lld devices: no node has as many", req.too_many_asks,
+                                                     (long long)req.too_many);
         return;
     }
     if (!r->asks_gpu || r->scheduled != NULL) {
@@ -219,6 +219,8 @@ static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
     r->bounded = empty.bounded || now.bounded;
     take_reasons(&ex->vb.scratch, r,
                  r->template == NULL && empty.feasible ? &now : &empty); /* on a template: why no node could, even empty */
+    if (!r->ever && r->nreasons == 0) /* no node to give a reason: the Pod's own ("node": null) */
+        r->reasons[r->nreasons++] = "the cluster has no GPU nodes";
 }
 
 static json_t *verdict_json(const verdict_t *r)
@@ -258,8 +260,6 @@ static void verdict_text(gpa_arena_t *a, const verdict_t *r)
                    esc(a, r->reasons_node[i]), esc(a, r->reasons[i]));
         else
             printf("  %s\n", esc(a, r->reasons[i]));
-    if (r->asks_gpu && !r->ever && r->nreasons == 0)
-        printf("  the cluster has no GPU nodes\n");
 }
 
 static void explain_pod(explain_t *ex, const char *text)

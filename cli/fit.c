@@ -34,8 +34,9 @@ typedef struct st_fit_result_t {
     gpa_placement_t p;
     const char **invalid; /* deny findings when the spec does not normalize */
     size_t ninvalid;
-    int no_gpu;   /* the spec asks for no GPU: no placement to make */
-    int excluded; /* its namespace is excluded (namespaces.exclude): admitted unchecked */
+    const char *pod_reason; /* not feasible and no node has a reason (no GPU node at all): why, for the Pod */
+    int no_gpu;             /* the spec asks for no GPU: no placement to make */
+    int excluded;           /* its namespace is excluded (namespaces.exclude): admitted unchecked */
 } fit_result_t;
 
 static void usage(FILE *out)
@@ -80,14 +81,16 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     json_object_set_new(o, "score", json_integer(r->p.score));
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
-        json_array_append_new(devs, json_pack("{s:s, s:I, s:I, s:I, s:s}", "container", s->container ? s->container->name : "",
-                                              "minor", (json_int_t)s->minor, "core", (json_int_t)s->core, "memoryBytes",
+        json_array_append_new(devs, json_pack("{s:s, s:I, s:I, s:I, s:s}", "container", s->containers ? s->containers : "", "minor",
+                                              (json_int_t)s->minor, "core", (json_int_t)s->core, "memoryBytes",
                                               (json_int_t)s->memory_bytes, "fraction", fraction_text(a, s->fraction)));
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
         json_object_set_new(ann, r->p.annotations[i].key, json_string(r->p.annotations[i].value));
     for (size_t i = 0; i < r->ninvalid; i++)
         json_array_append_new(reasons, json_pack("{s:n, s:n, s:s}", "node", "template", "reason", r->invalid[i]));
+    if (r->pod_reason != NULL) /* the Pod's own: "node": null, "template": null */
+        json_array_append_new(reasons, json_pack("{s:n, s:n, s:s}", "node", "template", "reason", r->pod_reason));
     for (size_t i = 0; i < r->p.nreasons; i++) {
         const gpa_node_reason_t *why = &r->p.reasons[i];
         if (why->reason != NULL) /* a template's: "node": null, "template": its name */
@@ -129,8 +132,9 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
     }
     if (!r->p.feasible) {
         gpa_report_line(stdout, "%s: does not fit%s", who, r->p.bounded ? " (search bounded)" : "");
-        if (print_reasons(&r->p, "") == 0)
-            gpa_report_line(stdout, "  the inventory has no GPU nodes");
+        print_reasons(&r->p, "");
+        if (r->pod_reason != NULL)
+            gpa_report_line(stdout, "  %s", r->pod_reason);
         return;
     }
     if (r->no_gpu) {
@@ -150,7 +154,7 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
         char mem[32];
         gpa_bytes_format(s->memory_bytes, 1, mem);
         gpa_report_line(stdout, "  %s: device %d: core %" PRId64 "%%, memory %s (%" PRId64 " bytes), fraction %s",
-                        s->container ? s->container->name : "", (int)s->minor, s->core, mem, s->memory_bytes,
+                        s->containers ? s->containers : "", (int)s->minor, s->core, mem, s->memory_bytes,
                         fraction_text(&f->vb.scratch, s->fraction));
     }
     for (size_t i = 0; i < r->p.nannotations; i++)
@@ -191,6 +195,24 @@ static void explain_invalid(fit_cmd_t *f, gpa_object_t *obj, fit_result_t *r)
         r->invalid[r->ninvalid++] = "the GPU request does not normalize (see gpuadmit validate)";
 }
 
+/* Why a Pod that does not fit does not, when no node (or template) says why: the inventory has no GPU node to ask. */
+static const char *pod_reason(fit_cmd_t *f, const gpa_placement_t *p)
+{
+    size_t nnodes, ntemplates;
+    for (size_t i = 0; i < p->nreasons; i++)
+        if (p->reasons[i].reason != NULL)
+            return NULL;
+    if (p->feasible)
+        return NULL;
+    if (p->bounded)
+        return "the search budget ran out before any node was ruled out";
+    gpa_inventory_nodes(f->vb.inv, &nnodes);
+    gpa_inventory_templates(f->vb.inv, &ntemplates);
+    if (nnodes == 0 && ntemplates > 0 && f->now)
+        return "the inventory has no GPU nodes (node templates count only without --now)";
+    return nnodes == 0 ? "the inventory has no GPU nodes" : "no node has the devices it asks for";
+}
+
 static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, size_t k)
 {
     const gpa_podspec_t *pod = &obj->pods[k];
@@ -208,6 +230,7 @@ static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, siz
     } else {
         gpa_alloc_opts_t opts = {.now = f->now};
         gpa_alloc_place(&f->vb.scratch, f->vb.inv, &f->vb.cfg->placement, pod, &req, &opts, &r.p);
+        r.pod_reason = pod_reason(f, &r.p);
     }
     f->pods++;
     f->no_gpu += r.no_gpu;

@@ -4,6 +4,7 @@
 if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
   foreach(t run_explain:Explain.test_json run_explain:Explain.test_text_and_exit_codes
             run_explain:Explain.test_control_characters_escaped run_explain:Explain.test_node_templates
+            run_explain:Explain.test_pod_level_and_no_gpu_node
             run_policyreport:PolicyReport.test_wgpolicyk8s
             run_policyreport:PolicyReport.test_openreports_and_warn
             run_policyreport:PolicyReport.test_checker_refuses_what_the_crd_refuses run_policyreport:PolicyReport.test_flags)

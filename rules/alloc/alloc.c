@@ -62,6 +62,7 @@ static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *
         gpa_share_t *sh = &out->shares[i];
         sh->group = s->slots[i].group;
         sh->container = s->req->groups[sh->group].container;
+        sh->containers = s->req->groups[sh->group].containers;
         sh->minor = gpu->minor;
         sh->core = p->core;
         sh->memory_bytes = p->mem;

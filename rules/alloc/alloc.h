@@ -7,7 +7,8 @@
  * in 1/10000. Capacity is per device: a share never spans devices and node-level sums are never used.
  *
  * Init containers: each must fit alone on the chosen node (with the node's current usage when counting it);
- * the Pod then holds only its app containers' shares, which are what a placement lists. Init containers run
+ * the Pod then holds only its app containers' shares, which are what a placement lists. (A Koordinator Pod's init
+ * containers are in its one Pod-level group, normalize.h: there are no init groups to place for it.) Init containers run
  * one at a time before the app containers, so they neither add to nor compete with the app shares.
  *
  * No I/O; everything returned lives in the arena passed in. Thread-safe over a shared, committed inventory.

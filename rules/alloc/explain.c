@@ -68,6 +68,38 @@ static const char *container_prefix(gpa_arena_t *a, const gpa_request_t *req, co
     return gpa_arena_printf(a, "%scontainer %s: ", g->container->is_init ? "init " : "", g->container->name);
 }
 
+/* What one device of g gets: "50%" (compute and memory alike), "30% compute and 50% memory", "10Gi and 30% compute". */
+static const char *share_text(gpa_arena_t *a, const gpa_device_group_t *g)
+{
+    char bytes[32];
+    if (g->memory_kind == GPA_MEMORY_BYTES) {
+        gpa_bytes_format(g->memory_bytes, 1, bytes);
+        return g->core > 0 ? gpa_arena_printf(a, "%s and %" PRId64 "%% compute", bytes, g->core) : gpa_arena_strdup(a, bytes);
+    }
+    if (g->memory_kind != GPA_MEMORY_RATIO || g->core == g->memory_ratio)
+        return gpa_arena_printf(a, "%" PRId64 "%%", g->core);
+    if (g->core == 0)
+        return gpa_arena_printf(a, "%" PRId64 "%% memory", g->memory_ratio);
+    return gpa_arena_printf(a, "%" PRId64 "%% compute and %" PRId64 "%% memory", g->core, g->memory_ratio);
+}
+
+/* A group several containers make (a Koordinator Pod's): the Pod's total is what is placed, and the message says so:
+ * "the Pod's 2 containers ask for 2 devices of 50% each". NULL for a container's own group. */
+static const char *pod_asks(gpa_arena_t *a, const gpa_device_group_t *g)
+{
+    if (g->ncontainers < 2)
+        return NULL;
+    return gpa_arena_printf(a, "%s for %u device%s of %s%s", gpa_normalize_asks(a, g), g->count, g->count == 1 ? "" : "s",
+                            share_text(a, g), g->count == 1 ? "" : " each");
+}
+
+/* The prefix of a reason about group g: the Pod's ask ("...: "), or the container's ("container c: ", or none). */
+static const char *group_prefix(gpa_arena_t *a, const gpa_request_t *req, const gpa_device_group_t *g)
+{
+    const char *pod = pod_asks(a, g);
+    return pod != NULL ? gpa_arena_printf(a, "%s: ", pod) : container_prefix(a, req, g);
+}
+
 static const char *labels_text(gpa_arena_t *a, const gpa_node_t *node, const gpa_nodes_refusal_t *why)
 {
     if (why->stage == GPA_NODES_SELECTOR) {
@@ -109,6 +141,17 @@ static const char *invalid_text(gpa_arena_t *a, const gpa_nodes_refusal_t *why)
     return "a negative memory request";
 }
 
+static const char *too_few_text(gpa_arena_t *a, const gpa_request_t *req, const gpa_node_t *node, const gpa_nodes_refusal_t *why)
+{
+    const gpa_device_group_t *g = why->group;
+    const char *pod = pod_asks(a, g), *has = gpa_arena_printf(a, "the node has %zu healthy of %zu", why->healthy, node->ngpus);
+    if (pod != NULL)
+        return gpa_arena_printf(a, "%s%s, %s", pod, g->count > 1 ? ", each on a different device" : "", has);
+    if (g->count == 1)
+        return gpa_arena_printf(a, "%sneeds 1 device, %s", container_prefix(a, req, g), has);
+    return gpa_arena_printf(a, "%sneeds %u distinct devices, %s", container_prefix(a, req, g), g->count, has);
+}
+
 void gpa_explain_refusal(gpa_arena_t *a, const gpa_request_t *req, const gpa_node_t *node, const gpa_nodes_refusal_t *why,
                          gpa_node_reason_t *r)
 {
@@ -128,12 +171,10 @@ void gpa_explain_refusal(gpa_arena_t *a, const gpa_request_t *req, const gpa_nod
     case GPA_NODES_BAD_CORE:
     case GPA_NODES_BAD_RATIO:
     case GPA_NODES_BAD_MEMORY:
-        set_reason(r, RANK_INVALID, gpa_arena_printf(a, "%s%s", container_prefix(a, req, why->group), invalid_text(a, why)));
+        set_reason(r, RANK_INVALID, gpa_arena_printf(a, "%s%s", group_prefix(a, req, why->group), invalid_text(a, why)));
         return;
     case GPA_NODES_TOO_FEW:
-        set_reason(r, RANK_TOO_FEW,
-                   gpa_arena_printf(a, "%sneeds %u distinct devices, the node has %zu healthy of %zu",
-                                    container_prefix(a, req, why->group), why->group->count, why->healthy, node->ngpus));
+        set_reason(r, RANK_TOO_FEW, too_few_text(a, req, node, why));
         r->near_ = part_of((int64_t)why->healthy, (int64_t)why->group->count);
         return;
     }
@@ -151,6 +192,9 @@ static const char *device_failure(gpa_arena_t *a, const gpa_search_t *s, const g
         return gpa_arena_printf(a, "device %d is unhealthy", minor);
     if (d->whole_used)
         return gpa_arena_printf(a, "device %d is held whole by another Pod", minor);
+    if (g->whole && gpu->core < g->core)
+        return gpa_arena_printf(a, "device %d has %" PRId64 "%% compute in all, a whole-device share needs %" PRId64 "%%", minor,
+                                gpu->core, g->core);
     if (g->whole)
         return gpa_arena_printf(a, "device %d is shared by %" PRId64 " Pod(s), a whole device is needed", minor, d->pods);
     int64_t mem = gpa_search_share_memory(g, gpu);
@@ -177,7 +221,7 @@ static int64_t coverage(const gpa_search_t *s, const gpa_search_dev_t *d, const 
     if (!gpu->healthy || d->whole_used)
         return 0;
     if (g->whole) {
-        int64_t m = part_of(d->mem_free, gpu->memory), c = part_of(d->core_free, gpu->core);
+        int64_t m = part_of(d->mem_free, gpu->memory), c = part_of(d->core_free, gpu->core > g->core ? gpu->core : g->core);
         return m < c ? m : c;
     }
     int64_t mem = gpa_search_share_memory(g, gpu);
@@ -231,11 +275,13 @@ static const char *group_failure(gpa_arena_t *a, gpa_search_t *s, size_t k, int6
     if (nfit >= g->count || d == NULL)
         return NULL;
     *near = part_of((int64_t)nfit, (int64_t)g->count) * 10001 + cover;
-    const char *dev = device_failure(a, s, d, g);
+    const char *dev = device_failure(a, s, d, g), *pod = pod_asks(a, g), *have = nfit == 1 ? "has" : "have";
     if (g->count == 1)
-        return gpa_arena_printf(a, "%s%s", container_prefix(a, s->req, g), dev);
-    return gpa_arena_printf(a, "%sneeds %u devices with room, %zu have room (%s)", container_prefix(a, s->req, g), g->count, nfit,
-                            dev);
+        return gpa_arena_printf(a, "%s%s", group_prefix(a, s->req, g), dev);
+    if (pod != NULL)
+        return gpa_arena_printf(a, "%s, each on a different device: %zu %s room (%s)", pod, nfit, have, dev);
+    return gpa_arena_printf(a, "%sneeds %u devices with room, %zu %s room (%s)", container_prefix(a, s->req, g), g->count, nfit,
+                            have, dev);
 }
 
 /* 1 with r filled when group k cannot fit the node's devices on its own (a capacity reason, with how near it came). */
@@ -255,9 +301,8 @@ void gpa_explain_group(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, 
     gpa_search_start(s, node);
     if (capacity_failure(a, s, k, r))
         return;
-    set_reason(
-        r, RANK_TOGETHER,
-        gpa_arena_printf(a, "%sits shares do not fit on the devices together", container_prefix(a, s->req, &s->req->groups[k])));
+    set_reason(r, RANK_TOGETHER,
+               gpa_arena_printf(a, "%sits shares do not fit on the devices together", group_prefix(a, s->req, &s->req->groups[k])));
 }
 
 void gpa_explain_app(gpa_arena_t *a, gpa_search_t *s, const gpa_node_t *node, gpa_node_reason_t *r)

@@ -243,7 +243,9 @@ static int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-/* The Pod's claim: app containers add up (they may share a device), the largest init container stands alone. */
+/* The Pod's claim: app groups add up (they may share a device), the largest init container stands alone. A Koordinator
+ * Pod is one group already (normalize.h: the Pod's totals over n distinct devices), so it holds at most its per-device
+ * share on each of n devices, as koord-scheduler reserves it. */
 static claim_t claim_of(const gpa_request_t *r)
 {
     claim_t app = {0}, init = {0};

@@ -16,6 +16,7 @@ typedef struct st_groups_t {
     groups_vec_t vec;
     const gpa_container_t *too_many_container;
     int64_t too_many;
+    size_t too_many_group;
 } groups_t;
 
 /* A group of `count` devices. A count beyond what a group counts is recorded, not truncated (2^32 + 1 devices is not
@@ -25,13 +26,23 @@ static gpa_device_group_t *push_group(gpa_arena_t *a, groups_t *v, const gpa_con
     if (count > GPA_NORMALIZE_MAX_DEVICES && v->too_many_container == NULL) {
         v->too_many_container = c;
         v->too_many = count;
+        v->too_many_group = v->vec.len;
     }
     gpa_device_group_t *g = gpa_vec_push(a, &v->vec);
     memset(g, 0, sizeof(*g));
     g->container = c;
+    g->ncontainers = 1;
+    g->containers = c->name;
     g->dialect = d;
     g->count = count > GPA_NORMALIZE_MAX_DEVICES ? (unsigned)GPA_NORMALIZE_MAX_DEVICES : (unsigned)count;
     return g;
+}
+
+const char *gpa_normalize_asks(gpa_arena_t *a, const gpa_device_group_t *g)
+{
+    if (g->ncontainers > 1)
+        return gpa_arena_printf(a, "the Pod's %zu containers ask", g->ncontainers);
+    return gpa_arena_printf(a, "%scontainer %s asks", g->container->is_init ? "init " : "", g->container->name);
 }
 
 static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, groups_t *v)
@@ -49,7 +60,13 @@ static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_container_
     return 0;
 }
 
-static int koord_group(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, groups_t *v)
+/* ---- Koordinator: one group for the Pod (normalize.h) ---- */
+
+#define KOORD_AMOUNTS 4 /* core, memory ratio, bytes, gpu.shared */
+
+/* One container's contribution to the Pod's totals (koordinator.sh/gpu as compute and ratio); -1 when the container
+ * is not sound on its own (a rule says why). */
+static int koord_amounts(unsigned dialects, const gpa_container_t *c, int64_t out[KOORD_AMOUNTS])
 {
     gpa_koord_view_t kv;
     gpa_koord_share_t share;
@@ -58,7 +75,79 @@ static int koord_group(gpa_arena_t *a, unsigned dialects, const gpa_container_t 
     gpa_koord_view_container(dialects, c, &kv);
     if (!gpa_koord_view_well_formed(&kv) || gpa_koord_view_share(&kv, &share) != 0)
         return -1;
-    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_KOORDINATOR, share.devices);
+    out[0] = gpa_koord_view_core(&kv);
+    out[1] = kv.v[GPA_R_GPU_MEMORY] > 0 ? 0 : gpa_koord_view_ratio(&kv);
+    out[2] = kv.v[GPA_R_GPU_MEMORY];
+    out[3] = kv.v[GPA_R_GPU_SHARED];
+    return 0;
+}
+
+/* The Pod's Koordinator containers (app, then init) and their totals by the PodRequests rule (saturated at
+ * INT64_MAX: a total no device holds). */
+typedef struct st_koord_pod_t {
+    GPA_VEC(const gpa_container_t *) containers;
+    int64_t app[KOORD_AMOUNTS], init[KOORD_AMOUNTS];
+} koord_pod_t;
+
+static int koord_add(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, koord_pod_t *k)
+{
+    int64_t x[KOORD_AMOUNTS];
+    if (!gpa_gpu_any(dialects, c, GPA_DIALECT_KOORDINATOR))
+        return 0;
+    if (koord_amounts(dialects, c, x) != 0)
+        return -1;
+    *gpa_vec_push(a, &k->containers) = c;
+    for (int i = 0; i < KOORD_AMOUNTS; i++) {
+        if (c->is_init)
+            k->init[i] = x[i] > k->init[i] ? x[i] : k->init[i];
+        else
+            k->app[i] = gpa_sat_add_i64(k->app[i], x[i]);
+    }
+    return 0;
+}
+
+/* The containers' names joined with ",", in one allocation: linear in the names, however many containers a Pod has. */
+static const char *joined_names(gpa_arena_t *a, const koord_pod_t *k)
+{
+    size_t len = 0, at = 0;
+    for (size_t i = 0; i < k->containers.len; i++)
+        len += strlen(k->containers.items[i]->name) + 1;
+    char *s = gpa_arena_alloc(a, len + 1);
+    for (size_t i = 0; i < k->containers.len; i++) {
+        size_t n = strlen(k->containers.items[i]->name);
+        if (i > 0)
+            s[at++] = ',';
+        memcpy(s + at, k->containers.items[i]->name, n);
+        at += n;
+    }
+    s[at] = '\0';
+    return s;
+}
+
+static int koord_pod_group(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, groups_t *v)
+{
+    koord_pod_t k = {0};
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        if (koord_add(a, dialects, &pod->containers[i], &k) != 0)
+            return -1;
+    for (size_t i = 0; i < pod->ninit_containers; i++)
+        if (koord_add(a, dialects, &pod->init_containers[i], &k) != 0)
+            return -1;
+    if (k.containers.len == 0)
+        return 0;
+    gpa_koord_view_t total;
+    gpa_koord_share_t share;
+    static const gpa_resource_t rs[KOORD_AMOUNTS] = {GPA_R_GPU_CORE, GPA_R_GPU_MEMORY_RATIO, GPA_R_GPU_MEMORY, GPA_R_GPU_SHARED};
+    memset(&total, 0, sizeof(total));
+    for (int i = 0; i < KOORD_AMOUNTS; i++)
+        total.v[rs[i]] = k.app[i] > k.init[i] ? k.app[i] : k.init[i];
+    if (total.v[GPA_R_GPU_MEMORY] > 0 && total.v[GPA_R_GPU_MEMORY_RATIO] > 0)
+        return -1; /* memory-ratio-exclusive on the Pod's totals */
+    if (gpa_koord_view_share(&total, &share) != 0)
+        return -1; /* multi-card-divisibility or per-device-over-100 on the Pod's totals */
+    gpa_device_group_t *g = push_group(a, v, k.containers.items[0], GPA_DIALECT_KOORDINATOR, share.devices);
+    g->ncontainers = k.containers.len;
+    g->containers = joined_names(a, &k);
     g->core = share.core;
     if (share.memory > 0) {
         g->memory_kind = GPA_MEMORY_BYTES;
@@ -89,8 +178,6 @@ static int mgpu_group(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *card
 static int container_groups(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, groups_t *v)
 {
     if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_VENDOR) || vendor_groups(a, dialects, c, v) != 0)
-        return -1;
-    if (gpa_gpu_any(dialects, c, GPA_DIALECT_KOORDINATOR) && koord_group(a, dialects, c, v) != 0)
         return -1;
     if (gpa_gpu_is_mgpu(dialects, c) && mgpu_group(a, dialects, cards, c, v) != 0)
         return -1;
@@ -129,6 +216,8 @@ int gpa_normalize(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, g
     for (size_t i = 0; i < pod->ncontainers; i++)
         if (container_groups(a, dialects, &cards, &pod->containers[i], &v) != 0)
             return -1;
+    if (koord_pod_group(a, dialects, pod, &v) != 0)
+        return -1;
     size_t napp = v.vec.len;
     for (size_t i = 0; i < pod->ninit_containers; i++)
         if (container_groups(a, dialects, &cards, &pod->init_containers[i], &v) != 0)
@@ -138,5 +227,7 @@ int gpa_normalize(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, g
     out->napp_groups = napp;
     out->too_many_container = v.too_many_container;
     out->too_many = v.too_many;
+    if (v.too_many_container != NULL)
+        out->too_many_asks = gpa_normalize_asks(a, &v.vec.items[v.too_many_group]);
     return v.too_many_container != NULL ? GPA_NORMALIZE_TOO_MANY : 0;
 }

@@ -17,9 +17,15 @@ typedef enum en_gpa_memory_kind_t {
     GPA_MEMORY_RATIO, /* memory_ratio percent per device, converted on each device: ceil(ratio * M / 100) */
 } gpa_memory_kind_t;
 
-/* `count` devices, each carrying the same per-device share, for one container. */
+/*
+ * `count` devices, each carrying the same per-device share: for one container (vendor, mGPU), or for the whole Pod
+ * (Koordinator: koord-scheduler reserves a Pod's devices as one request, its containers' totals by Kubernetes'
+ * PodRequests rule, so every container with a Koordinator resource is in the one group; docs/allocator.md).
+ */
 typedef struct st_gpa_device_group_t {
-    const gpa_container_t *container;
+    const gpa_container_t *container; /* the (first) container the group is for */
+    size_t ncontainers;               /* containers the group is for: 1, or a Koordinator Pod's (app, then init) */
+    const char *containers;           /* their names joined with "," (borrowed or arena-owned) */
     gpa_dialect_t dialect;
     unsigned count; /* devices in the group; > 1 means distinct devices */
     int whole;      /* whole devices (vendor, or core 100 and all memory per device) */
@@ -36,6 +42,7 @@ typedef struct st_gpa_request_t {
     /* GPA_NORMALIZE_TOO_MANY: the first container that asks for more devices than a group counts, and how many */
     const gpa_container_t *too_many_container;
     int64_t too_many;
+    const char *too_many_asks; /* who asks, as messages say it: "container a asks", "the Pod's 2 containers ask" */
 } gpa_request_t;
 
 /* A group counts at most this many devices; no node has as many. */
@@ -46,10 +53,21 @@ typedef struct st_gpa_request_t {
 /*
  * Normalizes one Pod spec. Returns 0; -1 when the spec is not normalizable (a rule would deny it: the validation
  * rules explain why; normalize does not repeat them); or GPA_NORMALIZE_TOO_MANY when the spec is sound but a
- * container asks for 2^32 devices or more (a vendor count, gpu.shared, mGPU cards): no node could ever hold it, and
- * out->too_many_container and out->too_many say which and how many (the groups are not usable). Only the dialects
- * in `dialects` (GPA_DIALECT_* bits) count.
+ * container asks for 2^32 devices or more (a vendor count, gpu.shared, mGPU cards; a Koordinator Pod's total
+ * gpu.shared): no node could ever hold it, and out->too_many_container, out->too_many and out->too_many_asks say which
+ * and how many (the groups are not usable). Only the dialects in `dialects` (GPA_DIALECT_* bits) count.
+ *
+ * Koordinator: one group for the Pod, app containers' groups' place (a Pod asks in one dialect). Per resource the
+ * larger of the sum over app containers and the largest init container (koordinator.sh/gpu counting as its
+ * compute and memory ratio); n = total gpu.shared (none given: total ratio/100 when a multiple of 100 from 100 up,
+ * else 1) distinct devices, each total core/n, total ratio/n or ceil(total bytes/n). Each container must be sound on
+ * its own too, and the totals must split (memory-ratio-exclusive, multi-card-divisibility, per-device-over-100 on
+ * the Pod's totals), else -1.
  */
 int gpa_normalize(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_request_t *out);
+
+/* Who asks for a group, as messages say it: "container a asks", "init container a asks", "the Pod's 2 containers ask"
+ * (arena-owned). */
+const char *gpa_normalize_asks(gpa_arena_t *a, const gpa_device_group_t *g);
 
 #endif

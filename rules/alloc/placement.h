@@ -60,7 +60,9 @@ typedef struct st_gpa_alloc_opts_t {
 
 /* One device share a placed Pod would hold. */
 typedef struct st_gpa_share_t {
-    const gpa_container_t *container; /* borrowed from the request */
+    const gpa_container_t *container; /* borrowed from the request: the (first) container of the share's group */
+    const char *containers;           /* the group's container names joined with "," (a Koordinator Pod's group: every
+                                         container with a Koordinator resource; docs/allocator.md); borrowed */
     size_t group;                     /* index into req->groups */
     int32_t minor;
     int64_t core;         /* percent of the device's compute */

@@ -115,10 +115,10 @@ int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_
     const gpa_gpu_t *gpu = d->gpu;
     if (!gpu->healthy || d->whole_used)
         return 0;
-    if (g->whole) {
+    if (g->whole) { /* the whole device, all of it free, and compute enough: 100/100 on a 50-core device does not fit */
         *core = gpu->core;
         *mem = gpu->memory;
-        return d->pods == 0 && !d->touched && d->core_free == gpu->core && d->mem_free == gpu->memory;
+        return d->pods == 0 && !d->touched && d->core_free == gpu->core && d->mem_free == gpu->memory && gpu->core >= g->core;
     }
     *core = g->core;
     *mem = gpa_search_share_memory(g, gpu);

@@ -289,8 +289,7 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
     const char *reason = "";
     gpa_feasibility_t feasible = GPA_FEASIBLE_NEVER;
     if (normalized == GPA_NORMALIZE_TOO_MANY) /* more devices than any node has: never, on any inventory */
-        reason = gpa_arena_printf(ctx->a, "%scontainer %s asks for %lld devices", req.too_many_container->is_init ? "init " : "",
-                                  req.too_many_container->name, (long long)req.too_many);
+        reason = gpa_arena_printf(ctx->a, "%s for %lld devices", req.too_many_asks, (long long)req.too_many);
     else
         feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, ctx->budget, &reason);
     if (reason == NULL || reason[0] == '\0')

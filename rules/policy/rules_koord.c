@@ -82,7 +82,7 @@ void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx)
                                 gpa_resource_name(RATIO));
         return;
     }
-    if (view_pod(ctx, &kv) && kv.v[MEM] > 0 && kv.v[RATIO] > 0)
+    if (view_pod(ctx, &kv) && kv.v[MEM] > 0 && gpa_koord_view_ratio(&kv) > 0) /* koordinator.sh/gpu is a ratio too */
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, gpa_resource_name(MEM), gpa_resource_name(RATIO),
                             "Pod mixes gpu-memory and gpu-memory-ratio across containers; use one memory form");
 }

@@ -464,6 +464,36 @@ EOF
     expect_grep "$tmp/err" 'bad.yaml:5:[0-9]+: templates\[0\]: unknown field "used"; known: name, labels, dialects, gpus, devices'
 }
 
+# fit places a Koordinator Pod as koord-scheduler reserves it: the containers' totals over distinct devices; each share
+# lists the containers it is for. A whole-device share needs a device with all its compute; no GPU node is a reason.
+case_fit_pod_level() {
+    local obj="$src/tests/cases/infeasible/koordinator-two-containers-one-gpu/object.yaml"
+    local one="$src/tests/cases/infeasible/koordinator-two-containers-one-gpu/inventory.yaml"
+    local two="$src/tests/cases/infeasible/koordinator-two-containers-two-gpus/inventory.yaml"
+    expect_exit 1 "$gpuadmit" fit --inventory "$one" "$obj"
+    expect_grep "$tmp/out" "^  a10: the Pod's 2 containers ask for 2 devices of 50% each, each on a different device, the node has 1 healthy of 1$"
+    expect_exit 1 "$gpuadmit" validate --inventory "$one" "$obj"
+    expect_grep "$tmp/out" "infeasible: no node could ever hold this Pod \(1 GPU node\): a10: the Pod's 2 containers ask for 2 devices"
+    expect_exit 0 "$gpuadmit" fit --inventory "$two" "$obj"
+    expect_grep "$tmp/out" "^  model,sidecar: device 0: core 50%, memory 12Gi "
+    expect_grep "$tmp/out" "^  model,sidecar: device 1: core 50%, memory 12Gi "
+    expect_exit 0 "$gpuadmit" fit --inventory "$two" -o json "$obj"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert d["feasible"] and [(x["container"], x["minor"], x["core"]) for x in d["devices"]]==[("model,sidecar",0,50),("model,sidecar",1,50)], d' "$tmp/out" ||
+        fail "fit -o json: one device share per gpu.shared, for the Pod's containers"
+    # No GPU node at all: the Pod's own reason, "node": null.
+    printf 'kind: GPUInventory\nnodes: []\n' >"$tmp/empty.yaml"
+    expect_exit 1 "$gpuadmit" fit --inventory "$tmp/empty.yaml" -o json "$obj"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert not d["feasible"] and d["reasons"]==[{"node":None,"template":None,"reason":"the inventory has no GPU nodes"}], d' "$tmp/out" ||
+        fail "fit -o json with no GPU node"
+    expect_exit 1 "$gpuadmit" fit --inventory "$tmp/empty.yaml" "$obj"
+    expect_grep "$tmp/out" "^  the inventory has no GPU nodes$"
+    # 100/100 on a device whose compute total is 50 fits no better than 99/99.
+    printf 'kind: GPUInventory\nnodes:\n- {name: half, gpus: {count: 1, memory: 16Gi, core: 50}}\n' >"$tmp/half.yaml"
+    sed -e '/name: sidecar/,$d' -e 's/"50"/"100"/' "$obj" >"$tmp/whole.yaml"
+    expect_exit 1 "$gpuadmit" fit --inventory "$tmp/half.yaml" "$tmp/whole.yaml"
+    expect_grep "$tmp/out" "^  half: device 0 has 50% compute in all, a whole-device share needs 100%$"
+}
+
 # expect_terminal_safe FILE PREFIX: every line of FILE starts with PREFIX, two spaces (fit's detail lines) or a
 # digit (the summary), and FILE holds no control character but the line ends: no name forged a line or reached
 # the terminal.

@@ -61,6 +61,13 @@ def clean_review(size):
     return compact(review(obj))
 
 
+def koord_containers_review(size):
+    """A Pod review of about `size` bytes of Koordinator containers: one Pod-level request, its containers named together."""
+    n = size // 128
+    return compact(review(pod("koord", [("c%06d" % i, {"limits": {"koordinator.sh/gpu-memory": "1Gi",
+                                                                     "koordinator.sh/gpu.shared": "1"}}) for i in range(n)])))
+
+
 def gpu_containers_review(size):
     """A rule-clean Pod review of about `size` bytes of the smallest GPU containers: the most the engine reads per byte."""
     obj = pod("gpus", [])
@@ -402,6 +409,19 @@ class Attack(unittest.TestCase):
         answer, _ = post_until_judged(s, gpu_containers_review(3700 * 1000))
         self.assertTrue(answer["allowed"], answer)
         self.judged_within_bound(s, "rule-clean reviews")
+
+    def test_large_koordinator_pod_with_inventory_bounded(self):
+        """A 2.9 MB Pod of ~23k Koordinator containers, judged against an inventory: it is one Pod-level request
+        (total gpu.shared ~29k devices, no node has them: denied infeasible), and naming its containers together costs
+        memory linear in their names (joined one by one, it took 3.5 GB)."""
+        inv = os.path.join(WORK, "koord-inventory.yaml")
+        with open(inv, "w") as f:
+            f.write("kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 8, memory: 80Gi}}\n")
+        s = self.start("bigkoord", "--inventory", inv)
+        answer, _ = post_until_judged(s, koord_containers_review(2900 * 1000))
+        self.assertFalse(answer["allowed"])
+        self.assertIn("infeasible", answer["status"]["message"])
+        self.judged_within_bound(s, "a Koordinator Pod of many containers")
 
     # ---- answers never read ------------------------------------------------------------------------------------
 

@@ -200,6 +200,29 @@ class Explain(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("node gpu-0: only node templates are read from inventory files beside a live cluster", r.stderr)
 
+    def test_pod_level_and_no_gpu_node(self):
+        """A Koordinator Pod is placed as a whole (its containers' totals over distinct devices); with no GPU node at
+        all the reason is the Pod's own ("node": null)."""
+        halves = koord_pod("halves", share(50, 50))
+        halves["spec"]["containers"].append({"name": "side", "image": "side:1", "resources": {"limits": share(50, 50)}})
+        self.fake.apply("pods", halves)
+        r = self.explain("-n", "ml", "halves", "-o", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        e = json.loads(r.stdout)[0]
+        self.assertEqual((e["everFits"], e["fitsNow"]), (True, False), e)  # k1 has two devices, both partly taken
+        reasons = {x["node"]: x["reason"] for x in e["reasons"]}
+        self.assertEqual(reasons["k2"], "the Pod's 2 containers ask for 2 devices of 50% each, each on a different device, "
+                                        "the node has 1 healthy of 1")
+        self.fake.apply("nodes", *[{"metadata": {"name": n}} for n in ("k1", "k2", "mgpu-1")], type_="DELETED")
+        self.fake.apply("devices", *[{"metadata": {"name": n}} for n in ("k1", "k2")], type_="DELETED")
+        r = self.explain("-n", "ml", "halves", "-o", "json")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        e = json.loads(r.stdout)[0]
+        self.assertEqual((e["everFits"], e["reasons"]), (False, [{"node": None, "template": None,
+                                                                  "reason": "the cluster has no GPU nodes"}]), e)
+        r = self.explain("-n", "ml", "halves")
+        self.assertIn("  the cluster has no GPU nodes", r.stdout.splitlines(), r.stdout)
+
     def test_control_characters_escaped(self):
         evil = koord_pod("evil\nPod ml/x: fits now\x1b[2J", {"koordinator.sh/gpu-core": "50", "koordinator.sh/gpu-memory": "100Gi",
                                                            "koordinator.sh/gpu.shared": "1"}, ns="esc")

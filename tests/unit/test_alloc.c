@@ -697,6 +697,113 @@ START_TEST(dfs_matches_brute_force)
 }
 END_TEST
 
+/* ---- Koordinator at Pod level: a real Pod normalized, then placed ---- */
+
+/* The Pod spec of one Pod in YAML, normalized with every dialect into *req (must normalize). */
+static const gpa_podspec_t *pod_of(const char *yaml, gpa_request_t *req)
+{
+    gpa_docs_t docs;
+    gpa_objects_t objs = {0};
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_docs_parse(&arena, yaml, strlen(yaml), &docs, &err), 0);
+    ck_assert_int_eq(gpa_decode_document(&arena, docs.docs[0], &objs, &err), 0);
+    ck_assert_uint_eq(objs.len, 1);
+    const gpa_podspec_t *pod = &objs.items[0]->pods[0];
+    ck_assert_int_eq(gpa_normalize(&arena, GPA_DIALECT_ALL, pod, req), 0);
+    return pod;
+}
+
+#define HALF_SHARE "{limits: {koordinator.sh/gpu-core: 50, koordinator.sh/gpu-memory-ratio: 50, koordinator.sh/gpu.shared: 1}}"
+static const char two_halves[] = "kind: Pod\nmetadata: {name: p, namespace: t}\nspec:\n  containers:\n"
+                                 "  - {name: a, resources: " HALF_SHARE "}\n  - {name: b, resources: " HALF_SHARE "}\n";
+
+/* Two containers of {50, 50, gpu.shared 1}: koord-scheduler reserves two different devices of 50/50, never one. */
+START_TEST(koordinator_pod_needs_distinct_devices)
+{
+    gpa_inventory_t *one = inv_of("kind: GPUInventory\nnodes:\n- {name: nd, gpus: {count: 1, memory: 80Gi}}\n");
+    gpa_request_t req;
+    const gpa_podspec_t *pod = pod_of(two_halves, &req);
+    const char *why;
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, one, &cfg, pod, &req, NULL, &why), GPA_FEASIBLE_NEVER);
+    ck_assert_str_eq(why, "nd: the Pod's 2 containers ask for 2 devices of 50% each, each on a different device, the node has 1 "
+                          "healthy of 1");
+    gpa_placement_t p = place(one, pod, &req, 0);
+    ck_assert(!p.feasible);
+    gpa_inventory_release(one);
+    /* Two devices: one share on each, each listed for the Pod's containers. */
+    gpa_inventory_t *two = inv_of("kind: GPUInventory\nnodes:\n- {name: nd, gpus: {count: 2, memory: 80Gi}}\n");
+    ck_assert_int_eq(gpa_alloc_feasible(&arena, two, &cfg, pod, &req, NULL, &why), GPA_FEASIBLE_NOW);
+    p = place(two, pod, &req, 0);
+    ck_assert(p.feasible);
+    ck_assert_uint_eq(p.nshares, 2);
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(p.shares[i].minor, (int32_t)i);
+        ck_assert_int_eq(p.shares[i].core, 50);
+        ck_assert_int_eq(p.shares[i].memory_bytes, 40 * GI);
+        ck_assert_str_eq(p.shares[i].containers, "a,b");
+    }
+    gpa_inventory_release(two);
+}
+END_TEST
+
+/* With usage: 2 devices with room are needed, the message counts them ("1 has room"). */
+START_TEST(koordinator_pod_room_message)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 2, memory: 80Gi}\n  used:\n"
+                                  "  - {minor: 0, core: 80, ratio: 80}\n");
+    gpa_request_t req;
+    const gpa_podspec_t *pod = pod_of(two_halves, &req);
+    gpa_placement_t p = place(inv, pod, &req, 1);
+    ck_assert(!p.feasible);
+    ck_assert_str_eq(reason_of(&p, "nd"), "the Pod's 2 containers ask for 2 devices of 50% each, each on a different device: 1 has "
+                                          "room (device 0 has 16Gi free, needs 40Gi)");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* Group g alone on the one node "nd" of `yaml` (with usage when `now`): the node's reason, or NULL when it fits. */
+static const char *lone_reason(const char *yaml, gpa_device_group_t g, int now)
+{
+    gpa_inventory_t *inv = inv_of(yaml);
+    req_t q;
+    q.g[0] = g;
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, now);
+    const char *why = p.feasible ? NULL : reason_of(&p, "nd"); /* node names are the inventory's: read them first */
+    gpa_inventory_release(inv);
+    return why;
+}
+
+/* A whole-device share (core and memory 100) needs the device's whole compute and memory free, and compute enough: on
+ * a device whose compute total is 50, 100/100 fits no better than 99/99. */
+START_TEST(whole_device_respects_compute_total)
+{
+    const char *half = "kind: GPUInventory\nnodes:\n- {name: nd, gpus: {count: 1, memory: 16Gi, core: 50}}\n";
+    gpa_device_group_t g = share(0, GPA_DIALECT_KOORDINATOR, 1, 100, GPA_MEMORY_RATIO, 100);
+    g.whole = 1;
+    const char *why = lone_reason(half, g, 0);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why, "device 0 has 50% compute in all, a whole-device share needs 100%");
+    ck_assert_ptr_nonnull(lone_reason(half, share(0, GPA_DIALECT_KOORDINATOR, 1, 99, GPA_MEMORY_RATIO, 99), 0));
+    /* a full-compute device: the whole share fits when all of it is free, not once something holds part of it */
+    const char *used = "kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 1, memory: 16Gi}\n  used:\n"
+                       "  - {minor: 0, core: 1, memory: 0}\n";
+    ck_assert_ptr_null(lone_reason(used, g, 0));
+    ck_assert_ptr_nonnull(lone_reason(used, g, 1));
+}
+END_TEST
+
+/* "needs 1 device", never "needs 1 distinct devices". */
+START_TEST(one_device_is_singular)
+{
+    const char *why = lone_reason("kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 1, memory: 16Gi}\n  devices:\n"
+                                  "  - {minor: 0, healthy: false}\n",
+                                  share(0, GPA_DIALECT_KOORDINATOR, 1, 50, GPA_MEMORY_RATIO, 50), 0);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why, "needs 1 device, the node has 0 healthy of 1");
+}
+END_TEST
+
 /* ---- one normalization: what validation admits, the allocator can place ---- */
 
 static size_t placed_objects;
@@ -815,6 +922,10 @@ int main(void)
     tcase_add_test(tc, templates_beside_a_cluster);
     tcase_add_test(tc, dfs_matches_brute_force);
     tcase_add_test(tc, admitted_examples_normalize_and_place);
+    tcase_add_test(tc, koordinator_pod_needs_distinct_devices);
+    tcase_add_test(tc, koordinator_pod_room_message);
+    tcase_add_test(tc, whole_device_respects_compute_total);
+    tcase_add_test(tc, one_device_is_singular);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

@@ -310,6 +310,39 @@ START_TEST(usage_capped_by_the_request)
 }
 END_TEST
 
+/* A Koordinator Pod of two containers of 50/50 (gpu.shared 1 each) is one Pod-level request of two distinct devices
+ * of 50/50 (docs/allocator.md): an annotation putting all of it on one device holds 50/50 there, not 100/100. */
+START_TEST(usage_koordinator_pod_level)
+{
+    const char *pod = "kind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+                      "    scheduling.koordinator.sh/device-allocated: '%s'\n"
+                      "spec:\n  nodeName: a\n  containers:\n"
+                      "  - {name: m, resources: {limits: {" SHARE ", koordinator.sh/gpu.shared: 1}}}\n"
+                      "  - {name: s, resources: {limits: {" SHARE ", koordinator.sh/gpu.shared: 1}}}\n"
+                      "status: {phase: Running}\n";
+    const char *one = "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"100\","
+                      "\"koordinator.sh/gpu-memory-ratio\":\"100\"}}]}";
+    const char *two = "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"50\","
+                      "\"koordinator.sh/gpu-memory-ratio\":\"50\"}},{\"minor\":1,\"resources\":{\"koordinator.sh/gpu-core\":"
+                      "\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}]}";
+    char *text;
+    ck_assert(asprintf(&text, pod, one) > 0);
+    gpa_inventory_t *inv = with_pod(text);
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 50); /* per device at most the Pod's per-device share */
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 8 * GI);
+    ck_assert(untouched(inv, 1));
+    gpa_inventory_release(inv);
+    ck_assert(asprintf(&text, pod, two) > 0);
+    inv = with_pod(text);
+    for (int m = 0; m < 2; m++) {
+        ck_assert_int_eq(gpu(inv, "a", m)->core_used, 50);
+        ck_assert_int_eq(gpu(inv, "a", m)->memory_used, 8 * GI);
+        ck_assert_int_eq(gpu(inv, "a", m)->pods, 1);
+    }
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(usage_mgpu_cards_capped)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
@@ -904,6 +937,7 @@ int main(void)
     tcase_add_test(tc, usage_scheduled_running_pods_only);
     tcase_add_test(tc, usage_unknown_device_ignored);
     tcase_add_test(tc, usage_capped_by_the_request);
+    tcase_add_test(tc, usage_koordinator_pod_level);
     tcase_add_test(tc, usage_mgpu_cards_capped);
     tcase_add_test(tc, usage_unreadable_pod_warns);
     tcase_add_test(tc, usage_records_bounded);

@@ -163,6 +163,7 @@ START_TEST(too_many_devices)
     ck_assert_int_eq(norm1("{'nvidia.com/gpu':'4294967296'}"), GPA_NORMALIZE_TOO_MANY);
     ck_assert_int_eq(R.too_many, 4294967296LL);
     ck_assert_str_eq(R.too_many_container->name, "c0");
+    ck_assert_str_eq(R.too_many_asks, "container c0 asks");
     ck_assert_int_eq(norm1("{'koordinator.sh/gpu-memory':'1Ei','koordinator.sh/gpu.shared':'4294967297'}"), GPA_NORMALIZE_TOO_MANY);
     ck_assert_int_eq(R.too_many, 4294967297LL);
     ck_assert_int_eq(norm1("{'vke.volcengine.com/mgpu-core':'429496729700'}"), GPA_NORMALIZE_TOO_MANY);
@@ -172,6 +173,110 @@ START_TEST(too_many_devices)
                           "[{'name':'c0','resources':{'limits':{'vke.volcengine.com/mgpu-core':'429496729600'}}}]", NULL),
                      -1);
     ck_assert_int_eq(norm1("{'nvidia.com/gpu':'4294967296','koordinator.sh/gpu-core':'50'}"), -1);
+}
+END_TEST
+
+/* Koordinator at Pod level: one group, the Pod's totals (PodRequests) over total gpu.shared distinct devices. */
+#define HALF "{'limits':{'koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu-core':'50','koordinator.sh/gpu.shared':'1'}}"
+START_TEST(koordinator_pod_level)
+{
+    /* two containers of 50/50 with gpu.shared 1 each: two distinct devices of 50/50, never one device */
+    ck_assert_int_eq(norm(NULL, "[{'name':'a','resources':" HALF "},{'name':'b','resources':" HALF "}]", NULL), 0);
+    ck_assert_uint_eq(R.ngroups, 1);
+    ck_assert_uint_eq(R.napp_groups, 1);
+    group(0, GPA_DIALECT_KOORDINATOR, 2, 0, 50, GPA_MEMORY_RATIO, 50);
+    ck_assert_uint_eq(R.groups[0].ncontainers, 2);
+    ck_assert_str_eq(R.groups[0].containers, "a,b");
+    ck_assert_str_eq(R.groups[0].container->name, "a");
+    ck_assert_str_eq(gpa_normalize_asks(&A, &R.groups[0]), "the Pod's 2 containers ask");
+    /* a container without GPU is not part of it; one container keeps its own name */
+    ck_assert_int_eq(norm(NULL, "[{'name':'x'},{'name':'a','resources':" HALF "}]", NULL), 0);
+    ck_assert_uint_eq(R.groups[0].ncontainers, 1);
+    ck_assert_str_eq(R.groups[0].containers, "a");
+    ck_assert_str_eq(gpa_normalize_asks(&A, &R.groups[0]), "container a asks");
+    /* bytes: total over n, rounded up; gpu.shared 1 + 2 = 3 devices */
+    ck_assert_int_eq(
+        norm(NULL,
+             "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu-memory':'1000000000','koordinator.sh/gpu.shared':'1'}}},"
+             "{'name':'b','resources':{'limits':{'koordinator.sh/gpu-memory':'1000000001','koordinator.sh/gpu.shared':'2'}}}]",
+             NULL),
+        0);
+    group(0, GPA_DIALECT_KOORDINATOR, 3, 0, 0, GPA_MEMORY_BYTES, 666666667);
+    /* not mutated (no gpu.shared): total ratio 200 is 2 devices; the deprecated gpu counts as compute and ratio */
+    ck_assert_int_eq(
+        norm(NULL,
+             "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu':'100'}}},"
+             "{'name':'b','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'100','koordinator.sh/gpu-core':'100'}}}]",
+             NULL),
+        0);
+    group(0, GPA_DIALECT_KOORDINATOR, 2, 1, 100, GPA_MEMORY_RATIO, 100);
+    /* not mutated, total ratio 100: one device of 100 */
+    ck_assert_int_eq(norm(NULL,
+                          "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'50'}}},"
+                          "{'name':'b','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'50'}}}]",
+                          NULL),
+                     0);
+    group(0, GPA_DIALECT_KOORDINATOR, 1, 0, 0, GPA_MEMORY_RATIO, 100);
+}
+END_TEST
+
+/* PodRequests: per resource, the larger of the app sum and the largest init container. */
+START_TEST(koordinator_pod_level_init)
+{
+    ck_assert_int_eq(
+        norm(NULL, "[{'name':'a','resources':" HALF "}]",
+             "[{'name':'i','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'80','koordinator.sh/gpu-core':'20',"
+             "'koordinator.sh/gpu.shared':'1'}}}]"),
+        0);
+    ck_assert_uint_eq(R.ngroups, 1);
+    ck_assert_uint_eq(R.napp_groups, 1);
+    group(0, GPA_DIALECT_KOORDINATOR, 1, 0, 50, GPA_MEMORY_RATIO, 80);
+    ck_assert_str_eq(R.groups[0].containers, "a,i");
+    /* only an init container asks: the Pod's group is its */
+    ck_assert_int_eq(norm(NULL, "[{'name':'a'}]", "[{'name':'i','resources':" HALF "}]"), 0);
+    ck_assert_uint_eq(R.napp_groups, 1);
+    group(0, GPA_DIALECT_KOORDINATOR, 1, 0, 50, GPA_MEMORY_RATIO, 50);
+    ck_assert_str_eq(gpa_normalize_asks(&A, &R.groups[0]), "init container i asks");
+}
+END_TEST
+
+/* Totals that do not split, or mix memory forms: the Pod-level rules deny them, so they do not normalize. */
+START_TEST(koordinator_pod_level_not_normalizable)
+{
+    /* ratio 30 + 45 over 2 devices */
+    ck_assert_int_eq(
+        norm(NULL,
+             "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'30','koordinator.sh/gpu.shared':'1'}}},"
+             "{'name':'b','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'45','koordinator.sh/gpu.shared':'1'}}}]",
+             NULL),
+        -1);
+    /* bytes beside a ratio */
+    ck_assert_int_eq(
+        norm(NULL,
+             "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu-memory':'1Gi','koordinator.sh/gpu.shared':'1'}}},"
+             "{'name':'b','resources':" HALF "}]",
+             NULL),
+        -1);
+    /* not mutated: total ratio 120 is no whole number of devices */
+    ck_assert_int_eq(norm(NULL,
+                          "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'60'}}},"
+                          "{'name':'b','resources':{'limits':{'koordinator.sh/gpu-memory-ratio':'60'}}}]",
+                          NULL),
+                     -1);
+}
+END_TEST
+
+/* The Pod's total gpu.shared beyond what a group counts: who asks is the Pod. */
+START_TEST(koordinator_pod_level_too_many)
+{
+    ck_assert_int_eq(
+        norm(NULL,
+             "[{'name':'a','resources':{'limits':{'koordinator.sh/gpu-memory':'1Ei','koordinator.sh/gpu.shared':'2147483648'}}},"
+             "{'name':'b','resources':{'limits':{'koordinator.sh/gpu-memory':'1Ei','koordinator.sh/gpu.shared':'2147483648'}}}]",
+             NULL),
+        GPA_NORMALIZE_TOO_MANY);
+    ck_assert_int_eq(R.too_many, 4294967296LL);
+    ck_assert_str_eq(R.too_many_asks, "the Pod's 2 containers ask");
 }
 END_TEST
 
@@ -224,6 +329,10 @@ static Suite *normalize_suite(void)
     tcase_add_test(tc, not_normalizable);
     tcase_add_test(tc, too_many_devices);
     tcase_add_test(tc, disabled_dialects_ignored);
+    tcase_add_test(tc, koordinator_pod_level);
+    tcase_add_test(tc, koordinator_pod_level_init);
+    tcase_add_test(tc, koordinator_pod_level_not_normalizable);
+    tcase_add_test(tc, koordinator_pod_level_too_many);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -337,6 +337,41 @@ START_TEST(tenant_pods_same_as_the_file)
 }
 END_TEST
 
+/* A Koordinator Pod of two containers of 50/50 (gpu.shared 1 each) holds at most 50/50 on each of two devices (one
+ * Pod-level request, docs/allocator.md), read from a file and from the live view alike. */
+START_TEST(koordinator_pod_level_same_as_the_file)
+{
+    static const char text[] =
+        "{\"kind\":\"List\",\"items\":[" /* node a: 2 GPUs of 16Gi; the Pod claims 100/100 on device 0 */
+        "{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"labels\":{\"nvidia.com/gpu.memory\":\"16384\"}},"
+        "\"status\":{\"allocatable\":{\"nvidia.com/gpu\":\"2\"}}},"
+        "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\",\"annotations\":{"
+        "\"scheduling.koordinator.sh/device-allocated\":\"{\\\"gpu\\\":[{\\\"minor\\\":0,\\\"resources\\\":{"
+        "\\\"koordinator.sh/gpu-core\\\":\\\"100\\\",\\\"koordinator.sh/gpu-memory-ratio\\\":\\\"100\\\"}}]}\"}},"
+        "\"spec\":{\"nodeName\":\"a\",\"containers\":["
+        "{\"name\":\"m\",\"resources\":{\"limits\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\","
+        "\"koordinator.sh/gpu.shared\":\"1\"}}},"
+        "{\"name\":\"s\",\"resources\":{\"limits\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\","
+        "\"koordinator.sh/gpu.shared\":\"1\"}}}]},\"status\":{\"phase\":\"Running\"}}]}";
+    gpa_inventory_t *file = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_msg(gpa_inventory_parse(file, text, strlen(text), "test", &err) == 0, "%s", err.message);
+    gpa_arena_t a = {0};
+    gpa_view_t *v = gpa_view_new();
+    apply_doc(v, json_of(&a, text));
+    gpa_inventory_t *live = snapshot(v);
+    assert_same(file, live);
+    const gpa_node_t *n = gpa_inventory_find(live, "a");
+    ck_assert_int_eq(n->gpus[0].core_used, 50);
+    ck_assert_int_eq(n->gpus[0].memory_used, 8LL << 30);
+    ck_assert_int_eq(n->gpus[1].core_used + n->gpus[1].memory_used + n->gpus[1].pods, 0);
+    gpa_inventory_release(live);
+    gpa_inventory_release(file);
+    gpa_view_free(v);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
 /* A Pod that turns unreadable holds nothing from then on (no older reading lingers), and is named; it comes back. */
 START_TEST(unreadable_pod_holds_nothing)
 {
@@ -577,6 +612,7 @@ int main(void)
     TCase *tc = tcase_create("view");
     tcase_set_timeout(tc, 60); /* catches hangs; the property test ran past the default 4 s on a loaded machine */
     tcase_add_test(tc, same_as_the_file);
+    tcase_add_test(tc, koordinator_pod_level_same_as_the_file);
     tcase_add_test(tc, pods_come_and_go);
     tcase_add_test(tc, relist_replaces);
     tcase_add_test(tc, audit_counts_follow);
