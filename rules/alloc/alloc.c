@@ -153,6 +153,8 @@ static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnod
             gpa_explain_app(a, &s, node, r);
     }
     out->bounded = s.bounded;
+    out->strategy = s.spread ? GPA_STRATEGY_SPREAD : GPA_STRATEGY_BINPACK;
+    out->core_weight = s.core_weight;
     if (s.found) {
         out->feasible = 1;
         out->node = s.best_node->name;
