@@ -65,6 +65,7 @@ static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *
         sh->minor = gpu->minor;
         sh->core = p->core;
         sh->memory_bytes = p->mem;
+        sh->score = p->score;
         sh->fraction = gpu->memory > 0 ? gpa_mul_ceil_div_i64(p->mem, 10000, gpu->memory) : (p->core >= gpu->core ? 10000 : 0);
     }
     out->score = s->nshares > 0 ? s->best_score / (int64_t)s->nshares : 0;

@@ -42,6 +42,7 @@ static void annotate_mgpu(gpa_arena_t *a, const gpa_placement_t *p, pair_vec_t *
 /* What one device's entry of device-allocated carries: this Pod's shares on it, as koord-scheduler reckons them. */
 typedef struct st_minor_sum_t {
     int32_t minor;
+    int64_t score; /* the device's score with this Pod on it: the scheduler lists the best first */
     int64_t total; /* the device's memory, bytes (0: unknown) */
     int has_core;  /* a share asked for compute (the scheduler writes gpu-core only then) */
     int64_t core;  /* percent, as asked */
@@ -50,9 +51,12 @@ typedef struct st_minor_sum_t {
     int has_ratio, has_bytes;
 } minor_sum_t;
 
+/* koord-scheduler's order: the best-scored device first, ties to the lower minor. */
 static int cmp_minor_sum(const void *x, const void *y)
 {
     const minor_sum_t *a = x, *b = y;
+    if (a->score != b->score)
+        return a->score > b->score ? -1 : 1;
     return a->minor < b->minor ? -1 : a->minor > b->minor;
 }
 
@@ -137,13 +141,16 @@ static void put_entry(gpa_buf_t *b, const minor_sum_t *m)
                    gpa_resource_name(GPA_R_GPU_MEMORY_RATIO), ratio);
 }
 
-/* Koordinator's device-allocated: one entry per device, the Pod's shares on it summed. */
+/* Koordinator's device-allocated: one entry per device, the Pod's shares on it summed, in the scheduler's order. */
 static const char *device_allocated(gpa_arena_t *a, const gpa_request_t *req, const gpa_placement_t *p, const gpa_node_t *node)
 {
     minor_sum_t *sums = gpa_arena_calloc(a, p->nshares + 1, sizeof(*sums));
     size_t n = 0;
-    for (size_t i = 0; i < p->nshares; i++)
-        add_share(sum_of(sums, &n, p->shares[i].minor, node), &req->groups[p->shares[i].group]);
+    for (size_t i = 0; i < p->nshares; i++) {
+        minor_sum_t *m = sum_of(sums, &n, p->shares[i].minor, node);
+        add_share(m, &req->groups[p->shares[i].group]);
+        m->score = p->shares[i].score; /* shares come in search order: the last one's has all this Pod's on it */
+    }
     qsort(sums, n, sizeof(*sums), cmp_minor_sum);
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_buf_puts(&b, "{\"gpu\":[");

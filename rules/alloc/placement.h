@@ -70,6 +70,7 @@ typedef struct st_gpa_share_t {
     int64_t core;         /* percent of the device's compute */
     int64_t memory_bytes; /* bytes of the device's memory */
     int64_t fraction;     /* memory_bytes of the device's memory, in 1/10000, rounded up */
+    int64_t score;        /* its device's score once it is there, 0..10000 (the scheduler lists devices by it) */
 } gpa_share_t;
 
 typedef struct st_gpa_node_reason_t {

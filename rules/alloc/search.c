@@ -251,8 +251,9 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         if (g->whole)
             dv->whole_used = 1;
         add_free(s, dv, 1);
-        s->cur[i] = (gpa_search_pick_t){.dev = (uint32_t)d, .core = core, .mem = mem};
-        dfs(s, i + 1, score + device_score(s, dv));
+        int64_t here = device_score(s, dv);
+        s->cur[i] = (gpa_search_pick_t){.dev = (uint32_t)d, .core = core, .mem = mem, .score = here};
+        dfs(s, i + 1, score + here);
         add_free(s, dv, -1);
         *dv = saved;
         add_free(s, dv, 1);

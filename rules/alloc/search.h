@@ -35,6 +35,7 @@ typedef struct st_gpa_search_slot_t {
 typedef struct st_gpa_search_pick_t {
     uint32_t dev; /* index into the node's gpus */
     int64_t core, mem;
+    int64_t score; /* the device's score once this share is on it */
 } gpa_search_pick_t;
 
 typedef struct st_gpa_search_t {

@@ -816,6 +816,33 @@ START_TEST(device_allocated_as_koord_writes)
 }
 END_TEST
 
+/* koord-scheduler lists a Pod's devices best-scored first (its sort: score, then minor): with usage, the emptiest */
+START_TEST(device_allocated_in_scheduler_order)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: u\n  gpus: {count: 4, memory: 10Gi}\n  used:\n"
+                                  "  - {minor: 0, core: 10, ratio: 60}\n  - {minor: 1, core: 10, ratio: 10}\n"
+                                  "  - {minor: 2, core: 10, ratio: 30}\n");
+    cfg.strategy = GPA_STRATEGY_SPREAD;
+    cfg.core_weight = 0;
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 20, GPA_MEMORY_RATIO, 20);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.shares[0].minor, 1); /* the shares in device order */
+    ck_assert_int_eq(p.shares[1].minor, 3);
+    const char *entry = "\"resources\":{\"koordinator.sh/gpu-core\":\"20\",\"koordinator.sh/gpu-memory\":\"2Gi\","
+                        "\"koordinator.sh/gpu-memory-ratio\":\"20\"}}";
+    char want[512];
+    snprintf(want, sizeof(want), "{\"gpu\":[{\"minor\":3,%s,{\"minor\":1,%s]}", entry, entry);
+    ck_assert_str_eq(allocated(&p), want); /* device 3 (20% used then) before device 1 (30%) */
+    /* taken empty, the devices tie: minor order */
+    p = place(inv, NULL, &q.r, 0);
+    snprintf(want, sizeof(want), "{\"gpu\":[{\"minor\":0,%s,{\"minor\":1,%s]}", entry, entry);
+    ck_assert_str_eq(allocated(&p), want);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(mgpu_annotations_as_volcano_writes)
 {
     gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: m\n  dialects: [mgpu]\n  gpus: {count: 4, memory: 32Gi}\n");
@@ -995,6 +1022,7 @@ int main(void)
     tcase_add_test(tc, policy_table);
     tcase_add_test(tc, koord_arithmetic);
     tcase_add_test(tc, device_allocated_as_koord_writes);
+    tcase_add_test(tc, device_allocated_in_scheduler_order);
     tcase_add_test(tc, mgpu_annotations_as_volcano_writes);
     tcase_add_test(tc, max_pods_per_device);
     tcase_add_test(tc, init_containers_alone);
