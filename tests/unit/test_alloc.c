@@ -843,6 +843,37 @@ START_TEST(device_allocated_in_scheduler_order)
 }
 END_TEST
 
+/* What fit prints is what gpuadmit's own inventory reads back from a scheduled Pod: the same usage per device */
+START_TEST(device_allocated_reads_back)
+{
+    const char *node = "kind: GPUInventory\nnodes:\n- {name: s, gpus: {count: 2, memory: 8000Mi}}\n";
+    gpa_inventory_t *inv = inv_of(node);
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 30, GPA_MEMORY_BYTES, 2320 * MI);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 0);
+    gpa_inventory_release(inv);
+    const char *pod =
+        gpa_arena_printf(&arena,
+                         "kind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+                         "    scheduling.koordinator.sh/device-allocated: '%s'\n"
+                         "spec:\n  nodeName: s\n  containers:\n  - name: c\n    resources:\n      limits: "
+                         "{koordinator.sh/gpu-core: \"60\", koordinator.sh/gpu-memory: 4640Mi, koordinator.sh/gpu.shared: \"2\"}\n"
+                         "status: {phase: Running}\n",
+                         allocated(&p));
+    inv = inv_of(node);
+    gpa_error_t err = {0};
+    ck_assert_msg(gpa_inventory_parse(inv, pod, strlen(pod), "pod.yaml", &err) == 0, "%s", err.message);
+    const gpa_node_t *n = gpa_inventory_find(inv, "s");
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(n->gpus[i].core_used, 30);
+        ck_assert_int_eq(n->gpus[i].memory_used, 2320 * MI);
+        ck_assert_int_eq(n->gpus[i].pods, 1);
+    }
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(mgpu_annotations_as_volcano_writes)
 {
     gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: m\n  dialects: [mgpu]\n  gpus: {count: 4, memory: 32Gi}\n");
@@ -1023,6 +1054,7 @@ int main(void)
     tcase_add_test(tc, koord_arithmetic);
     tcase_add_test(tc, device_allocated_as_koord_writes);
     tcase_add_test(tc, device_allocated_in_scheduler_order);
+    tcase_add_test(tc, device_allocated_reads_back);
     tcase_add_test(tc, mgpu_annotations_as_volcano_writes);
     tcase_add_test(tc, max_pods_per_device);
     tcase_add_test(tc, init_containers_alone);
