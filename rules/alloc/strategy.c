@@ -30,7 +30,9 @@ int gpa_strategy_parse(const char *name, gpa_strategy_t *out)
  *   dialect      the GPA_DIALECT_* bit the row is for
  *   strategy     how that scheduler picks devices by default
  *   core_weight  percent weight of compute in the score (memory takes the rest)
- * HAMi (devices spread, nodes binpack) gets its row with its dialect bit; the vendor row is the fallback.
+ * The vendor row is the fallback and stays last. HAMi's row goes above it once its dialect bit exists:
+ *     {GPA_DIALECT_HAMI, GPA_STRATEGY_SPREAD, <HAMi's weight>},  devices spread (its default gpu-scheduler-policy);
+ * its nodes binpack (node-scheduler-policy) is a node-level choice the per-device score does not model yet.
  */
 static const struct {
     unsigned dialect;
