@@ -18,6 +18,7 @@
 #include "policy/engine.h"
 #include "alloc/inventory.h"
 #include "alloc/normalize.h"
+#include "alloc/strategy.h"
 #include "report.h"
 #include "verb.h"
 #include "view.h"
@@ -36,6 +37,7 @@ typedef struct st_fit_result_t {
     size_t ninvalid;
     const char *pod_reason; /* not feasible and no node has a reason (no GPU node at all): why, for the Pod */
     int no_gpu;             /* the spec asks for no GPU: no placement to make */
+    int searched;           /* a placement was searched: p.strategy and p.core_weight say how it was scored */
     int excluded;           /* its namespace is excluded (namespaces.exclude): admitted unchecked */
 } fit_result_t;
 
@@ -55,7 +57,8 @@ static void usage(FILE *out)
                  "  --kubeconfig F    with --cluster (default: $KUBECONFIG, then ~/.kube/config)\n"
                  "  --context C       with --cluster: the kubeconfig context (default: current-context)\n"
                  "  --now             count what scheduled Pods hold (default: nodes taken empty)\n"
-                 "  --config F        configuration (placement strategy, coreWeight, maxPodsPerDevice)\n"
+                 "  --config F        configuration (placement strategy, coreWeight: unset, each dialect's scheduler\n"
+                 "                    default; maxPodsPerDevice)\n"
                  "  -o, --output FMT  text (default) or json\n"
                  "\n"
                  "exit: 0 every Pod fits, 1 one does not, 2 usage error or unreadable input\n");
@@ -79,6 +82,8 @@ static json_t *result_json(gpa_arena_t *a, const fit_result_t *r)
     json_object_set_new(o, "node", r->p.node != NULL ? json_string(r->p.node) : json_null());
     json_object_set_new(o, "template", r->p.template_name != NULL ? json_string(r->p.template_name) : json_null());
     json_object_set_new(o, "score", json_integer(r->p.score));
+    json_object_set_new(o, "strategy", r->searched ? json_string(gpa_strategy_name(r->p.strategy)) : json_null());
+    json_object_set_new(o, "coreWeight", r->searched ? json_integer(r->p.core_weight) : json_null());
     for (size_t i = 0; i < r->p.nshares; i++) {
         const gpa_share_t *s = &r->p.shares[i];
         json_array_append_new(devs, json_pack("{s:s, s:I, s:I, s:I, s:s}", "container", s->containers ? s->containers : "", "minor",
@@ -141,12 +146,13 @@ static void print_text(fit_cmd_t *f, const fit_result_t *r)
         gpa_report_line(stdout, "%s: asks for no GPU: no GPU placement to make", who);
         return;
     }
+    const char *how = gpa_arena_printf(&f->vb.scratch, "score %" PRId64 ", %s, coreWeight %" PRId64, r->p.score,
+                                       gpa_strategy_name(r->p.strategy), r->p.core_weight);
     if (r->p.template_name != NULL)
-        gpa_report_line(stdout, "%s: fits a new node of template %s (score %" PRId64 ")%s", who, r->p.template_name, r->p.score,
+        gpa_report_line(stdout, "%s: fits a new node of template %s (%s)%s", who, r->p.template_name, how,
                         r->p.bounded ? " (search bounded)" : "");
     else
-        gpa_report_line(stdout, "%s: fits on %s (score %" PRId64 ")%s", who, r->p.node, r->p.score,
-                        r->p.bounded ? " (search bounded)" : "");
+        gpa_report_line(stdout, "%s: fits on %s (%s)%s", who, r->p.node, how, r->p.bounded ? " (search bounded)" : "");
     if (r->excluded)
         gpa_report_line(stdout, "  namespace %s is excluded by the configuration's namespaces.exclude: admitted unchecked", r->ns);
     for (size_t i = 0; i < r->p.nshares; i++) {
@@ -231,6 +237,7 @@ static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, siz
         gpa_alloc_opts_t opts = {.now = f->now};
         gpa_alloc_place(&f->vb.scratch, f->vb.inv, &f->vb.cfg->placement, pod, &req, &opts, &r.p);
         r.pod_reason = pod_reason(f, &r.p);
+        r.searched = 1;
     }
     f->pods++;
     f->no_gpu += r.no_gpu;

@@ -66,6 +66,7 @@ static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *
         sh->minor = gpu->minor;
         sh->core = p->core;
         sh->memory_bytes = p->mem;
+        sh->score = p->score;
         sh->fraction = gpu->memory > 0 ? gpa_mul_ceil_div_i64(p->mem, 10000, gpu->memory) : (p->core >= gpu->core ? 10000 : 0);
     }
     out->score = s->nshares > 0 ? s->best_score / (int64_t)s->nshares : 0;
@@ -154,6 +155,8 @@ static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnod
             gpa_explain_app(a, &s, node, r);
     }
     out->bounded = s.bounded;
+    out->strategy = s.spread ? GPA_STRATEGY_SPREAD : GPA_STRATEGY_BINPACK;
+    out->core_weight = s.core_weight;
     if (s.found) {
         out->feasible = 1;
         out->node = s.best_node->name;

@@ -6,12 +6,26 @@
 #ifndef GPA_ANNOTATE_H
 #define GPA_ANNOTATE_H
 
+#include <stdint.h>
+
 #include "base/arena.h"
 #include "alloc/inventory.h"
 #include "alloc/normalize.h"
 #include "alloc/placement.h"
 
-/* Sets out->annotations (arena-owned) for the shares out holds on `node`; none when out holds no share. */
+/*
+ * Sets out->annotations (arena-owned) for the shares out holds on `node`; none when out holds no share. Each is
+ * byte for byte what that scheduler writes (docs/allocator.md#annotations-fit-reports): Koordinator's
+ * device-allocated with koord-scheduler's arithmetic (below) and Go's JSON (resources in sorted key order,
+ * quantities in canonical form); mGPU's gpu-index-container-<name> (cards joined by ",") and assumed "true".
+ */
 void gpa_annotate_placement(gpa_arena_t *a, const gpa_request_t *req, const gpa_node_t *node, gpa_placement_t *out);
+
+/* Bytes of a ratio (percent) of a device of `total` bytes, as koord-scheduler writes them: floor(ratio × total /
+ * 100), exact (INT64_MAX beyond int64). Feasibility rounds up instead (search.h): never less than asked. */
+int64_t gpa_annotate_ratio_bytes(int64_t ratio, int64_t total);
+/* The percent of a device of `total` bytes that `bytes` are, as koord-scheduler writes it: the float64 quotient
+ * times 100, truncated (2320Mi of 8000Mi is 28, not 29); 0 when total is not positive. */
+int64_t gpa_annotate_bytes_ratio(int64_t bytes, int64_t total);
 
 #endif

@@ -15,14 +15,18 @@
 #include "kube/model.h"
 
 typedef enum en_gpa_strategy_t {
-    GPA_STRATEGY_BINPACK, /* prefer the fullest devices that fit */
-    GPA_STRATEGY_SPREAD,  /* prefer the emptiest */
+    GPA_STRATEGY_BINPACK,   /* prefer the fullest devices that fit */
+    GPA_STRATEGY_SPREAD,    /* prefer the emptiest */
+    GPA_STRATEGY_SCHEDULER, /* unset: the default of the request's scheduler (alloc/strategy.h) */
 } gpa_strategy_t;
+
+/* coreWeight unset: the default of the request's scheduler (alloc/strategy.h). */
+#define GPA_CORE_WEIGHT_SCHEDULER ((int64_t)-1)
 
 /* How the allocator places: the configuration's `placement` section and maxPodsPerDevice (policy/config.h). */
 typedef struct st_gpa_alloc_policy_t {
-    gpa_strategy_t strategy;     /* default binpack */
-    int64_t core_weight;         /* 0..100, percent weight of compute vs memory in the score; default 20 */
+    gpa_strategy_t strategy;     /* the configuration's default: GPA_STRATEGY_SCHEDULER */
+    int64_t core_weight;         /* 0..100, percent weight of compute vs memory in the score; or GPA_CORE_WEIGHT_SCHEDULER */
     int64_t max_pods_per_device; /* share Pods on one device; default 16 */
 } gpa_alloc_policy_t;
 
@@ -68,6 +72,7 @@ typedef struct st_gpa_share_t {
     int64_t core;         /* percent of the device's compute */
     int64_t memory_bytes; /* bytes of the device's memory */
     int64_t fraction;     /* memory_bytes of the device's memory, in 1/10000, rounded up */
+    int64_t score;        /* its device's score once it is there, 0..10000 (the scheduler lists devices by it) */
 } gpa_share_t;
 
 typedef struct st_gpa_node_reason_t {
@@ -83,6 +88,8 @@ typedef struct st_gpa_placement_t {
     const char *node;          /* the chosen node, NULL when not feasible or on a template */
     const char *template_name; /* feasible only on a new node of this template (inventory.h), else NULL */
     int64_t score;             /* mean per-share score, 0..10000 (docs/allocator.md); 0 when no share */
+    gpa_strategy_t strategy;   /* what the score used: the policy resolved for the request (gpa_alloc_policy_for) */
+    int64_t core_weight;       /* likewise, 0..100 */
     gpa_share_t *shares;       /* app containers' shares, in request order (group, then device order) */
     size_t nshares;
     gpa_pair_t *annotations; /* what the scheduler would write: device-allocated or gpu-index-container-* */

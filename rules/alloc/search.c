@@ -5,6 +5,7 @@
  * score and a lexicographically larger assignment). Formulas: docs/allocator.md.
  */
 #include "alloc/search.h"
+#include "alloc/strategy.h"
 #include "kube/quantity.h"
 
 #include <stdlib.h>
@@ -250,8 +251,9 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         if (g->whole)
             dv->whole_used = 1;
         add_free(s, dv, 1);
-        s->cur[i] = (gpa_search_pick_t){.dev = (uint32_t)d, .core = core, .mem = mem};
-        dfs(s, i + 1, score + device_score(s, dv));
+        int64_t here = device_score(s, dv);
+        s->cur[i] = (gpa_search_pick_t){.dev = (uint32_t)d, .core = core, .mem = mem, .score = here};
+        dfs(s, i + 1, score + here);
         add_free(s, dv, -1);
         *dv = saved;
         add_free(s, dv, 1);
@@ -350,8 +352,12 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     s->own_budget = gpa_alloc_budget(0);
     s->budget = opts->budget != NULL ? opts->budget : &s->own_budget;
     s->max_pods = pol->max_pods_per_device > 0 ? pol->max_pods_per_device : 16;
-    s->core_weight = pol->core_weight < 0 ? 0 : pol->core_weight > 100 ? 100 : pol->core_weight;
-    s->spread = pol->strategy == GPA_STRATEGY_SPREAD;
+    unsigned dialects = 0; /* the request's: its scheduler's defaults fill what the policy leaves unset */
+    for (size_t k = 0; k < req->ngroups; k++)
+        dialects |= (unsigned)req->groups[k].dialect;
+    gpa_alloc_policy_t scored = gpa_alloc_policy_for(pol, dialects);
+    s->core_weight = scored.core_weight;
+    s->spread = scored.strategy == GPA_STRATEGY_SPREAD;
     /* A group's count comes from the request (gpu-core 40G asks for 400 million devices): never size anything by it
      * beyond what a node could hold. */
     for (size_t k = from; k < to; k++)

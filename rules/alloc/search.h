@@ -35,11 +35,12 @@ typedef struct st_gpa_search_slot_t {
 typedef struct st_gpa_search_pick_t {
     uint32_t dev; /* index into the node's gpus */
     int64_t core, mem;
+    int64_t score; /* the device's score once this share is on it */
 } gpa_search_pick_t;
 
 typedef struct st_gpa_search_t {
     const gpa_request_t *req;
-    int now, first_fit, spread;
+    int now, first_fit, spread; /* spread and core_weight: the policy resolved for the request (strategy.h) */
     gpa_alloc_budget_t *budget; /* borrowed: the request's (opts->budget), or own_budget */
     gpa_alloc_budget_t own_budget;
     int64_t max_pods, core_weight;

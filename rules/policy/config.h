@@ -36,7 +36,7 @@ typedef struct st_gpa_config_t {
     gpa_action_t actions[GPA_RULE_MAX]; /* indexed like the rule table (rules.h); default from the table */
     const char **exclude_namespaces;    /* default {"kube-system"} */
     size_t nexclude_namespaces;
-    gpa_alloc_policy_t placement; /* strategy, coreWeight, maxPodsPerDevice */
+    gpa_alloc_policy_t placement; /* strategy, coreWeight (default unset: per dialect), maxPodsPerDevice */
     const char **known_resources; /* knownResources: names unknown-resource never flags; default none */
     size_t nknown_resources;
     unsigned mutations;        /* `mutations`: bit 1u << i set when gpa_mutations[i] is on; default from the table */

@@ -5,6 +5,7 @@
  * default actions); the configuration it fills does not, so the rules can read it (docs/decisions.md).
  */
 #include "policy/config.h"
+#include "alloc/strategy.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
 #include "policy/mutations.h"
@@ -34,8 +35,8 @@ static gpa_config_t *config_new(void)
     cfg->exclude_namespaces = gpa_arena_alloc(&cfg->arena_, sizeof(*cfg->exclude_namespaces));
     cfg->exclude_namespaces[0] = gpa_arena_strdup(&cfg->arena_, "kube-system");
     cfg->nexclude_namespaces = 1;
-    cfg->placement.strategy = GPA_STRATEGY_BINPACK;
-    cfg->placement.core_weight = 20;
+    cfg->placement.strategy = GPA_STRATEGY_SCHEDULER; /* unset: each dialect's scheduler default (alloc/strategy.h) */
+    cfg->placement.core_weight = GPA_CORE_WEIGHT_SCHEDULER;
     return cfg;
 }
 
@@ -218,15 +219,24 @@ static int read_known_resources(gpa_config_t *cfg, const gpa_value_t *v, gpa_err
 static int read_strategy(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
 {
     const char *path = "placement.strategy";
+    if (v->type == GPA_VNULL) { /* `strategy:` with no value: unset, as if not given */
+        cfg->placement.strategy = GPA_STRATEGY_SCHEDULER;
+        return 0;
+    }
     if (v->type != GPA_VSTRING)
         return gpa_schema_wrong_type(err, v, "binpack or spread", path);
-    if (strcmp(v->u.str.ptr, "binpack") == 0)
-        cfg->placement.strategy = GPA_STRATEGY_BINPACK;
-    else if (strcmp(v->u.str.ptr, "spread") == 0)
-        cfg->placement.strategy = GPA_STRATEGY_SPREAD;
-    else
+    if (gpa_strategy_parse(v->u.str.ptr, &cfg->placement.strategy) != 0)
         return gpa_schema_fail(err, v, path, "unknown strategy \"%s\" (binpack, spread)", v->u.str.ptr);
     return 0;
+}
+
+static int read_core_weight(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (v->type == GPA_VNULL) { /* unset, as if not given */
+        cfg->placement.core_weight = GPA_CORE_WEIGHT_SCHEDULER;
+        return 0;
+    }
+    return read_integer(err, v, "placement.coreWeight", 0, 100, &cfg->placement.core_weight);
 }
 
 static int read_placement(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
@@ -239,7 +249,7 @@ static int read_placement(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *
         if (strcmp(m->key, "strategy") == 0)
             rc = read_strategy(cfg, m->value, err);
         else if (strcmp(m->key, "coreWeight") == 0)
-            rc = read_integer(err, m->value, "placement.coreWeight", 0, 100, &cfg->placement.core_weight);
+            rc = read_core_weight(cfg, m->value, err);
         else
             rc = gpa_schema_unknown_field(err, m, "placement", (const char *const[]){"strategy", "coreWeight", NULL});
         if (rc != 0)

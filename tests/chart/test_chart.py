@@ -827,6 +827,20 @@ class WithGpuadmit(unittest.TestCase):
                 r = subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    def test_default_placement_is_each_schedulers(self):
+        """The chart sets no strategy or coreWeight: each dialect is placed as its scheduler scores it (a value here
+        would override every dialect's default); null, as `--set config.placement.strategy=null` leaves it, is taken."""
+        config = yaml.safe_load(find(render({}), "ConfigMap", "gpuadmit-config")["data"]["config.yaml"])
+        self.assertEqual(config["placement"], {})
+        with tempfile.TemporaryDirectory() as d:
+            cfg, pod = os.path.join(d, "config.yaml"), os.path.join(d, "pod.yaml")
+            with open(cfg, "w") as f:
+                f.write("placement: {strategy: null, coreWeight: null}\n")
+            with open(pod, "w") as f:
+                f.write("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n")
+            r = subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
 
 def tools_missing():
     return [name for name, path in (("helm", HELM), ("kubectl", KUBECTL)) if not path or not shutil.which(path)]

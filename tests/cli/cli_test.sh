@@ -438,7 +438,7 @@ spec:
 EOF
     expect_exit 1 "$gpuadmit" fit --inventory "$nodes" "$tmp/pod.yaml"
     expect_exit 0 "$gpuadmit" fit --inventory "$nodes" --inventory "$templates" "$tmp/pod.yaml"
-    expect_grep "$tmp/out" "^.*Pod/ml/finetune: fits a new node of template karpenter-a100 \(score [0-9]+\)$"
+    expect_grep "$tmp/out" "^.*Pod/ml/finetune: fits a new node of template karpenter-a100 \(score [0-9]+, binpack, coreWeight 20\)$"
     expect_grep "$tmp/out" "^  not on a100: nodeSelector karpenter.sh/nodepool=a100: the node's label is absent$"
     expect_exit 0 "$gpuadmit" fit --inventory "$nodes" --inventory "$templates" -o json "$tmp/pod.yaml"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert d["feasible"] and d["node"] is None and d["template"]=="karpenter-a100" and [x["minor"] for x in d["devices"]]==[0,1], d' "$tmp/out" ||
@@ -492,6 +492,79 @@ case_fit_pod_level() {
     sed -e '/name: sidecar/,$d' -e 's/"50"/"100"/' "$obj" >"$tmp/whole.yaml"
     expect_exit 1 "$gpuadmit" fit --inventory "$tmp/half.yaml" "$tmp/whole.yaml"
     expect_grep "$tmp/out" "^  half: device 0 has 50% compute in all, a whole-device share needs 100%$"
+}
+
+# Each dialect's scheduler default (docs/allocator.md#strategies) unless the configuration names one; fit says which
+# it used, and prints the annotations koord-scheduler and Volcano's mGPU plugin would write, byte for byte.
+case_fit_strategy() {
+    cat >"$tmp/inv.yaml" <<'EOF'
+kind: GPUInventory
+nodes:
+- name: k
+  dialects: [vendor, koordinator]
+  gpus: {count: 4, memory: 80Gi}
+  used:
+  - {minor: 0, core: 10, ratio: 30}
+  - {minor: 1, core: 10, ratio: 50}
+  - {minor: 2, core: 10, ratio: 20}
+- name: m
+  dialects: [mgpu]
+  gpus: {count: 2, memory: 16Gi}
+  used:
+  - {minor: 1, core: 40, ratio: 40}
+EOF
+    cat >"$tmp/koord.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: share, namespace: t}
+spec:
+  containers:
+  - name: main
+    image: x
+    resources:
+      limits: {koordinator.sh/gpu-core: "10", koordinator.sh/gpu-memory: "40G", koordinator.sh/gpu.shared: "1"}
+EOF
+    cat >"$tmp/mgpu.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: card, namespace: t}
+spec:
+  containers:
+  - name: main
+    image: x
+    resources:
+      limits: {vke.volcengine.com/mgpu-core: "10", vke.volcengine.com/mgpu-memory: "1024"}
+EOF
+    # Koordinator: koord-scheduler's LeastAllocated on memory, the emptiest device (3), not the fullest (1)
+    expect_exit 0 "$gpuadmit" fit --now --inventory "$tmp/inv.yaml" "$tmp/koord.yaml"
+    expect_grep "$tmp/out" "Pod/t/share: fits on k \(score [0-9]+, spread, coreWeight 0\)$"
+    expect_grep "$tmp/out" "^  main: device 3: "
+    # 40e9 bytes of an 80Gi card: koord-scheduler writes ratio 46 (float64, truncated) and the bytes as asked
+    expect_grep "$tmp/out" '^  annotation scheduling.koordinator.sh/device-allocated: \{"gpu":\[\{"minor":3,"resources":\{"koordinator.sh/gpu-core":"10","koordinator.sh/gpu-memory":"39062500Ki","koordinator.sh/gpu-memory-ratio":"46"\}\}\]\}$'
+    expect_exit 0 "$gpuadmit" fit --now --inventory "$tmp/inv.yaml" -o json "$tmp/koord.yaml"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert d["strategy"]=="spread" and d["coreWeight"]==0 and d["devices"][0]["minor"]==3, d
+a=json.loads(d["annotations"]["scheduling.koordinator.sh/device-allocated"])
+assert a=={"gpu":[{"minor":3,"resources":{"koordinator.sh/gpu-core":"10","koordinator.sh/gpu-memory":"39062500Ki","koordinator.sh/gpu-memory-ratio":"46"}}]}, a' "$tmp/out" ||
+        fail "fit -o json: strategy and device-allocated"
+    # mGPU: Volcano's binpack with coreWeight 20, the fuller card
+    expect_exit 0 "$gpuadmit" fit --now --inventory "$tmp/inv.yaml" "$tmp/mgpu.yaml"
+    expect_grep "$tmp/out" "Pod/t/card: fits on m \(score [0-9]+, binpack, coreWeight 20\)$"
+    expect_grep "$tmp/out" "^  annotation vke.volcengine.com/gpu-index-container-main: 1$"
+    expect_grep "$tmp/out" "^  annotation vke.volcengine.com/assumed: true$"
+    # The configuration's strategy overrides every dialect's default; coreWeight too, each one alone
+    printf 'placement: {strategy: binpack}\n' >"$tmp/binpack.yaml"
+    expect_exit 0 "$gpuadmit" fit --now --config "$tmp/binpack.yaml" --inventory "$tmp/inv.yaml" "$tmp/koord.yaml"
+    expect_grep "$tmp/out" "Pod/t/share: fits on k \(score [0-9]+, binpack, coreWeight 0\)$"
+    expect_grep "$tmp/out" "^  main: device 1: "
+    printf 'placement: {strategy: spread, coreWeight: 50}\n' >"$tmp/spread.yaml"
+    expect_exit 0 "$gpuadmit" fit --now --config "$tmp/spread.yaml" --inventory "$tmp/inv.yaml" -o json "$tmp/mgpu.yaml"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert d["strategy"]=="spread" and d["coreWeight"]==50 and d["devices"][0]["minor"]==0, d' "$tmp/out" ||
+        fail "fit -o json: a configured strategy"
+    # Nothing searched (no GPU asked): strategy and coreWeight are null
+    sed 's/vke.volcengine.com\/mgpu-[a-z]*/cpu/g' "$tmp/mgpu.yaml" >"$tmp/cpu.yaml"
+    expect_exit 0 "$gpuadmit" fit -o json --inventory "$tmp/inv.yaml" "$tmp/cpu.yaml"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert d["strategy"] is None and d["coreWeight"] is None and not d["asksForGPU"], d' "$tmp/out" ||
+        fail "fit -o json: no strategy without a search"
 }
 
 # expect_terminal_safe FILE PREFIX: every line of FILE starts with PREFIX, two spaces (fit's detail lines) or a

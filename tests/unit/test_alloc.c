@@ -1,7 +1,7 @@
 /*
  * The allocator: docs/allocator.md's arithmetic, per-device capacity, health, vendor counts, node selection, mGPU,
- * binpack versus spread, init containers, reasons, and the depth-first search against brute force.
- * Requests are built by hand (the canonical form of normalize.h), inventories from the compact form.
+ * binpack versus spread and each dialect's default, the schedulers' annotations, init containers, reasons, and the depth-first
+ * search against brute force. Requests are built by hand (the canonical form of normalize.h), inventories from the compact form.
  */
 #include <check.h>
 #include <stdio.h>
@@ -11,6 +11,8 @@
 #include <dirent.h>
 
 #include "alloc/alloc.h"
+#include "alloc/annotate.h"
+#include "alloc/strategy.h"
 #include "kube/decode.h"
 #include "policy/engine.h"
 #include "alloc/inventory.h"
@@ -647,6 +649,251 @@ START_TEST(templates_beside_a_cluster)
 }
 END_TEST
 
+/* ---- strategies: each dialect's scheduler default unless the configuration names one (alloc/strategy.h) ---- */
+
+static const char *four_used = "kind: GPUInventory\nnodes:\n- name: nd\n  gpus: {count: 4, memory: 16Gi}\n  used:\n"
+                               "  - {minor: 0, core: 10, ratio: 30}\n  - {minor: 1, core: 10, ratio: 50}\n"
+                               "  - {minor: 2, core: 80, ratio: 5}\n  - {minor: 3, core: 10, ratio: 5}\n";
+
+START_TEST(scheduler_defaults)
+{
+    gpa_config_t *c = gpa_config_default();
+    cfg = c->placement; /* the configuration's defaults: strategy and coreWeight unset */
+    gpa_config_release(c);
+    gpa_inventory_t *inv = inv_of(four_used);
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 10, GPA_MEMORY_RATIO, 10);
+    finish(&q, 1, 1);
+    /* koord-scheduler: spread on memory alone. Devices 2 and 3 are the emptiest by memory (5%): the tie goes to the
+     * lower minor, device 2, however busy its compute (coreWeight 0). */
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.strategy, GPA_STRATEGY_SPREAD);
+    ck_assert_int_eq(p.core_weight, 0);
+    ck_assert_int_eq(p.shares[0].minor, 2);
+    /* Each setting the configuration names wins over the dialect's, the other stays the scheduler's. */
+    cfg.core_weight = 20;
+    p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.strategy, GPA_STRATEGY_SPREAD);
+    ck_assert_int_eq(p.shares[0].minor, 3); /* device 2's compute now counts */
+    cfg.strategy = GPA_STRATEGY_BINPACK;
+    cfg.core_weight = GPA_CORE_WEIGHT_SCHEDULER;
+    p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(p.core_weight, 0);
+    ck_assert_int_eq(p.shares[0].minor, 1); /* the fullest */
+    /* mGPU: Volcano's binpack, coreWeight 20 */
+    gpa_inventory_release(inv);
+    inv = inv_of("kind: GPUInventory\nnodes:\n- name: m\n  dialects: [mgpu]\n  gpus: {count: 3, memory: 16Gi}\n  used:\n"
+                 "  - {minor: 0, core: 10, ratio: 10}\n  - {minor: 1, core: 60, ratio: 20}\n  - {minor: 2, core: 10, ratio: 30}\n");
+    cfg.strategy = GPA_STRATEGY_SCHEDULER;
+    q.g[0] = share(0, GPA_DIALECT_MGPU, 1, 10, GPA_MEMORY_BYTES, GI);
+    p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(p.core_weight, 20);
+    ck_assert_int_eq(p.shares[0].minor, 1); /* 20% of 70 core + 80% of ~26 memory beats device 2's 20% of 20 + 80% of ~36 */
+    cfg.core_weight = 0;
+    ck_assert_int_eq(place(inv, NULL, &q.r, 1).shares[0].minor, 2); /* on memory alone the other way round */
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(policy_table)
+{
+    gpa_alloc_policy_t unset = {
+        .strategy = GPA_STRATEGY_SCHEDULER, .core_weight = GPA_CORE_WEIGHT_SCHEDULER, .max_pods_per_device = 7};
+    gpa_alloc_policy_t k = gpa_alloc_policy_for(&unset, GPA_DIALECT_KOORDINATOR);
+    ck_assert_int_eq(k.strategy, GPA_STRATEGY_SPREAD);
+    ck_assert_int_eq(k.core_weight, 0);
+    ck_assert_int_eq(k.max_pods_per_device, 7);
+    gpa_alloc_policy_t m = gpa_alloc_policy_for(&unset, GPA_DIALECT_MGPU);
+    ck_assert_int_eq(m.strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(m.core_weight, 20);
+    gpa_alloc_policy_t v = gpa_alloc_policy_for(&unset, GPA_DIALECT_VENDOR);
+    ck_assert_int_eq(v.strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(v.core_weight, 20);
+    ck_assert_int_eq(gpa_alloc_policy_for(&unset, 0).strategy, GPA_STRATEGY_BINPACK); /* no dialect: the vendor row */
+    ck_assert_int_eq(gpa_alloc_policy_for(&unset, GPA_DIALECT_MGPU | GPA_DIALECT_KOORDINATOR).strategy, GPA_STRATEGY_SPREAD);
+    gpa_alloc_policy_t set = {.strategy = GPA_STRATEGY_BINPACK, .core_weight = 100};
+    ck_assert_int_eq(gpa_alloc_policy_for(&set, GPA_DIALECT_KOORDINATOR).strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(gpa_alloc_policy_for(&set, GPA_DIALECT_KOORDINATOR).core_weight, 100);
+    gpa_strategy_t s;
+    ck_assert_int_eq(gpa_strategy_parse("spread", &s), 0);
+    ck_assert_int_eq(s, GPA_STRATEGY_SPREAD);
+    ck_assert_int_eq(gpa_strategy_parse("scheduler", &s), -1); /* not a name the configuration takes */
+    ck_assert_str_eq(gpa_strategy_name(GPA_STRATEGY_BINPACK), "binpack");
+}
+END_TEST
+
+/* ---- the annotations, with the schedulers' own arithmetic (docs/allocator.md#annotations-fit-reports) ---- */
+
+#define MI ((int64_t)1 << 20)
+
+START_TEST(koord_arithmetic)
+{
+    /* Bytes to a ratio, as koord-scheduler: int64(float64(bytes) / float64(total) * 100). The expected values are
+     * Go's (IEEE-754 binary64, each operation rounded to nearest), computed apart; where the exact floor differs,
+     * the float's rounding is what the scheduler writes (2320/8000 is 0.29, × 100 is 28.999999999999996). */
+    static const struct {
+        int64_t bytes, total, ratio, floor;
+    } cases[] = {
+        {40000000000, 80 * GI, 46, 46},
+        {1000 * MI, 8000 * MI, 12, 12},
+        {2320 * MI, 8000 * MI, 28, 29},
+        {5700, 10000, 56, 57},
+        {58, 100, 57, 58},
+        {7, 100, 7, 7},
+        {29 * GI, 100 * GI, 28, 29},
+        {1, 3, 33, 33},
+        {2, 3, 66, 66},
+        {20 * GI, 80 * GI, 25, 25},
+        {80 * GI, 80 * GI, 100, 100},
+        {0, 80 * GI, 0, 0},
+        {10000000, 40000000000, 0, 0},
+        {143771 * MI / 2, 143771 * MI, 50, 50},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ck_assert_msg(gpa_annotate_bytes_ratio(cases[i].bytes, cases[i].total) == cases[i].ratio, "case %zu: %lld", i,
+                      (long long)gpa_annotate_bytes_ratio(cases[i].bytes, cases[i].total));
+        ck_assert_int_eq(cases[i].bytes * 100 / cases[i].total, cases[i].floor); /* the integer floor, for contrast */
+    }
+    ck_assert_int_eq(gpa_annotate_bytes_ratio(1, 0), 0);
+    /* A ratio to bytes: truncated (feasibility rounds up). 33% of an H200's 143771Mi. */
+    ck_assert_int_eq(gpa_annotate_ratio_bytes(33, 143771 * MI), 49749090631);
+    ck_assert_int_eq(gpa_annotate_ratio_bytes(33, 40000000000), 13200000000);
+    ck_assert_int_eq(gpa_annotate_ratio_bytes(100, INT64_MAX), INT64_MAX); /* exact, no overflow: 100q + r */
+    ck_assert_int_eq(gpa_annotate_ratio_bytes(99, INT64_MAX), INT64_MAX / 100 * 99 + INT64_MAX % 100 * 99 / 100);
+}
+END_TEST
+
+static const char *allocated(const gpa_placement_t *p)
+{
+    const char *v = annotation(p, "scheduling.koordinator.sh/device-allocated");
+    ck_assert_ptr_nonnull(v);
+    return v;
+}
+
+START_TEST(device_allocated_as_koord_writes)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- {name: a, gpus: {count: 1, memory: 80Gi}}\n"
+                                  "- {name: h, gpus: {count: 2, memory: 143771Mi}, labels: {gpu: h200}}\n");
+    req_t q;
+    /* 40e9 bytes on an 80Gi card: the bytes as asked (canonical binary form), the ratio truncated: 46, not 47 */
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 50, GPA_MEMORY_BYTES, 40000000000);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 0);
+    ck_assert_str_eq(p.node, "a");
+    ck_assert_str_eq(allocated(&p), "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"50\","
+                                    "\"koordinator.sh/gpu-memory\":\"39062500Ki\",\"koordinator.sh/gpu-memory-ratio\":\"46\"}}]}");
+    ck_assert_int_eq(p.shares[0].fraction, 4657); /* feasibility still rounds up: 0.4657 of the card */
+    /* A ratio on an H200, over two devices: the bytes truncated, one entry per device in minor order */
+    gpa_pair_t sel = {.key = "gpu", .value = "h200"};
+    gpa_podspec_t pod = {.node_selector = &sel, .nnode_selector = 1};
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 25, GPA_MEMORY_RATIO, 33);
+    p = place(inv, &pod, &q.r, 0);
+    ck_assert_int_eq(p.shares[0].memory_bytes, 49749090632); /* ceil: never less than asked */
+    ck_assert_str_eq(allocated(&p), "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"25\","
+                                    "\"koordinator.sh/gpu-memory\":\"49749090631\",\"koordinator.sh/gpu-memory-ratio\":\"33\"}},"
+                                    "{\"minor\":1,\"resources\":{\"koordinator.sh/gpu-core\":\"25\","
+                                    "\"koordinator.sh/gpu-memory\":\"49749090631\",\"koordinator.sh/gpu-memory-ratio\":\"33\"}}]}");
+    /* Memory alone (no gpu-core asked): the scheduler writes no gpu-core */
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 0, GPA_MEMORY_BYTES, 2320 * MI);
+    p = place(inv, NULL, &q.r, 0);
+    ck_assert_str_eq(allocated(&p), "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-memory\":\"2320Mi\","
+                                    "\"koordinator.sh/gpu-memory-ratio\":\"2\"}}]}");
+    /* A whole device (vendor on a node that serves Koordinator): as koord-scheduler turns nvidia.com/gpu into 100/100 */
+    q.g[0] = whole(0, GPA_DIALECT_VENDOR, 1);
+    p = place(inv, NULL, &q.r, 0);
+    ck_assert_str_eq(allocated(&p), "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"100\","
+                                    "\"koordinator.sh/gpu-memory\":\"80Gi\",\"koordinator.sh/gpu-memory-ratio\":\"100\"}}]}");
+    gpa_inventory_release(inv);
+    /* 2320Mi of an 8000Mi card: 28, as the scheduler writes it; and what fit prints reads back as the same usage */
+    inv = inv_of("kind: GPUInventory\nnodes:\n- {name: s, gpus: {count: 1, memory: 8000Mi}}\n");
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 1, 30, GPA_MEMORY_BYTES, 2320 * MI);
+    p = place(inv, NULL, &q.r, 0);
+    ck_assert_str_eq(allocated(&p), "{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"30\","
+                                    "\"koordinator.sh/gpu-memory\":\"2320Mi\",\"koordinator.sh/gpu-memory-ratio\":\"28\"}}]}");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* koord-scheduler lists a Pod's devices best-scored first (its sort: score, then minor): with usage, the emptiest */
+START_TEST(device_allocated_in_scheduler_order)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: u\n  gpus: {count: 4, memory: 10Gi}\n  used:\n"
+                                  "  - {minor: 0, core: 10, ratio: 60}\n  - {minor: 1, core: 10, ratio: 10}\n"
+                                  "  - {minor: 2, core: 10, ratio: 30}\n");
+    cfg.strategy = GPA_STRATEGY_SPREAD;
+    cfg.core_weight = 0;
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 20, GPA_MEMORY_RATIO, 20);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 1);
+    ck_assert_int_eq(p.shares[0].minor, 1); /* the shares in device order */
+    ck_assert_int_eq(p.shares[1].minor, 3);
+    const char *entry = "\"resources\":{\"koordinator.sh/gpu-core\":\"20\",\"koordinator.sh/gpu-memory\":\"2Gi\","
+                        "\"koordinator.sh/gpu-memory-ratio\":\"20\"}}";
+    char want[512];
+    snprintf(want, sizeof(want), "{\"gpu\":[{\"minor\":3,%s,{\"minor\":1,%s]}", entry, entry);
+    ck_assert_str_eq(allocated(&p), want); /* device 3 (20% used then) before device 1 (30%) */
+    /* taken empty, the devices tie: minor order */
+    p = place(inv, NULL, &q.r, 0);
+    snprintf(want, sizeof(want), "{\"gpu\":[{\"minor\":0,%s,{\"minor\":1,%s]}", entry, entry);
+    ck_assert_str_eq(allocated(&p), want);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* What fit prints is what gpuadmit's own inventory reads back from a scheduled Pod: the same usage per device */
+START_TEST(device_allocated_reads_back)
+{
+    const char *node = "kind: GPUInventory\nnodes:\n- {name: s, gpus: {count: 2, memory: 8000Mi}}\n";
+    gpa_inventory_t *inv = inv_of(node);
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_KOORDINATOR, 2, 30, GPA_MEMORY_BYTES, 2320 * MI);
+    finish(&q, 1, 1);
+    gpa_placement_t p = place(inv, NULL, &q.r, 0);
+    gpa_inventory_release(inv);
+    const char *pod =
+        gpa_arena_printf(&arena,
+                         "kind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+                         "    scheduling.koordinator.sh/device-allocated: '%s'\n"
+                         "spec:\n  nodeName: s\n  containers:\n  - name: c\n    resources:\n      limits: "
+                         "{koordinator.sh/gpu-core: \"60\", koordinator.sh/gpu-memory: 4640Mi, koordinator.sh/gpu.shared: \"2\"}\n"
+                         "status: {phase: Running}\n",
+                         allocated(&p));
+    inv = inv_of(node);
+    gpa_error_t err = {0};
+    ck_assert_msg(gpa_inventory_parse(inv, pod, strlen(pod), "pod.yaml", &err) == 0, "%s", err.message);
+    const gpa_node_t *n = gpa_inventory_find(inv, "s");
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(n->gpus[i].core_used, 30);
+        ck_assert_int_eq(n->gpus[i].memory_used, 2320 * MI);
+        ck_assert_int_eq(n->gpus[i].pods, 1);
+    }
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+START_TEST(mgpu_annotations_as_volcano_writes)
+{
+    gpa_inventory_t *inv = inv_of("kind: GPUInventory\nnodes:\n- name: m\n  dialects: [mgpu]\n  gpus: {count: 4, memory: 32Gi}\n");
+    req_t q;
+    q.g[0] = share(0, GPA_DIALECT_MGPU, 2, 50, GPA_MEMORY_BYTES, 4 * GI);
+    q.g[1] = share(2, GPA_DIALECT_MGPU, 1, 30, GPA_MEMORY_BYTES, GI);
+    finish(&q, 2, 2);
+    gpa_placement_t p = place(inv, NULL, &q.r, 0);
+    ck_assert(p.feasible);
+    /* one per container that asks, cards joined by ",", then the Pod marked assumed (c1 asks for nothing) */
+    ck_assert_uint_eq(p.nannotations, 3);
+    ck_assert_str_eq(p.annotations[0].key, "vke.volcengine.com/gpu-index-container-c0");
+    ck_assert_str_eq(p.annotations[1].key, "vke.volcengine.com/gpu-index-container-c2");
+    ck_assert_str_eq(p.annotations[2].key, "vke.volcengine.com/assumed");
+    ck_assert_str_eq(p.annotations[2].value, "true");
+    ck_assert_ptr_nonnull(strchr(p.annotations[0].value, ','));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(dfs_matches_brute_force)
 {
     unsigned seed = 12345;
@@ -909,6 +1156,13 @@ int main(void)
     tcase_add_test(tc, selector_and_affinity);
     tcase_add_test(tc, mgpu_multi_card);
     tcase_add_test(tc, binpack_versus_spread);
+    tcase_add_test(tc, scheduler_defaults);
+    tcase_add_test(tc, policy_table);
+    tcase_add_test(tc, koord_arithmetic);
+    tcase_add_test(tc, device_allocated_as_koord_writes);
+    tcase_add_test(tc, device_allocated_in_scheduler_order);
+    tcase_add_test(tc, device_allocated_reads_back);
+    tcase_add_test(tc, mgpu_annotations_as_volcano_writes);
     tcase_add_test(tc, max_pods_per_device);
     tcase_add_test(tc, init_containers_alone);
     tcase_add_test(tc, ties_and_determinism);

@@ -51,8 +51,9 @@ START_TEST(defaults)
     ck_assert(!gpa_config_knows_resource(cfg, "koordinator.sh/gpu-shared", 25));
     ck_assert(gpa_config_excludes(cfg, "kube-system"));
     ck_assert(!gpa_config_excludes(cfg, "default"));
-    ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_BINPACK);
-    ck_assert_int_eq(cfg->placement.core_weight, 20);
+    /* placement unset: each dialect's scheduler default (alloc/strategy.h) */
+    ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_SCHEDULER);
+    ck_assert_int_eq(cfg->placement.core_weight, GPA_CORE_WEIGHT_SCHEDULER);
     ck_assert_ptr_null(cfg->source);
     for (size_t m = 0; m < gpa_nmutations; m++)
         ck_assert_int_eq(gpa_config_mutation_on(cfg, m), gpa_mutations[m].on);
@@ -106,6 +107,15 @@ START_TEST(every_key_yaml)
     gpa_config_release(cfg);
     cfg = parse_ok("mutations: {inject-gpu-shared: true}\n");
     ck_assert(gpa_config_mutation_on(cfg, GPA_MUTATION_INJECT_GPU_SHARED));
+    gpa_config_release(cfg);
+    /* `strategy:` and `coreWeight:` with no value (as the chart may render them) are unset, as if not given */
+    cfg = parse_ok("placement:\n  strategy:\n  coreWeight:\n");
+    ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_SCHEDULER);
+    ck_assert_int_eq(cfg->placement.core_weight, GPA_CORE_WEIGHT_SCHEDULER);
+    gpa_config_release(cfg);
+    cfg = parse_ok("placement: {strategy: binpack}\n"); /* one set, the other still the scheduler's */
+    ck_assert_int_eq(cfg->placement.strategy, GPA_STRATEGY_BINPACK);
+    ck_assert_int_eq(cfg->placement.core_weight, GPA_CORE_WEIGHT_SCHEDULER);
     gpa_config_release(cfg);
 }
 END_TEST
