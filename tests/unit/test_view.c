@@ -358,7 +358,9 @@ START_TEST(koordinator_pod_level_same_as_the_file)
     ck_assert_msg(gpa_inventory_parse(file, text, strlen(text), "test", &err) == 0, "%s", err.message);
     gpa_arena_t a = {0};
     gpa_view_t *v = gpa_view_new();
-    apply_doc(v, json_of(&a, text));
+    size_t warned = 0;
+    apply_doc(v, json_of(&a, text), &warned);
+    ck_assert_int_eq(warned, 0);
     gpa_inventory_t *live = snapshot(v);
     assert_same(file, live);
     const gpa_node_t *n = gpa_inventory_find(live, "a");
