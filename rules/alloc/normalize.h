@@ -32,6 +32,11 @@ typedef struct st_gpa_device_group_t {
     int64_t core;   /* per-device compute percent, 0..100 */
     gpa_memory_kind_t memory_kind;
     int64_t memory_bytes; /* GPA_MEMORY_BYTES: per device, ceil(total / count) */
+    /* GPA_MEMORY_BYTES, as the scheduler writes it (annotations only, never fit): the bytes asked in all (it
+     * writes total / count per device, truncated), and whether the request wrote them with a binary suffix (a
+     * quantity keeps its format: "40G" stays "40G", "20Gi" stays "20Gi") */
+    int64_t memory_total;
+    int memory_binary;
     int64_t memory_ratio; /* GPA_MEMORY_RATIO: per-device percent */
 } gpa_device_group_t;
 
