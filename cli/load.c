@@ -162,8 +162,13 @@ static int collect(const char *path, int explicit_, int depth, const ancestor_t 
         list_push(out, gpa_xstrdup(path));
         return 0;
     }
-    if (stat(path, &st) != 0)
+    if (stat(path, &st) != 0) {
+        /* An entry a directory listed that is gone by now (a file renamed into place, a temporary removed) was
+         * never part of what is read: only a path named on the command line must exist. */
+        if (!explicit_ && errno == ENOENT)
+            return 0;
         return fail(rep, path, "cannot read: %s", strerror(errno));
+    }
     if (S_ISDIR(st.st_mode))
         return collect_dir(path, &st, depth, up, out, rep);
     /* A file named on the command line is read whatever its name; inside directories only manifests are. */
