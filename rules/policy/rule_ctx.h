@@ -46,6 +46,12 @@ gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container,
 
 /* Exact text of a byte amount for messages: "256Mi", "4", "1500M"; arena-owned. */
 const char *gpa_rule_ctx_bytes(gpa_arena_t *a, int64_t bytes);
+/* The name of resource r as the configuration spells it (HAMi's names are configured); static or the
+ * configuration's. */
+static inline const char *gpa_rule_ctx_name(const gpa_rule_ctx_t *ctx, gpa_resource_t r)
+{
+    return gpa_resource_name_in(&ctx->cfg->hami, r);
+}
 /* "spec.containers[1].resources": where a finding about several resources of one container points. */
 const char *gpa_rule_ctx_resources_path(gpa_arena_t *a, const gpa_container_t *c);
 

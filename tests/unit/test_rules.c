@@ -143,7 +143,7 @@ static void set_action(const char *rule, gpa_action_t action)
 
 START_TEST(table_ids_unique_and_documented)
 {
-    ck_assert_uint_eq(gpa_nrules, 21);
+    ck_assert_uint_eq(gpa_nrules, 25);
     for (size_t i = 0; i < gpa_nrules; i++) {
         ck_assert_ptr_nonnull(gpa_rules[i].check);
         ck_assert(gpa_rules[i].doc != NULL && strlen(gpa_rules[i].doc) > 10);
@@ -763,9 +763,7 @@ START_TEST(unknown_resource)
         "nvidia.com/gpu.shared",
         "nvidia.com/mig-1g.5gb",
         "nvidia.com/mig-3g.20gb",
-        "nvidia.com/gpumem",
-        "nvidia.com/gpumem-percentage",
-        "nvidia.com/gpucores",
+        "nvidia.com/priority",
         "koordinator.sh/rdma",
         "koordinator.sh/fpga",
         "koordinator.sh/batch-cpu",
@@ -778,6 +776,9 @@ START_TEST(unknown_resource)
     };
     for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
         ck_assert_msg(one(gpa_arena_printf(&A, "{'%s':'1'}", never[i])) == 0, "%s is flagged", never[i]);
+    /* HAMi's names are resources of the HAMi dialect, with values it accepts */
+    ck_assert_uint_eq(one("{'nvidia.com/gpumem':'4096','nvidia.com/gpucores':'30'}"), 0);
+    ck_assert_uint_eq(one("{'nvidia.com/gpumem-percentage':'50'}"), 0);
     /* the configuration's knownResources */
     const char *names[] = {"koordinator.sh/gpu-shared"};
     CFG->known_resources = names;
