@@ -112,6 +112,8 @@ const char *gpa_hami_annotation(gpa_hami_vendor_t v, gpa_hami_annotation_t which
 int gpa_hami_annotation_known(const char *key);
 #define GPA_ANNOTATION_HAMI_GPU_POLICY "hami.io/gpu-scheduler-policy"
 #define GPA_ANNOTATION_HAMI_NODE_POLICY "hami.io/node-scheduler-policy"
+/* The node hami-scheduler chose (its Filter writes it): the Pod went through HAMi's scheduler. */
+#define GPA_ANNOTATION_HAMI_VGPU_NODE "hami.io/vgpu-node"
 
 /* "koordinator.sh/gpu-core" etc.; static storage. For a HAMi token, HAMi's default name: messages use
  * gpa_resource_name_in with the configured names. */

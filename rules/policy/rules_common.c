@@ -361,10 +361,21 @@ static gpa_resource_t share_asked(const gpa_rule_ctx_t *ctx)
     return GPA_R_UNKNOWN;
 }
 
+/* A Pod the scheduler has already placed (read from a cluster: `kubectl get -o json`, audit): its nodeName is the
+ * scheduler's. Running, Succeeded, Failed or Unknown, or a share scheduler's allocation annotation on it. */
+static int already_placed(const gpa_rule_ctx_t *ctx)
+{
+    const char *phase = ctx->obj != NULL ? ctx->obj->phase : NULL;
+    if (phase != NULL && phase[0] != '\0' && strcmp(phase, "Pending") != 0)
+        return 1;
+    return gpa_pairs_get(ctx->pod->annotations, ctx->pod->nannotations, GPA_ANNOTATION_DEVICE_ALLOCATED) != NULL ||
+           gpa_pairs_get(ctx->pod->annotations, ctx->pod->nannotations, GPA_ANNOTATION_HAMI_VGPU_NODE) != NULL;
+}
+
 /* spec.nodeName on a Pod that asks for a share: it skips the scheduler that assigns devices. */
 void gpa_rule_node_name_set(gpa_rule_ctx_t *ctx)
 {
-    if (ctx->c != NULL || ctx->pod->node_name == NULL || ctx->pod->node_name[0] == '\0')
+    if (ctx->c != NULL || ctx->pod->node_name == NULL || ctx->pod->node_name[0] == '\0' || already_placed(ctx))
         return;
     gpa_resource_t r = share_asked(ctx);
     if (r == GPA_R_UNKNOWN)

@@ -166,6 +166,104 @@ START_TEST(near_misses)
 }
 END_TEST
 
+/* ---- HAMi ---- */
+
+static gpa_hami_view_t hami_of(const char *limits_pod, int *is_hami)
+{
+    gpa_object_t *obj = object(limits_pod);
+    gpa_hami_view_t hv;
+    *is_hami = gpa_hami_view_container(GPA_DIALECT_ALL, &obj->pods[0].containers[0], &hv) == 0;
+    return hv;
+}
+
+START_TEST(hami_reading)
+{
+    int is;
+    /* count-only: not HAMi's (the vendor reading: whole devices) */
+    hami_of(POD1("{\"nvidia.com/gpu\":\"2\"}"), &is);
+    ck_assert(!is);
+    /* gpumem x memoryFactor MiB; cores given */
+    gpa_hami_view_t hv =
+        hami_of(POD1("{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem\":\"3000\",\"nvidia.com/gpucores\":\"30\"}"), &is);
+    ck_assert(is);
+    ck_assert_int_eq(hv.count, 2);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_MIB);
+    ck_assert_int_eq(hv.memory_mib, 3000);
+    ck_assert_int_eq(hv.cores, 30);
+    ck_assert_int_eq(hv.token[GPA_HAMI_COUNT], GPA_R_NVIDIA_GPU); /* one resource with the vendor's */
+    /* the count defaults to defaultGPUNum; gpumem wins over the percentage; cores default to defaultCores (0) */
+    hv = hami_of(POD1("{\"nvidia.com/gpumem\":\"4096\",\"nvidia.com/gpumem-percentage\":\"50\"}"), &is);
+    ck_assert(is);
+    ck_assert_int_eq(hv.count, 1);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_MIB);
+    ck_assert_int_eq(hv.cores, 0);
+    /* gpumem 0 is unset: the percentage counts; cores not 100 (a present gpumem is not exclusive) */
+    hv = hami_of(POD1("{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpumem\":\"0\",\"nvidia.com/gpumem-percentage\":\"40\"}"), &is);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_PERCENT);
+    ck_assert_int_eq(hv.percent, 40);
+    ck_assert_int_eq(hv.cores, 0);
+    /* percentage 100 and no gpumem: the whole card's compute */
+    hv = hami_of(POD1("{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpumem-percentage\":\"100\"}"), &is);
+    ck_assert_int_eq(hv.cores, 100);
+    /* cores only: the whole card, cores as given */
+    hv = hami_of(POD1("{\"nvidia.com/gpucores\":\"20\"}"), &is);
+    ck_assert(is);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_WHOLE);
+    ck_assert_int_eq(hv.cores, 20);
+    /* the count given as 0 reads as 0 vGPUs, not as the default */
+    hv = hami_of(POD1("{\"nvidia.com/gpu\":\"0\",\"nvidia.com/gpumem\":\"1000\"}"), &is);
+    ck_assert_int_eq(hv.count, 0);
+    /* above HAMi's 32-bit MiB */
+    hv = hami_of(POD1("{\"nvidia.com/gpumem\":\"16Gi\"}"), &is);
+    ck_assert(hv.memory_overflow);
+    /* HAMi off: nothing is HAMi's */
+    gpa_object_t *obj = object(POD1("{\"nvidia.com/gpumem\":\"1000\"}"));
+    ck_assert_int_eq(gpa_hami_vendor(GPA_DIALECT_ALL & ~(unsigned)GPA_DIALECT_HAMI, &obj->pods[0].containers[0]), -1);
+}
+END_TEST
+
+START_TEST(hami_configured_names)
+{
+    gpa_hami_names_t names = gpa_hami_names_default;
+    gpa_hami_names_set(&names, GPA_HAMI_NVIDIA, GPA_HAMI_COUNT, "example.com/vgpu");
+    gpa_hami_names_set(&names, GPA_HAMI_NVIDIA, GPA_HAMI_MEMORY, "example.com/vgpu-memory");
+    names.device[GPA_HAMI_NVIDIA].memory_factor = 1024;
+    names.device[GPA_HAMI_NVIDIA].default_memory = 2048;
+    ck_assert_int_eq(gpa_resource_intern(&names, "example.com/vgpu-memory", 23), GPA_R_HAMI_NV_MEMORY);
+    ck_assert_int_eq(gpa_resource_intern(&names, "example.com/vgpu", 16), GPA_R_HAMI_NV_COUNT);
+    ck_assert_int_eq(gpa_resource_intern(&names, "nvidia.com/gpumem", 17), GPA_R_UNKNOWN); /* renamed away */
+    ck_assert_int_eq(gpa_resource_intern(NULL, "nvidia.com/gpumem", 17), GPA_R_HAMI_NV_MEMORY);
+    ck_assert_int_eq(gpa_resource_lookup("nvidia.com/gpumem", 17), GPA_R_UNKNOWN); /* no literal HAMi name */
+    ck_assert_str_eq(gpa_resource_name_in(&names, GPA_R_HAMI_NV_MEMORY), "example.com/vgpu-memory");
+    ck_assert(gpa_hami_names_has(&names, "nvidia.com/priority", 19));
+    /* decode interns the configured names; the reading uses the configured defaults */
+    gpa_workloads_t extra = {NULL, 0, &names};
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    const char *text = POD1("{\"example.com/vgpu\":\"2\",\"example.com/vgpu-memory\":\"4\",\"nvidia.com/gpucores\":\"10\"}");
+    gpa_value_t *doc;
+    gpa_object_t *obj;
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_json_parse(&a, text, strlen(text), &doc, &err), 0);
+    ck_assert_int_eq(gpa_decode_object_with(&a, &extra, doc, &obj, &err), 0);
+    gpa_hami_view_t hv;
+    ck_assert_int_eq(gpa_hami_view_container(GPA_DIALECT_ALL, &obj->pods[0].containers[0], &hv), 0);
+    ck_assert_int_eq(hv.count, 2);
+    ck_assert_int_eq(hv.memory_mib, 4096);
+    ck_assert_int_eq(hv.cores, 10);
+    gpa_stray_t *strays;
+    ck_assert_uint_eq(gpa_gpu_strays(&a, GPA_DIALECT_ALL, &obj->pods[0].containers[0], &strays), 0);
+    /* defaultMemory when no memory is asked */
+    text = POD1("{\"nvidia.com/gpucores\":\"10\"}");
+    ck_assert_int_eq(gpa_json_parse(&a, text, strlen(text), &doc, &err), 0);
+    ck_assert_int_eq(gpa_decode_object_with(&a, &extra, doc, &obj, &err), 0);
+    ck_assert_int_eq(gpa_hami_view_container(GPA_DIALECT_ALL, &obj->pods[0].containers[0], &hv), 0);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_DEFAULT);
+    ck_assert_int_eq(hv.memory_mib, 2048);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu_request");
@@ -176,6 +274,8 @@ int main(void)
     tcase_add_test(tc, shares);
     tcase_add_test(tc, strays);
     tcase_add_test(tc, near_misses);
+    tcase_add_test(tc, hami_reading);
+    tcase_add_test(tc, hami_configured_names);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
