@@ -362,14 +362,20 @@ static gpa_resource_t share_asked(const gpa_rule_ctx_t *ctx)
 }
 
 /* A Pod the scheduler has already placed (read from a cluster: `kubectl get -o json`, audit): its nodeName is the
- * scheduler's. Running, Succeeded, Failed or Unknown, or a share scheduler's allocation annotation on it. */
+ * scheduler's. Running, Succeeded, Failed or Unknown, or a share scheduler's allocation annotation on it (Koordinator's
+ * device-allocated, HAMi's vgpu-node, mGPU's gpu-index-container-*). */
 static int already_placed(const gpa_rule_ctx_t *ctx)
 {
     const char *phase = ctx->obj != NULL ? ctx->obj->phase : NULL;
     if (phase != NULL && phase[0] != '\0' && strcmp(phase, "Pending") != 0)
         return 1;
-    return gpa_pairs_get(ctx->pod->annotations, ctx->pod->nannotations, GPA_ANNOTATION_DEVICE_ALLOCATED) != NULL ||
-           gpa_pairs_get(ctx->pod->annotations, ctx->pod->nannotations, GPA_ANNOTATION_HAMI_VGPU_NODE) != NULL;
+    if (gpa_pairs_get(ctx->pod->annotations, ctx->pod->nannotations, GPA_ANNOTATION_DEVICE_ALLOCATED) != NULL ||
+        gpa_pairs_get(ctx->pod->annotations, ctx->pod->nannotations, GPA_ANNOTATION_HAMI_VGPU_NODE) != NULL)
+        return 1;
+    for (size_t i = 0; i < ctx->pod->nannotations; i++)
+        if (strncmp(ctx->pod->annotations[i].key, GPA_ANNOTATION_GPU_INDEX_PREFIX, strlen(GPA_ANNOTATION_GPU_INDEX_PREFIX)) == 0)
+            return 1;
+    return 0;
 }
 
 /* spec.nodeName on a Pod that asks for a share: it skips the scheduler that assigns devices. */
