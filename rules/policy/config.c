@@ -432,7 +432,8 @@ static int read_hami(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
      * vendor's: HAMi's nvidia.com/gpu and the vendor's are one resource). */
     const gpa_hami_device_t *d = &cfg->hami.device[GPA_HAMI_NVIDIA];
     for (int n = 0; n < GPA_HAMI__NAMES; n++) {
-        if (n != GPA_HAMI_COUNT && gpa_resource_lookup(d->name[n], d->len[n]) != GPA_R_UNKNOWN)
+        gpa_resource_t fixed = gpa_resource_lookup(d->name[n], d->len[n]);
+        if (fixed != GPA_R_UNKNOWN && (n != GPA_HAMI_COUNT || gpa_resource_dialect(fixed) != GPA_DIALECT_VENDOR))
             return gpa_schema_fail(err, v, "hami", "%s: %s is a resource of another dialect", hami_names[n], d->name[n]);
         for (int k = 0; k < n; k++)
             if (strcmp(d->name[k], d->name[n]) == 0)

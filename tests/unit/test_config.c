@@ -210,6 +210,7 @@ START_TEST(hami_key)
     parse_bad("hami:\n  defaultCores: 101\n", 2, 17, "out of range");
     parse_bad("hami:\n  resourceMemoryName: koordinator.sh/gpu-memory\n", 2, 3, "a resource of another dialect");
     parse_bad("hami:\n  resourceCoreName: nvidia.com/gpumem\n", 2, 3, "are both nvidia.com/gpumem");
+    parse_bad("hami:\n  resourceCountName: koordinator.sh/gpu\n", 2, 3, "a resource of another dialect");
 }
 END_TEST
 
