@@ -273,11 +273,20 @@ static size_t edit_distance(const folded_t *x, const folded_t *y)
     return gpa_edit_distance(x->s, x->len, y->s, y->len, 0);
 }
 
-gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_t len)
+/* The name of token r a near miss is measured against: the fixed name, HAMi's as `names` configure it when the HAMi
+ * dialect is enabled; NULL when r has none to offer. */
+static const char *known_name(const gpa_hami_names_t *names, unsigned dialects, gpa_resource_t r)
+{
+    if (gpa_hami_vendor_of(r) < 0)
+        return table[r].name;
+    return (dialects & GPA_DIALECT_HAMI) != 0 ? gpa_resource_name_in(names, r) : NULL;
+}
+
+gpa_resource_t gpa_resource_near_miss(const gpa_hami_names_t *names, unsigned dialects, const char *name, size_t len)
 {
     int d = domain_index(name, len);
-    if (d < 0 || (dialects & (unsigned)domains[d].dialect) == 0 || gpa_resource_lookup(name, len) != GPA_R_UNKNOWN ||
-        is_foreign(name, len))
+    if (d < 0 || (dialects & (unsigned)domains[d].dialect) == 0 || gpa_resource_intern(names, name, len) != GPA_R_UNKNOWN ||
+        gpa_hami_names_has(names, name, len) || is_foreign(name, len))
         return GPA_R_UNKNOWN;
     size_t dlen = domains[d].len + 1;
     folded_t low, bare;
@@ -288,12 +297,12 @@ gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_
     gpa_resource_t closest = GPA_R_UNKNOWN;
     size_t closest_key = SIZE_MAX;
     for (int r = 0; r < GPA_R__COUNT; r++) {
-        const char *known = table[r].name;
+        const char *known = known_name(names, dialects, (gpa_resource_t)r);
         if (known == NULL || strncmp(known, domains[d].name, dlen - 1) != 0 || known[dlen - 1] != '/')
             continue;
         folded_t klow, kbare;
-        fold(known + dlen, table[r].len - dlen, 0, &klow);
-        fold(known + dlen, table[r].len - dlen, 1, &kbare);
+        fold(known + dlen, strlen(known) - dlen, 0, &klow);
+        fold(known + dlen, strlen(known) - dlen, 1, &kbare);
         size_t by_letters = edit_distance(&bare, &kbare), by_text = edit_distance(&low, &klow);
         near |= by_letters == 0 || by_text <= 2;
         /* Closest: fewest letters apart, then fewest edits of the text as written; ties go to table order. */

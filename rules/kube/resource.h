@@ -134,12 +134,14 @@ gpa_dialect_t gpa_resource_domain(const char *name, size_t len);
 /*
  * For a name that is no resource gpuadmit knows: the known resource it is a near miss of
  * (docs/rules.md#unknown-resource), or GPA_R_UNKNOWN. A near miss is in a domain of one of `dialects` and is
- * not a name other systems define (nvidia.com/gpu.shared, nvidia.com/mig-*, koordinator.sh/rdma and fpga; HAMi's
- * names are tokens, or known to gpa_hami_names_has, and never get here); it equals a known name of its domain ignoring case and the
- * separators - . _, or is within edit distance 2 of one, or (Koordinator, mGPU) starts with gpu / mgpu. The
- * resource returned is the closest known name of the domain.
+ * not a name other systems define (nvidia.com/gpu.shared, nvidia.com/mig-*, koordinator.sh/rdma and fpga) nor one
+ * of HAMi's as `names` configure them (NULL: HAMi's defaults; its priority included); it equals a known name of its
+ * domain ignoring case and the separators - . _, or is within edit distance 2 of one, or (Koordinator, mGPU) starts
+ * with gpu / mgpu. Known names are the fixed ones and, with the HAMi dialect enabled, HAMi's configured ones
+ * (`nvidia.com/gpucore` is a near miss of nvidia.com/gpucores). The resource returned is the closest known name of
+ * the domain.
  */
-gpa_resource_t gpa_resource_near_miss(unsigned dialects, const char *name, size_t len);
+gpa_resource_t gpa_resource_near_miss(const gpa_hami_names_t *names, unsigned dialects, const char *name, size_t len);
 /* "vendor", "koordinator", "mgpu", "hami" to the dialect; 0 for an unknown name. */
 gpa_dialect_t gpa_dialect_parse(const char *name);
 /* The name of one dialect bit (the configuration's `dialects` spelling; static), NULL for anything else. */

@@ -251,10 +251,10 @@ void gpa_rule_unknown_resource(gpa_rule_ctx_t *ctx)
         const gpa_stray_t *s = &strays[i];
         if (gpa_config_knows_resource(ctx->cfg, s->name, s->len))
             continue;
-        gpa_resource_t closest = gpa_resource_near_miss(ctx->cfg->dialects, s->name, s->len);
+        gpa_resource_t closest = gpa_resource_near_miss(&ctx->cfg->hami, ctx->cfg->dialects, s->name, s->len);
         if (closest == GPA_R_UNKNOWN)
             continue;
-        const char *name = gpa_arena_strdup(ctx->a, s->name), *known = gpa_resource_name(closest);
+        const char *name = gpa_arena_strdup(ctx->a, s->name), *known = gpa_rule_ctx_name(ctx, closest);
         gpa_rule_ctx_report(ctx, ctx->c->name, gpa_gpu_stray_path(ctx->a, ctx->c, s), name, known,
                             "%s: no such resource; did you mean %s?", name, known);
     }

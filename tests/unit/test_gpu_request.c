@@ -123,7 +123,7 @@ END_TEST
 
 static gpa_resource_t near(const char *name)
 {
-    return gpa_resource_near_miss(GPA_DIALECT_ALL, name, strlen(name));
+    return gpa_resource_near_miss(NULL, GPA_DIALECT_ALL, name, strlen(name));
 }
 
 START_TEST(near_misses)
@@ -149,6 +149,17 @@ START_TEST(near_misses)
     ck_assert_int_eq(near("nvidia.com/gpumem"), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.com/gpucores"), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.com/gpumem-percentage"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.com/priority"), GPA_R_UNKNOWN); /* HAMi's priority */
+    /* near misses of HAMi's names, as configured; none with the HAMi dialect off */
+    ck_assert_int_eq(near("nvidia.com/gpucore"), GPA_R_HAMI_NV_CORES);
+    ck_assert_int_eq(near("nvidia.com/gpu_mem"), GPA_R_HAMI_NV_MEMORY);
+    ck_assert_int_eq(near("nvidia.com/gpumem_percentage"), GPA_R_HAMI_NV_PERCENT);
+    ck_assert_int_eq(near("nvidia.com/gpus"), GPA_R_NVIDIA_GPU);
+    ck_assert_int_eq(gpa_resource_near_miss(NULL, GPA_DIALECT_VENDOR, "nvidia.com/gpucore", 18), GPA_R_UNKNOWN);
+    gpa_hami_names_t renamed = gpa_hami_names_default;
+    gpa_hami_names_set(&renamed, GPA_HAMI_NVIDIA, GPA_HAMI_CORES, "nvidia.com/vgpu-cores");
+    ck_assert_int_eq(gpa_resource_near_miss(&renamed, GPA_DIALECT_ALL, "nvidia.com/vgpu-core", 20), GPA_R_HAMI_NV_CORES);
+    ck_assert_int_eq(gpa_resource_near_miss(&renamed, GPA_DIALECT_ALL, "nvidia.com/gpucore", 18), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.co/gpu"), GPA_R_UNKNOWN); /* another domain */
     ck_assert_int_eq(near("x/cdefghij/gpu"), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.com"), GPA_R_UNKNOWN);
@@ -160,7 +171,7 @@ START_TEST(near_misses)
     snprintf(long_name, sizeof(long_name), "nvidia.com/g%0300d", 0);
     ck_assert_int_eq(near(long_name), GPA_R_UNKNOWN);
     /* a dialect that is off has no near misses */
-    ck_assert_int_eq(gpa_resource_near_miss(GPA_DIALECT_VENDOR, "koordinator.sh/gpu-shared", 25), GPA_R_UNKNOWN);
+    ck_assert_int_eq(gpa_resource_near_miss(NULL, GPA_DIALECT_VENDOR, "koordinator.sh/gpu-shared", 25), GPA_R_UNKNOWN);
     ck_assert_int_eq(gpa_resource_domain("VKE.volcengine.com/x", 20), GPA_DIALECT_MGPU);
     ck_assert_int_eq(gpa_resource_domain("cpu", 3), 0);
 }
