@@ -93,9 +93,11 @@ void gpa_rule_min_memory_hami(gpa_rule_ctx_t *ctx)
         return;
     const gpa_amount_t *am = hv.am[GPA_HAMI_MEMORY];
     const char *n = name_of(ctx, &hv, GPA_HAMI_MEMORY);
-    const char *hint = hv.memory_mib <= 128 ? gpa_arena_printf(ctx->a, "; did you mean %lld (%lld GiB)?",
-                                                               (long long)(hv.memory_mib * 1024), (long long)hv.memory_mib)
-                                            : "";
+    /* A GiB hint only where one unit of the resource is one MiB (memoryFactor 1): else the value to write is not MiB. */
+    const char *hint = hv.memory_mib <= 128 && hv.memory_mib == am->value
+                           ? gpa_arena_printf(ctx->a, "; did you mean %lld (%lld GiB)?", (long long)(hv.memory_mib * 1024),
+                                              (long long)hv.memory_mib)
+                           : "";
     gpa_rule_ctx_report(ctx, ctx->c->name, am->path, n, NULL, "%s: %s is %lldMiB per vGPU (HAMi counts MiB), below %s%s", n,
                         am->text, (long long)hv.memory_mib, gpa_rule_ctx_bytes(ctx->a, ctx->cfg->min_device_memory), hint);
 }

@@ -44,7 +44,8 @@ static gpa_object_t *decode(const char *squoted)
     gpa_object_t *obj;
     gpa_error_t err = {0};
     gpa_error_init(&err, "test");
-    if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
+    if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 ||
+        gpa_decode_object_with(&A, &CFG->workloads, doc, &obj, &err) != 0)
         ck_abort_msg("cannot read test object: %s at %u:%u: %s", err.message, err.line, err.column, json);
     return obj;
 }
@@ -1094,6 +1095,14 @@ START_TEST(hami_invalid_forms)
         one(invalid[i].res);
         expect(invalid[i].rules);
     }
+    /* min-memory suggests GiB only where the value counts MiB (memoryFactor 1) */
+    one("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4'}");
+    ck_assert_ptr_nonnull(
+        strstr(first("min-memory")->message, "4 is 4MiB per vGPU (HAMi counts MiB), below 256Mi; did you mean 4096"));
+    CFG->hami.device[GPA_HAMI_NVIDIA].memory_factor = 2;
+    one("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4'}");
+    ck_assert_ptr_null(strstr(first("min-memory")->message, "did you mean"));
+    CFG->hami.device[GPA_HAMI_NVIDIA].memory_factor = 1;
     /* the configured names: a message names them, and the default ones are no longer HAMi's */
     gpa_hami_names_set(&CFG->hami, GPA_HAMI_NVIDIA, GPA_HAMI_MEMORY, "nvidia.com/vgpu-memory");
     gpa_hami_names_set(&CFG->hami, GPA_HAMI_NVIDIA, GPA_HAMI_COUNT, "example.com/vgpu");
