@@ -6,6 +6,8 @@
  * On one core (the process pins itself to the first CPU it may use, and the child it runs inherits that):
  *   - parse only: gpa_json_parse of the AdmissionReview body, µs per body;
  *   - decode + rules + response: gpa_review() for /validate and /mutate, µs per review (budget ≤ 20 µs);
+ *   - the same /validate for one HAMi Pod beside one Koordinator Pod of the same shape (a HAMi Pod must cost no
+ *     more than a Koordinator one);
  *   - `GPUADMIT validate` over a generated 10k-Pod file (multi-document YAML, and a JSON List), Pods/s
  *     (budget ≥ 50k Pods/s), output to /dev/null.
  * It prints figures and never fails on timing: a noisy machine must not break a build. Each figure is the best
@@ -216,6 +218,51 @@ static void row_us(const char *what, int64_t ns, const char *budget)
     row(what, fig, budget);
 }
 
+/* An AdmissionReview (CREATE) of one inference Pod: two containers, the first asking for a GPU share through
+ * `limits` (JSON members), with `annotations` (JSON members) on the Pod. Heap-allocated, caller frees. */
+static char *share_review(const char *annotations, const char *limits, size_t *len)
+{
+    static const char fmt[] =
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"b7c1\","
+        "\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"resource\":{\"group\":\"\",\"version\":\"v1\","
+        "\"resource\":\"pods\"},\"namespace\":\"ml-serving\",\"operation\":\"CREATE\",\"object\":{\"apiVersion\":\"v1\","
+        "\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"llm-inference-7c9f8-\",\"namespace\":\"ml-serving\","
+        "\"labels\":{\"app\":\"llm-inference\",\"pod-template-hash\":\"7c9f8\"},\"annotations\":{%s}},\"spec\":{"
+        "\"containers\":[{\"name\":\"server\",\"image\":\"registry.example.com/serving/vllm:0.6.3\",\"args\":[\"--model\","
+        "\"/models/qwen2.5-7b\"],\"resources\":{\"requests\":{\"cpu\":\"4\",\"memory\":\"16Gi\"},\"limits\":{\"cpu\":\"8\","
+        "\"memory\":\"32Gi\",%s}}},{\"name\":\"exporter\",\"image\":\"registry.example.com/serving/exporter:1.3\","
+        "\"resources\":{\"limits\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}],\"nodeSelector\":{\"gpu\":\"a100\"},"
+        "\"schedulerName\":\"default-scheduler\"}}}}";
+    size_t cap = sizeof(fmt) + strlen(annotations) + strlen(limits);
+    char *body = gpa_xmalloc(cap);
+    *len = (size_t)snprintf(body, cap, fmt, annotations, limits);
+    return body;
+}
+
+/* /validate of one HAMi Pod and one Koordinator Pod of the same shape, best µs per review. */
+static void bench_dialects(bench_ctx_t *c)
+{
+    static const struct {
+        const char *label, *annotations, *limits;
+    } pods[] = {
+        {"/validate, one Koordinator Pod", "\"koordinator.sh/gpu-isolation-provider\":\"HAMi-core\"",
+         "\"koordinator.sh/gpu-core\":\"30\",\"koordinator.sh/gpu-memory\":\"8000Mi\",\"koordinator.sh/gpu.shared\":\"1\""},
+        {"/validate, one HAMi Pod", "\"nvidia.com/use-gputype\":\"A100,H100\"",
+         "\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpumem\":\"8000\",\"nvidia.com/gpucores\":\"30\""},
+    };
+    const char *body = c->body;
+    size_t len = c->len;
+    c->hook = GPA_WEBHOOK_VALIDATE;
+    for (size_t i = 0; i < sizeof(pods) / sizeof(pods[0]); i++) {
+        char *review = share_review(pods[i].annotations, pods[i].limits, &c->len);
+        c->body = review;
+        row_us(pods[i].label, best_ns_per_op(c, op_review, 20000), "HAMi <= Koord.");
+        free(review);
+    }
+    c->body = body;
+    c->len = len;
+}
+
 static void bench_cli(const char *gpuadmit, const char *label, int json)
 {
     char path[] = "/tmp/gpuadmit-bench-XXXXXX";
@@ -264,6 +311,7 @@ int main(int argc, char **argv)
     row_us("decode + rules + response, /validate", best_ns_per_op(&c, op_review, 20000), "<= 20 us");
     c.hook = GPA_WEBHOOK_MUTATE;
     row_us("decode + rules + mutate + response, /mutate", best_ns_per_op(&c, op_review, 20000), "<= 20 us");
+    bench_dialects(&c);
     if (argc == 3) {
         bench_cli(argv[2], "gpuadmit validate, 10k Pods, multi-doc YAML", 0);
         bench_cli(argv[2], "gpuadmit validate, 10k Pods, JSON List", 1);

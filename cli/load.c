@@ -239,6 +239,8 @@ int gpa_load_config(const char *path, gpa_config_t **out, const gpa_load_report_
     int rc = text != NULL ? gpa_config_parse(text, len, path, out, &err) : -1;
     if (rc != 0)
         gpa_load_report(rep, &err);
+    else if ((*out)->warning.set_)
+        gpa_load_warn(rep, &(*out)->warning);
     free(text);
     return rc;
 }

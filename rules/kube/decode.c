@@ -17,7 +17,8 @@ typedef struct st_where_t {
 typedef struct st_decoder_t {
     gpa_arena_t *a;
     gpa_error_t *err;
-    gpa_object_t *obj; /* the object being decoded: where Pod specs go */
+    gpa_object_t *obj;            /* the object being decoded: where Pod specs go */
+    const gpa_hami_names_t *hami; /* HAMi's names to intern (NULL: its defaults) */
 } decoder_t;
 
 /* s1 s2 s3 as one arena string: paths are built for every container and amount, so no printf here. */
@@ -241,14 +242,14 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
         return 0;
     size_t n = 0;
     for (size_t i = 0; i < map->u.object.len; i++)
-        n += gpa_resource_lookup(map->u.object.members[i].key, map->u.object.members[i].key_len) != GPA_R_UNKNOWN;
+        n += gpa_resource_intern(d->hami, map->u.object.members[i].key, map->u.object.members[i].key_len) != GPA_R_UNKNOWN;
     if (n == 0)
         return 0;
     gpa_amount_t *amounts = gpa_arena_calloc(d->a, n, sizeof(*amounts));
     size_t used = 0;
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
-        gpa_resource_t r = gpa_resource_lookup(m->key, m->key_len);
+        gpa_resource_t r = gpa_resource_intern(d->hami, m->key, m->key_len);
         if (r == GPA_R_UNKNOWN)
             continue;
         if (at[r] == 0)
@@ -287,6 +288,11 @@ static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int i
         return -1;
     if (c->name == NULL)
         c->name = "";
+    c->hami = d->hami;
+    /* Read leniently: a securityContext of the wrong shape is the API server's to refuse, not a decision input. */
+    const gpa_value_t *sc = gpa_value_get(v, "securityContext");
+    const gpa_value_t *priv = sc != NULL && sc->type == GPA_VOBJECT ? gpa_value_get(sc, "privileged") : NULL;
+    c->privileged = priv != NULL && priv->type == GPA_VBOOL && priv->u.boolean;
     gpa_value_t *resources;
     if (member(d, v, "resources", GPA_VOBJECT, w, &resources) != 0)
         return -1;
@@ -435,7 +441,8 @@ static void push_pod(decoder_t *d, const gpa_podspec_t *pod)
 {
     gpa_object_t *obj = d->obj;
     obj->pods = gpa_arena_grow(d->a, obj->pods, obj->npods, obj->npods + 1, sizeof(*obj->pods));
-    obj->pods[obj->npods++] = *pod;
+    obj->pods[obj->npods] = *pod;
+    obj->pods[obj->npods++].hami = d->hami;
 }
 
 static where_t where_of(const gpa_workload_node_t *node)
@@ -492,6 +499,7 @@ static int visit_resources(void *ctx, const gpa_workload_node_t *node)
         return wrong_type(d, node->value, w.path, GPA_VOBJECT);
     gpa_container_t *c = gpa_arena_calloc(d->a, 1, sizeof(*c));
     c->name = node->owner;
+    c->hami = d->hami;
     c->path = w.path;
     c->pointer = w.pointer;
     c->line = node->value->line;
@@ -562,7 +570,7 @@ int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_val
     if (doc->type != GPA_VOBJECT)
         return gpa_schema_want(err, doc, GPA_VOBJECT, "");
     gpa_object_t *obj = gpa_arena_calloc(a, 1, sizeof(*obj));
-    decoder_t d = {a, err, obj};
+    decoder_t d = {a, err, obj, extra != NULL ? extra->hami : NULL};
     obj->root = doc;
     obj->line = doc->line;
     obj->column = doc->column;
@@ -585,8 +593,8 @@ int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_val
 /* A container: its name and its resources (whose every name is read: strays, unknown resources). */
 static void filter_containers(gpa_arena_t *a, gpa_json_filter_t *spec, const char *key)
 {
-    static const char *const read[] = {"name", "resources"};
-    gpa_json_filter_keep(a, gpa_json_filter_path(a, spec, key), read, 2);
+    static const char *const read[] = {"name", "resources", "securityContext.privileged"};
+    gpa_json_filter_keep(a, gpa_json_filter_path(a, spec, key), read, 3);
 }
 
 /* What decode_podspec reads. */

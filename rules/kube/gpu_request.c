@@ -69,10 +69,12 @@ static const gpa_value_t *resource_map(const gpa_container_t *c, int limits)
 
 /* The enabled dialect whose domain m's name is in, when it is no known resource (and, in limits, not in the
  * requests as well: one name is one stray); else 0. */
-static gpa_dialect_t stray_dialect(unsigned dialects, const gpa_value_t *requests, const gpa_member_t *m, int in_limits)
+static gpa_dialect_t stray_dialect(unsigned dialects, const gpa_hami_names_t *hami, const gpa_value_t *requests,
+                                   const gpa_member_t *m, int in_limits)
 {
-    /* Known names first: in a GPU container they are most of the names with a domain. */
-    if (gpa_resource_lookup(m->key, m->key_len) != GPA_R_UNKNOWN)
+    /* Known names first: in a GPU container they are most of the names with a domain. HAMi's as configured are
+     * known, its priority too (no token: no GPU amount). */
+    if (gpa_resource_intern(hami, m->key, m->key_len) != GPA_R_UNKNOWN || gpa_hami_names_has(hami, m->key, m->key_len))
         return 0;
     gpa_dialect_t d = gpa_resource_domain(m->key, m->key_len);
     if ((dialects & (unsigned)d) == 0)
@@ -90,7 +92,7 @@ size_t gpa_gpu_strays(gpa_arena_t *a, unsigned dialects, const gpa_container_t *
         const gpa_value_t *map = resource_map(c, limits);
         for (size_t i = 0; map != NULL && i < map->u.object.len; i++) {
             const gpa_member_t *m = &map->u.object.members[i];
-            if (stray_dialect(dialects, requests, m, limits) == 0)
+            if (stray_dialect(dialects, c->hami, requests, m, limits) == 0)
                 continue;
             *gpa_vec_push(a, &strays) =
                 (gpa_stray_t){m->key, m->key_len, limits ? "limits" : "requests", m->value->line, m->value->column};
@@ -115,7 +117,7 @@ static unsigned present_dialects(unsigned dialects, const gpa_container_t *c)
     for (int limits = 0; limits < 2; limits++) {
         const gpa_value_t *map = resource_map(c, limits);
         for (size_t i = 0; map != NULL && i < map->u.object.len; i++)
-            d |= (unsigned)stray_dialect(dialects, NULL, &map->u.object.members[i], limits);
+            d |= (unsigned)stray_dialect(dialects, c->hami, NULL, &map->u.object.members[i], limits);
     }
     return d & dialects;
 }
@@ -128,6 +130,22 @@ static unsigned *container_dialects(gpa_arena_t *a, unsigned dialects, const gpa
     return masks;
 }
 
+/* The enabled dialects a Pod's annotations speak: a key that is a GPU resource name (resource-in-annotation), or
+ * one of HAMi's annotations (invalid-annotation). */
+static unsigned annotation_dialects(unsigned dialects, const gpa_podspec_t *pod)
+{
+    unsigned d = 0;
+    for (size_t i = 0; i < pod->nannotations; i++) {
+        const char *key = pod->annotations[i].key;
+        gpa_resource_t r = gpa_resource_intern(pod->hami, key, strlen(key));
+        if (r != GPA_R_UNKNOWN)
+            d |= (unsigned)gpa_resource_dialect(r);
+        else if (gpa_hami_annotation_known(key))
+            d |= GPA_DIALECT_HAMI;
+    }
+    return d & dialects;
+}
+
 void gpa_pod_facts_init(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, gpa_pod_facts_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -136,6 +154,7 @@ void gpa_pod_facts_init(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *
     gpa_cards_parse(a, dialects, pod, &out->cards);
     if (out->cards.text != NULL)
         out->dialects |= GPA_DIALECT_MGPU;
+    out->dialects |= annotation_dialects(dialects, pod);
     if (out->dialects == 0)
         return; /* no GPU resource: no rule reads anything else */
     for (int r = 0; r < GPA_R__COUNT; r++)
@@ -144,6 +163,79 @@ void gpa_pod_facts_init(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *
         out->koord_containers += gpa_gpu_any(dialects, &pod->containers[i], GPA_DIALECT_KOORDINATOR);
     for (size_t i = 0; i < pod->ninit_containers; i++)
         out->koord_containers += gpa_gpu_any(dialects, &pod->init_containers[i], GPA_DIALECT_KOORDINATOR);
+    if ((out->dialects & GPA_DIALECT_HAMI) == 0)
+        return;
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        out->hami_containers += gpa_hami_vendor(dialects, &pod->containers[i]) >= 0;
+    for (size_t i = 0; i < pod->ninit_containers; i++)
+        out->hami_containers += gpa_hami_vendor(dialects, &pod->init_containers[i]) >= 0;
+}
+
+/* ---- HAMi ---- */
+
+int gpa_hami_vendor(unsigned dialects, const gpa_container_t *c)
+{
+    static const gpa_hami_name_t asks[] = {GPA_HAMI_MEMORY, GPA_HAMI_PERCENT, GPA_HAMI_CORES};
+    if ((dialects & GPA_DIALECT_HAMI) == 0)
+        return -1;
+    for (int v = 0; v < GPA_HAMI__VENDORS; v++)
+        for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++)
+            if (gpa_container_amount(c, gpa_hami_token(c->hami, (gpa_hami_vendor_t)v, asks[i])) != NULL)
+                return v;
+    return -1;
+}
+
+/* An amount that parsed and is not negative, else NULL (read as absent). */
+static const gpa_amount_t *usable(const gpa_amount_t *am)
+{
+    return am != NULL && am->status == GPA_Q_OK && am->value >= 0 ? am : NULL;
+}
+
+static void hami_memory(gpa_hami_view_t *hv)
+{
+    int64_t mem, pct, mib;
+    const gpa_amount_t *pct_am = usable(hv->am[GPA_HAMI_PERCENT]);
+    if (gpa_amount_positive(usable(hv->am[GPA_HAMI_MEMORY]), &mem)) {
+        hv->memory = GPA_HAMI_MEM_MIB;
+        if (gpa_mul_i64(mem, gpa_hami_memory_unit_mib(hv->vendor), &mib) != 0 ||
+            gpa_mul_i64(mib, hv->device->memory_factor, &mib) != 0)
+            mib = INT64_MAX;
+        hv->memory_mib = mib;
+        hv->memory_overflow = mib > GPA_HAMI_MIB_MAX;
+    } else if (gpa_amount_positive(pct_am, &pct)) {
+        hv->memory = GPA_HAMI_MEM_PERCENT;
+        hv->percent = pct;
+    } else if (hv->device->default_memory != 0) {
+        hv->memory = GPA_HAMI_MEM_DEFAULT;
+        hv->memory_mib = hv->device->default_memory;
+    } else {
+        hv->memory = GPA_HAMI_MEM_WHOLE;
+    }
+}
+
+int gpa_hami_view_container(unsigned dialects, const gpa_container_t *c, gpa_hami_view_t *hv)
+{
+    memset(hv, 0, sizeof(*hv));
+    int v = gpa_hami_vendor(dialects, c);
+    if (v < 0)
+        return -1;
+    const gpa_hami_names_t *names = c->hami != NULL ? c->hami : &gpa_hami_names_default;
+    hv->c = c;
+    hv->vendor = (gpa_hami_vendor_t)v;
+    hv->device = &names->device[v];
+    for (int n = 0; n < GPA_HAMI__NAMES; n++) {
+        hv->token[n] = gpa_hami_token(names, hv->vendor, (gpa_hami_name_t)n);
+        hv->am[n] = hv->token[n] != GPA_R_UNKNOWN ? gpa_container_amount(c, hv->token[n]) : NULL;
+    }
+    const gpa_amount_t *count = usable(hv->am[GPA_HAMI_COUNT]);
+    hv->count = count != NULL ? count->value : hv->am[GPA_HAMI_COUNT] == NULL ? hv->device->default_gpu_num : 0;
+    hami_memory(hv);
+    /* Cores: gpucores; else 100 where the memory is the whole card (no memory resource given at all, and no
+     * percentage or 100: HAMi's webhook writes gpucores: 100 there); else defaultCores. */
+    const gpa_amount_t *cores = usable(hv->am[GPA_HAMI_CORES]), *pct = usable(hv->am[GPA_HAMI_PERCENT]);
+    int whole = hv->am[GPA_HAMI_MEMORY] == NULL && (pct == NULL || pct->value == 100);
+    hv->cores = cores != NULL ? cores->value : whole ? 100 : hv->device->default_cores;
+    return 0;
 }
 
 /* ---- Koordinator ---- */

@@ -253,6 +253,52 @@ static inline int gpa_mgpu_memory_ambiguous(const gpa_amount_t *am)
  */
 int gpa_mgpu_share(unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, gpa_mgpu_share_t *out);
 
+/* ---- HAMi (docs/rules.md#hami) ---- */
+
+/*
+ * A container is HAMi's when it names a HAMi memory or core resource of a row (the row's memory, percentage or
+ * cores token, in requests or limits, even as 0), the HAMi dialect enabled. Returns the row, or -1. Count-only
+ * containers are not HAMi's: their count reads as the vendor's whole devices (which is what HAMi gives them).
+ */
+int gpa_hami_vendor(unsigned dialects, const gpa_container_t *c);
+
+typedef enum en_gpa_hami_memory_t {
+    GPA_HAMI_MEM_MIB,     /* the memory resource: memory_mib = value x unit x memoryFactor */
+    GPA_HAMI_MEM_PERCENT, /* the percentage: percent of each card (floor, as HAMi computes) */
+    GPA_HAMI_MEM_DEFAULT, /* defaultMemory MiB (not x memoryFactor) */
+    GPA_HAMI_MEM_WHOLE,   /* the whole card */
+} gpa_hami_memory_t;
+
+/* What one HAMi container asks for, per vGPU: the one reading of its amounts. */
+typedef struct st_gpa_hami_view_t {
+    const gpa_container_t *c;
+    gpa_hami_vendor_t vendor;
+    const gpa_hami_device_t *device;         /* the row as configured (borrowed from the container's names) */
+    gpa_resource_t token[GPA_HAMI__NAMES];   /* count (maybe the vendor's token), memory, percent, cores; priority none */
+    const gpa_amount_t *am[GPA_HAMI__NAMES]; /* each amount read (request, else limit), NULL when absent */
+    int64_t count;                           /* vGPUs: the count when it parsed, else defaultGPUNum when absent */
+    gpa_hami_memory_t memory;
+    int64_t memory_mib;  /* MIB and DEFAULT */
+    int64_t percent;     /* PERCENT */
+    int64_t cores;       /* gpucores, else 100 when the memory is the whole card, else defaultCores */
+    int memory_overflow; /* the memory resource x unit x memoryFactor is above 2^31-1, HAMi's 32-bit MiB */
+} gpa_hami_view_t;
+
+/* Reads HAMi container c (gpa_hami_vendor >= 0) with the names it was decoded with: 0 with *out set, -1 when c is
+ * not HAMi's. Amounts that did not parse or are negative read as absent (malformed-quantity, non-positive say why). */
+int gpa_hami_view_container(unsigned dialects, const gpa_container_t *c, gpa_hami_view_t *out);
+/* Whether a value of amount `am` is present and parsed to exactly 0. */
+static inline int gpa_amount_zero(const gpa_amount_t *am)
+{
+    return am != NULL && am->status == GPA_Q_OK && am->value == 0;
+}
+/* Whether a value is present, parsed and positive (*v set), else 0. */
+static inline int gpa_amount_positive(const gpa_amount_t *am, int64_t *v)
+{
+    *v = am != NULL && am->status == GPA_Q_OK && am->value > 0 ? am->value : 0;
+    return *v > 0;
+}
+
 /* ---- a Pod spec's GPU facts ---- */
 
 /* Facts about one Pod spec that several readers need, computed once per spec. */
@@ -262,6 +308,7 @@ typedef struct st_gpa_pod_facts_t {
      * over app containers and the largest init container; -1 when a sum overflows. */
     int64_t total[GPA_R__COUNT];
     size_t koord_containers; /* containers (app and init) declaring any Koordinator resource */
+    size_t hami_containers;  /* HAMi's containers (gpa_hami_vendor), app and init */
     /* Enabled dialects whose resources appear (even as 0 or malformed) in the Pod, the annotation counting as
      * mGPU, and so does a stray name in a dialect's domain (gpa_gpu_strays); per container likewise. A rule
      * skips Pods and containers none of its dialects appear in. */

@@ -50,6 +50,10 @@ typedef struct st_gpa_container_t {
      * is 1 + the index of resource r's amount in requests_, 0 when absent (a zeroed container has none). */
     gpa_amount_t *requests_, *limits_;
     unsigned char request_at_[GPA_R__COUNT], limit_at_[GPA_R__COUNT];
+    int privileged; /* securityContext.privileged is true (privileged-share) */
+    /* HAMi's names as the decoding configuration spelt them (NULL: HAMi's defaults), borrowed: what the tokens of
+     * this container were interned from, so that names read beside them (gpa_gpu_strays) agree. */
+    const gpa_hami_names_t *hami;
     unsigned line, column;
 } gpa_container_t;
 
@@ -114,7 +118,8 @@ typedef struct st_gpa_podspec_t {
     /* requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, ORed; none = any node. */
     gpa_node_term_t *node_terms;
     size_t nnode_terms;
-    const char *node_name; /* spec.nodeName, or NULL */
+    const char *node_name;        /* spec.nodeName, or NULL */
+    const gpa_hami_names_t *hami; /* HAMi's names it was decoded with (gpa_container_t.hami), NULL: the defaults */
 } gpa_podspec_t;
 
 typedef struct st_gpa_object_t {

@@ -23,6 +23,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "document/value.h"
+#include "kube/resource.h"
 
 typedef struct st_gpa_workload_t {
     const char *group; /* "" for the core group */
@@ -33,9 +34,12 @@ typedef struct st_gpa_workload_t {
     const char *const *resources;
 } gpa_workload_t;
 
+/* What decode reads beyond the built-in kinds: a configuration's kinds, and HAMi's resource names as that
+ * configuration spells them (kube/resource.h; NULL: HAMi's defaults), which decode interns as tokens. */
 typedef struct st_gpa_workloads_t {
     const gpa_workload_t *items;
     size_t len;
+    const gpa_hami_names_t *hami;
 } gpa_workloads_t;
 
 /* The built-in table: Pod, PodTemplate, the apps and batch workloads, Volcano, KubeRay, LeaderWorkerSet, JobSet,

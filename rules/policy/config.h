@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "alloc/alloc.h"
 #include "document/value.h"
+#include "kube/resource.h"
 #include "kube/workloads.h"
 #include "policy/mutations.h"
 #include "policy/verdict.h"
@@ -40,8 +41,13 @@ typedef struct st_gpa_config_t {
     const char **known_resources; /* knownResources: names unknown-resource never flags; default none */
     size_t nknown_resources;
     unsigned mutations;        /* `mutations`: bit 1u << i set when gpa_mutations[i] is on; default from the table */
-    gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default */
-    const char *source;        /* file it was read from, or NULL for the defaults */
+    gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default;
+                                  its `hami` points at the configuration's `hami` below */
+    gpa_hami_names_t hami;     /* `hami`: HAMi's names and defaults (kube/resource.h); default HAMi's own */
+    /* What loading noticed without refusing the configuration (HAMi keys accepted and ignored): set_ when there
+     * is something to tell; the front end that loads the file prints it once, as a warning. */
+    gpa_error_t warning;
+    const char *source; /* file it was read from, or NULL for the defaults */
     int refcnt_;
     gpa_arena_t arena_;
 } gpa_config_t;

@@ -14,6 +14,7 @@
 #include "document/schema.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ static gpa_config_t *config_new(void)
     cfg->nexclude_namespaces = 1;
     cfg->placement.strategy = GPA_STRATEGY_SCHEDULER; /* unset: each dialect's scheduler default (alloc/strategy.h) */
     cfg->placement.core_weight = GPA_CORE_WEIGHT_SCHEDULER;
+    cfg->hami = gpa_hami_names_default;
+    cfg->workloads.hami = &cfg->hami;
     return cfg;
 }
 
@@ -96,7 +99,7 @@ static int read_dialects(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *e
             return -1;
         gpa_dialect_t one = gpa_dialect_parse(item->u.str.ptr);
         if (one == 0)
-            return gpa_schema_fail(err, item, path, "unknown dialect \"%s\" (vendor, koordinator, mgpu)", item->u.str.ptr);
+            return gpa_schema_fail(err, item, path, "unknown dialect \"%s\" (vendor, koordinator, mgpu, hami)", item->u.str.ptr);
         d |= (unsigned)one;
     }
     cfg->dialects = d;
@@ -346,7 +349,93 @@ static int read_workloads(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *
                 return gpa_schema_fail(err, v->u.array.items[i], path, "%s of group \"%s\" is already workloads[%zu]",
                                        items[i].kind, items[i].group, j);
     }
-    cfg->workloads = (gpa_workloads_t){items, v->u.array.len};
+    cfg->workloads = (gpa_workloads_t){items, v->u.array.len, &cfg->hami};
+    return 0;
+}
+
+/* ---- hami: HAMi's names and defaults, the keys of its device configuration's `nvidia` section ---- */
+
+static const char *const hami_names[GPA_HAMI__NAMES] = {
+    [GPA_HAMI_COUNT] = "resourceCountName",
+    [GPA_HAMI_MEMORY] = "resourceMemoryName",
+    [GPA_HAMI_PERCENT] = "resourceMemoryPercentageName",
+    [GPA_HAMI_CORES] = "resourceCoreName",
+    [GPA_HAMI_PRIORITY] = "resourcePriorityName",
+};
+
+/* A resource name: "domain/name", no spaces. */
+static int read_hami_name(gpa_config_t *cfg, const gpa_member_t *m, gpa_hami_name_t n, gpa_error_t *err)
+{
+    const char *path = gpa_schema_path(&cfg->arena_, "hami", m->key);
+    if (gpa_schema_want(err, m->value, GPA_VSTRING, path) != 0)
+        return -1;
+    const char *s = m->value->u.str.ptr;
+    if (strchr(s, '/') == NULL || strpbrk(s, " \t") != NULL)
+        return gpa_schema_fail(err, m->value, path, "\"%s\" is not a resource name such as nvidia.com/gpumem", s);
+    gpa_hami_names_set(&cfg->hami, GPA_HAMI_NVIDIA, n, gpa_arena_strdup(&cfg->arena_, s));
+    return 0;
+}
+
+/* One key of the block: 1 when it is one of ours (read into cfg, or -1 on a fault), 0 when it is not. */
+static int read_hami_key(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
+{
+    static const struct {
+        const char *key;
+        int64_t min, max;
+        size_t offset;
+    } numbers[] = {
+        {"memoryFactor", 1, 1 << 20, offsetof(gpa_hami_device_t, memory_factor)},
+        {"defaultMemory", 0, GPA_HAMI_MIB_MAX, offsetof(gpa_hami_device_t, default_memory)},
+        {"defaultCores", 0, 100, offsetof(gpa_hami_device_t, default_cores)},
+        {"defaultGPUNum", 0, 1024, offsetof(gpa_hami_device_t, default_gpu_num)},
+        {"deviceSplitCount", 1, 1024, offsetof(gpa_hami_device_t, device_split_count)},
+    };
+    for (int n = 0; n < GPA_HAMI__NAMES; n++)
+        if (strcmp(m->key, hami_names[n]) == 0)
+            return read_hami_name(cfg, m, (gpa_hami_name_t)n, err) != 0 ? -1 : 1;
+    for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+        if (strcmp(m->key, numbers[i].key) != 0)
+            continue;
+        int64_t *field = (int64_t *)((char *)&cfg->hami.device[GPA_HAMI_NVIDIA] + numbers[i].offset);
+        const char *path = gpa_schema_path(&cfg->arena_, "hami", m->key);
+        return read_integer(err, m->value, path, numbers[i].min, numbers[i].max, field) != 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The block an admin pastes from HAMi's device configuration: the keys gpuadmit reads are checked; HAMi's other
+ * keys (deviceMemoryScaling, gpuCorePolicy, migProfileAllowlist, ...) are accepted and named in one warning. */
+static int read_hami(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "hami") != 0)
+        return -1;
+    const char *ignored = NULL;
+    const gpa_value_t *first_ignored = NULL;
+    for (size_t i = 0; i < v->u.object.len; i++) {
+        const gpa_member_t *m = &v->u.object.members[i];
+        int rc = read_hami_key(cfg, m, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            ignored = ignored == NULL ? m->key : gpa_arena_printf(&cfg->arena_, "%s, %s", ignored, m->key);
+            first_ignored = first_ignored != NULL ? first_ignored : m->value;
+        }
+    }
+    /* Two names for one thing would make one token mean two things: each name is HAMi's alone (the count may be a
+     * vendor's: HAMi's nvidia.com/gpu and the vendor's are one resource). */
+    const gpa_hami_device_t *d = &cfg->hami.device[GPA_HAMI_NVIDIA];
+    for (int n = 0; n < GPA_HAMI__NAMES; n++) {
+        gpa_resource_t fixed = gpa_resource_lookup(d->name[n], d->len[n]);
+        if (fixed != GPA_R_UNKNOWN && (n != GPA_HAMI_COUNT || gpa_resource_dialect(fixed) != GPA_DIALECT_VENDOR))
+            return gpa_schema_fail(err, v, "hami", "%s: %s is a resource of another dialect", hami_names[n], d->name[n]);
+        for (int k = 0; k < n; k++)
+            if (strcmp(d->name[k], d->name[n]) == 0)
+                return gpa_schema_fail(err, v, "hami", "%s and %s are both %s", hami_names[k], hami_names[n], d->name[n]);
+    }
+    if (ignored != NULL) {
+        gpa_error_init(&cfg->warning, cfg->source);
+        gpa_schema_fail(&cfg->warning, first_ignored, "hami", "ignored (gpuadmit does not read them): %s", ignored);
+    }
     return 0;
 }
 
@@ -371,8 +460,10 @@ static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
         return read_mutations(cfg, v, err);
     if (strcmp(m->key, "knownResources") == 0)
         return read_known_resources(cfg, v, err);
-    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules",     "namespaces",
-                                      "placement",       "knownResources",   "mutations", "workloads", NULL};
+    if (strcmp(m->key, "hami") == 0)
+        return read_hami(cfg, v, err);
+    static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules", "namespaces", "placement",
+                                      "knownResources",  "mutations",        "workloads", "hami",  NULL};
     return gpa_schema_unknown_field(err, m, "", top);
 }
 

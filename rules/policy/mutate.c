@@ -136,7 +136,9 @@ static int mirror_limits(gpa_mutate_ctx_t *ctx)
     int changed = 0;
     for (int r = 0; r < GPA_R__COUNT; r++) {
         const planned_t *req = &ctx->req[r];
-        if (!dialect_on(ctx, gpa_resource_dialect((gpa_resource_t)r)) || !req->usable || ctx->lim[r].present)
+        /* HAMi's names are configured, the patch's are not: its amounts are left as written. */
+        if (!dialect_on(ctx, gpa_resource_dialect((gpa_resource_t)r)) ||
+            gpa_resource_dialect((gpa_resource_t)r) == GPA_DIALECT_HAMI || !req->usable || ctx->lim[r].present)
             continue;
         plan_set(ctx, &ctx->lim[r], req->value, req->binary);
         changed = 1;

@@ -1,6 +1,6 @@
 /*
  * The check function of every rule (the table in rules.c names them): gpa_rule_<id>, the id's dashes as
- * underscores. A rule that spans dialects has one function per half (_koord, _mgpu; non_positive's common half
+ * underscores. A rule that spans dialects has one function per half (_koord, _mgpu, _hami; non_positive's common half
  * covers vendor and Koordinator), joined in rules.c. Each appends its findings through ctx (rule_ctx.h).
  * Private to policy.
  */
@@ -18,6 +18,8 @@ void gpa_rule_non_positive_common(gpa_rule_ctx_t *ctx);
 void gpa_rule_unknown_resource(gpa_rule_ctx_t *ctx);
 void gpa_rule_unit_hint(gpa_rule_ctx_t *ctx);
 void gpa_rule_infeasible(gpa_rule_ctx_t *ctx);
+void gpa_rule_node_name_set(gpa_rule_ctx_t *ctx);
+void gpa_rule_resource_in_annotation(gpa_rule_ctx_t *ctx);
 
 /* rules_koord.c */
 void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx);
@@ -38,6 +40,15 @@ void gpa_rule_full_card_memory(gpa_rule_ctx_t *ctx);
 void gpa_rule_card_count_mismatch(gpa_rule_ctx_t *ctx);
 void gpa_rule_invalid_card_count(gpa_rule_ctx_t *ctx);
 void gpa_rule_ambiguous_unit(gpa_rule_ctx_t *ctx);
+
+/* rules_hami.c */
+void gpa_rule_memory_ratio_exclusive_hami(gpa_rule_ctx_t *ctx);
+void gpa_rule_non_positive_hami(gpa_rule_ctx_t *ctx);
+void gpa_rule_per_device_over_100_hami(gpa_rule_ctx_t *ctx);
+void gpa_rule_min_memory_hami(gpa_rule_ctx_t *ctx);
+void gpa_rule_ambiguous_unit_hami(gpa_rule_ctx_t *ctx);
+void gpa_rule_privileged_share(gpa_rule_ctx_t *ctx);
+void gpa_rule_invalid_annotation(gpa_rule_ctx_t *ctx);
 
 /* rules_ray.c */
 void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx);

@@ -1,6 +1,6 @@
 /*
- * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_ray.c) share: the check context and the
- * helpers that word findings. How amounts are read is kube/gpu_request.h's (one convention for the rules, the
+ * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_hami.c, rules_ray.c) share: the check
+ * context and the helpers that word findings. How amounts are read is kube/gpu_request.h's (one convention for the rules, the
  * mutations and the allocator). Private to policy.
  */
 #ifndef GPA_RULE_CTX_H
@@ -55,6 +55,12 @@ size_t gpa_rule_ctx_container_findings(gpa_rule_ctx_t *ctx, const gpa_container_
 
 /* Exact text of a byte amount for messages: "256Mi", "4", "1500M"; arena-owned. */
 const char *gpa_rule_ctx_bytes(gpa_arena_t *a, int64_t bytes);
+/* The name of resource r as the configuration spells it (HAMi's names are configured); static or the
+ * configuration's. */
+static inline const char *gpa_rule_ctx_name(const gpa_rule_ctx_t *ctx, gpa_resource_t r)
+{
+    return gpa_resource_name_in(&ctx->cfg->hami, r);
+}
 /* "spec.containers[1].resources": where a finding about several resources of one container points. */
 const char *gpa_rule_ctx_resources_path(gpa_arena_t *a, const gpa_container_t *c);
 

@@ -12,13 +12,28 @@
 #define ALL GPA_DIALECT_ALL
 #define KOORD GPA_DIALECT_KOORDINATOR
 #define MGPU GPA_DIALECT_MGPU
+#define HAMI GPA_DIALECT_HAMI
 #define SHARE (GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU)
+#define SHARES (GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU | GPA_DIALECT_HAMI)
 
-/* Rules that span dialects: the Koordinator half, then the mGPU half. */
+/* Rules that span dialects: the Koordinator half, then the mGPU half, then HAMi's. */
 static void rule_non_positive(gpa_rule_ctx_t *ctx)
 {
     gpa_rule_non_positive_common(ctx);
     gpa_rule_non_positive_mgpu(ctx);
+    gpa_rule_non_positive_hami(ctx);
+}
+
+static void rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx)
+{
+    gpa_rule_memory_ratio_exclusive(ctx);
+    gpa_rule_memory_ratio_exclusive_hami(ctx);
+}
+
+static void rule_ambiguous_unit(gpa_rule_ctx_t *ctx)
+{
+    gpa_rule_ambiguous_unit(ctx);
+    gpa_rule_ambiguous_unit_hami(ctx);
 }
 
 static void rule_multi_card_divisibility(gpa_rule_ctx_t *ctx)
@@ -31,12 +46,14 @@ static void rule_per_device_over_100(gpa_rule_ctx_t *ctx)
 {
     gpa_rule_per_device_over_100_koord(ctx);
     gpa_rule_per_device_over_100_mgpu(ctx);
+    gpa_rule_per_device_over_100_hami(ctx);
 }
 
 static void rule_min_memory(gpa_rule_ctx_t *ctx)
 {
     gpa_rule_min_memory_koord(ctx);
     gpa_rule_min_memory_mgpu(ctx);
+    gpa_rule_min_memory_hami(ctx);
 }
 
 /*
@@ -50,10 +67,10 @@ const gpa_rule_t gpa_rules[] = {
      "a GPU resource's request and limit are both given and differ"},
     {"vendor-vs-share", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_vendor_vs_share,
      "one Pod declares a vendor resource and any share resource (Koordinator or mGPU)"},
-    {"mixed-share-apis", SHARE, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_mixed_share_apis,
-     "one Pod declares both Koordinator share resources and mGPU resources"},
-    {"memory-ratio-exclusive", KOORD, GPA_SCOPE_BOTH, GPA_ACTION_DENY, gpa_rule_memory_ratio_exclusive,
-     "a container (or the Pod's totals) declares both gpu-memory and gpu-memory-ratio"},
+    {"mixed-share-apis", SHARES, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_mixed_share_apis,
+     "one Pod declares resources of two share dialects (Koordinator, mGPU, HAMi)"},
+    {"memory-ratio-exclusive", KOORD | HAMI, GPA_SCOPE_BOTH, GPA_ACTION_DENY, rule_memory_ratio_exclusive,
+     "a container (or the Pod's totals) declares both gpu-memory and gpu-memory-ratio (HAMi: gpumem and gpumem-percentage)"},
     {"core-without-memory", KOORD, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_core_without_memory,
      "a container declares gpu-core but neither gpu-memory nor gpu-memory-ratio"},
     {"shared-without-memory", KOORD, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_shared_without_memory,
@@ -63,27 +80,36 @@ const gpa_rule_t gpa_rules[] = {
     {"deprecated-gpu-mixed", KOORD, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_deprecated_gpu_mixed,
      "koordinator.sh/gpu appears with another Koordinator share resource"},
     {"non-positive", ALL, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, rule_non_positive,
-     "a GPU resource is negative, gpu.shared or gpu is 0, or an mGPU container's mgpu-core is 0 or absent"},
+     "a GPU resource is negative, gpu.shared or gpu is 0, an mGPU container's mgpu-core is 0 or absent, or a HAMi "
+     "container's count or gpumem-percentage is 0"},
     {"multi-card-divisibility", SHARE, GPA_SCOPE_BOTH, GPA_ACTION_DENY, rule_multi_card_divisibility,
      "a multi-device request does not split evenly over its devices"},
-    {"per-device-over-100", SHARE, GPA_SCOPE_BOTH, GPA_ACTION_DENY, rule_per_device_over_100,
-     "a per-device share of core or memory ratio exceeds 100"},
-    {"min-memory", SHARE, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, rule_min_memory,
-     "the memory one device would get is below minDeviceMemory"},
+    {"per-device-over-100", SHARES, GPA_SCOPE_BOTH, GPA_ACTION_DENY, rule_per_device_over_100,
+     "a per-device share of core or memory ratio exceeds 100 (HAMi: gpumem-percentage or gpucores above 100)"},
+    {"min-memory", SHARES, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, rule_min_memory,
+     "the memory one device would get is below minDeviceMemory (HAMi: an explicit gpumem)"},
     {"full-card-memory", MGPU, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_full_card_memory,
      "mGPU: whole cards requested (core per card 100) and mgpu-memory set as well"},
     {"card-count-mismatch", MGPU, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_card_count_mismatch,
      "mGPU: the multiple-gpu annotation has a different number of entries than there are containers"},
     {"invalid-card-count", MGPU, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_invalid_card_count,
      "mGPU: an annotation entry is not a whole number >= 0, or is 0 for a container that requests mGPU"},
-    {"ambiguous-unit", MGPU, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_ambiguous_unit,
-     "mGPU: mgpu-memory (MiB) written with a binary suffix"},
+    {"ambiguous-unit", MGPU | HAMI, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, rule_ambiguous_unit,
+     "a MiB resource written with a suffix: mGPU mgpu-memory with a binary one; HAMi gpumem with any, or above 2^31-1 MiB"},
     {"unknown-resource", ALL, GPA_SCOPE_CONTAINER, GPA_ACTION_DENY, gpa_rule_unknown_resource,
      "a requested name is a near miss of a GPU resource gpuadmit knows: no node offers it"},
     {"unit-hint", GPA_DIALECT_VENDOR | KOORD, GPA_SCOPE_CONTAINER, GPA_ACTION_WARN, gpa_rule_unit_hint,
      "an amount that reads like the wrong unit: koordinator.sh/gpu 1-9 (a percent), a vendor count above 16"},
     {"ray-num-gpus", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_ray_num_gpus,
      "KubeRay: a group's Ray container gets GPU devices and Ray will advertise 0 GPUs for it, or more than it gets"},
+    {"node-name-set", SHARES, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_node_name_set,
+     "a Pod (or template) that asks for a GPU share (Koordinator, mGPU, HAMi) sets spec.nodeName"},
+    {"resource-in-annotation", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_resource_in_annotation,
+     "a Pod's or template's annotation key is a GPU resource name gpuadmit knows: no scheduler reads it there"},
+    {"privileged-share", HAMI, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_privileged_share,
+     "HAMi: a privileged container in a Pod that asks for HAMi resources"},
+    {"invalid-annotation", HAMI, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_invalid_annotation,
+     "HAMi: a scheduling annotation HAMi cannot use (policy, card lists, vgpu-mode, numa-bind)"},
     {"infeasible", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_infeasible,
      "an inventory is configured and no node in it could ever hold the Pod"},
 };

@@ -324,6 +324,13 @@ case_config_inventory() {
     expect_grep "$tmp/err" "bad.yaml:3"
     printf 'namespaces:\n  exclude: [ml]\n' >"$tmp/exclude.yaml"
     expect_exit 0 "$gpuadmit" validate --config "$tmp/exclude.yaml" "$bad"
+    # hami: HAMi's other keys are accepted, named once in a warning on stderr; its renamed names are read
+    printf 'hami:\n  resourceMemoryName: nvidia.com/vgpu-memory\n  gpuCorePolicy: default\n  deviceMemoryScaling: 1\n' >"$tmp/hami.yaml"
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: h, namespace: ml}\nspec:\n  containers:\n  - name: c\n    resources:\n      limits: {nvidia.com/gpu: "1", nvidia.com/vgpu-memory: "4"}\n' >"$tmp/hami-pod.yaml"
+    expect_exit 1 "$gpuadmit" validate --config "$tmp/hami.yaml" "$tmp/hami-pod.yaml"
+    expect_grep "$tmp/err" "^warning: .*hami.yaml:3:[0-9]+: hami: ignored \\(gpuadmit does not read them\\): gpuCorePolicy, deviceMemoryScaling$"
+    [ "$(grep -c hami: "$tmp/err")" = 1 ] || fail "the ignored hami keys are named once"
+    expect_grep "$tmp/out" "min-memory: nvidia.com/vgpu-memory: 4 is 4MiB per vGPU"
     local inv="$src/examples/inventory/compact.yaml" big="$src/examples/with-inventory/infeasible.yaml"
     if [ -f "$inv" ]; then
         expect_exit 0 "$gpuadmit" validate "$big"

@@ -171,6 +171,59 @@ START_TEST(broken_configs)
 }
 END_TEST
 
+/* `hami`: HAMi's names and defaults (the `nvidia` section of its device config); other keys of that section are
+ * accepted, named in one warning. */
+START_TEST(hami_key)
+{
+    gpa_config_t *cfg = gpa_config_default();
+    ck_assert(cfg->dialects & GPA_DIALECT_HAMI);
+    ck_assert_str_eq(cfg->hami.device[GPA_HAMI_NVIDIA].name[GPA_HAMI_MEMORY], "nvidia.com/gpumem");
+    ck_assert_ptr_eq(cfg->workloads.hami, &cfg->hami);
+    ck_assert(!cfg->warning.set_);
+    gpa_config_release(cfg);
+    cfg = parse_ok("hami:\n"
+                   "  resourceCountName: nvidia.com/gpu\n"
+                   "  resourceMemoryName: nvidia.com/vgpu-memory\n"
+                   "  resourceMemoryPercentageName: nvidia.com/vgpu-memory-percentage\n"
+                   "  resourceCoreName: nvidia.com/vgpu-cores\n"
+                   "  resourcePriorityName: nvidia.com/vgpu-priority\n"
+                   "  overwriteEnv: false\n"
+                   "  defaultMemory: 2048\n"
+                   "  defaultCores: 10\n"
+                   "  defaultGPUNum: 1\n"
+                   "  memoryFactor: 2\n"
+                   "  deviceSplitCount: 8\n"
+                   "  deviceMemoryScaling: 1\n"
+                   "  migProfileAllowlist:\n"
+                   "  - models: [A30]\n"
+                   "workloads: []\n");
+    const gpa_hami_device_t *d = &cfg->hami.device[GPA_HAMI_NVIDIA];
+    ck_assert_str_eq(d->name[GPA_HAMI_MEMORY], "nvidia.com/vgpu-memory");
+    ck_assert_str_eq(d->name[GPA_HAMI_PRIORITY], "nvidia.com/vgpu-priority");
+    ck_assert_int_eq(d->default_memory, 2048);
+    ck_assert_int_eq(d->default_cores, 10);
+    ck_assert_int_eq(d->memory_factor, 2);
+    ck_assert_int_eq(d->device_split_count, 8);
+    ck_assert_ptr_eq(cfg->workloads.hami, &cfg->hami); /* workloads read after hami keep it */
+    ck_assert(cfg->warning.set_);
+    ck_assert_uint_eq(cfg->warning.line, 7);
+    ck_assert_ptr_nonnull(strstr(cfg->warning.message, "overwriteEnv, deviceMemoryScaling, migProfileAllowlist"));
+    gpa_config_release(cfg);
+    cfg = parse_ok("dialects: [hami]\n");
+    ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_HAMI);
+    gpa_config_release(cfg);
+
+    parse_bad("hami: [x]\n", 1, 7, "hami: must be a mapping");
+    parse_bad("hami:\n  resourceMemoryName: 7\n", 2, 23, "hami.resourceMemoryName: must be a string");
+    parse_bad("hami:\n  resourceMemoryName: gpumem\n", 2, 23, "is not a resource name");
+    parse_bad("hami:\n  memoryFactor: 0\n", 2, 17, "out of range");
+    parse_bad("hami:\n  defaultCores: 101\n", 2, 17, "out of range");
+    parse_bad("hami:\n  resourceMemoryName: koordinator.sh/gpu-memory\n", 2, 3, "a resource of another dialect");
+    parse_bad("hami:\n  resourceCoreName: nvidia.com/gpumem\n", 2, 3, "are both nvidia.com/gpumem");
+    parse_bad("hami:\n  resourceCountName: koordinator.sh/gpu\n", 2, 3, "a resource of another dialect");
+}
+END_TEST
+
 /* `workloads`: more kinds to read, each checked (fields, types, path syntax) with file:line and path. */
 START_TEST(workloads_key)
 {
@@ -234,6 +287,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, json_and_numbers);
     tcase_add_test(tc, broken_configs);
     tcase_add_test(tc, workloads_key);
+    tcase_add_test(tc, hami_key);
     tcase_add_test(tc, refcount);
     suite_add_tcase(s, tc);
     return s;

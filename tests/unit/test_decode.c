@@ -364,7 +364,7 @@ START_TEST(every_kind_of_the_table_is_read_at_its_paths)
         {"example.com", "Trainer", (const char *const[]){"spec.workers[*].template", NULL},
          (const char *const[]){"spec.launcher", NULL}, (const char *const[]){"spec.roles.*.resources", NULL}},
     };
-    const gpa_workloads_t extra = {extra_items, 1};
+    const gpa_workloads_t extra = {extra_items, 1, NULL};
     check_table(&extra, &extra);
 }
 END_TEST
@@ -383,7 +383,7 @@ START_TEST(kinds_are_matched_by_group_and_kind)
     ck_assert_str_eq(gpa_workload_find(NULL, "batch.volcano.sh/v1alpha1", "Job")->group, "batch.volcano.sh");
     /* A configuration's entry replaces the built-in one of the same group and kind. */
     const gpa_workload_t mine[] = {{"apps", "Deployment", (const char *const[]){"spec.other", NULL}, NULL, NULL}};
-    const gpa_workloads_t extra = {mine, 1};
+    const gpa_workloads_t extra = {mine, 1, NULL};
     ck_assert_ptr_eq(gpa_workload_find(&extra, "apps/v1", "Deployment"), &mine[0]);
     ck_assert_ptr_nonnull(gpa_workload_find(&extra, "apps/v1", "StatefulSet"));
 }

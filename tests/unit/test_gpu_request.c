@@ -125,7 +125,7 @@ END_TEST
 
 static gpa_resource_t near(const char *name)
 {
-    return gpa_resource_near_miss(GPA_DIALECT_ALL, name, strlen(name));
+    return gpa_resource_near_miss(NULL, GPA_DIALECT_ALL, name, strlen(name));
 }
 
 START_TEST(near_misses)
@@ -151,6 +151,17 @@ START_TEST(near_misses)
     ck_assert_int_eq(near("nvidia.com/gpumem"), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.com/gpucores"), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.com/gpumem-percentage"), GPA_R_UNKNOWN);
+    ck_assert_int_eq(near("nvidia.com/priority"), GPA_R_UNKNOWN); /* HAMi's priority */
+    /* near misses of HAMi's names, as configured; none with the HAMi dialect off */
+    ck_assert_int_eq(near("nvidia.com/gpucore"), GPA_R_HAMI_NV_CORES);
+    ck_assert_int_eq(near("nvidia.com/gpu_mem"), GPA_R_HAMI_NV_MEMORY);
+    ck_assert_int_eq(near("nvidia.com/gpumem_percentage"), GPA_R_HAMI_NV_PERCENT);
+    ck_assert_int_eq(near("nvidia.com/gpus"), GPA_R_NVIDIA_GPU);
+    ck_assert_int_eq(gpa_resource_near_miss(NULL, GPA_DIALECT_VENDOR, "nvidia.com/gpucore", 18), GPA_R_UNKNOWN);
+    gpa_hami_names_t renamed = gpa_hami_names_default;
+    gpa_hami_names_set(&renamed, GPA_HAMI_NVIDIA, GPA_HAMI_CORES, "nvidia.com/vgpu-cores");
+    ck_assert_int_eq(gpa_resource_near_miss(&renamed, GPA_DIALECT_ALL, "nvidia.com/vgpu-core", 20), GPA_R_HAMI_NV_CORES);
+    ck_assert_int_eq(gpa_resource_near_miss(&renamed, GPA_DIALECT_ALL, "nvidia.com/gpucore", 18), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.co/gpu"), GPA_R_UNKNOWN); /* another domain */
     ck_assert_int_eq(near("x/cdefghij/gpu"), GPA_R_UNKNOWN);
     ck_assert_int_eq(near("nvidia.com"), GPA_R_UNKNOWN);
@@ -162,7 +173,7 @@ START_TEST(near_misses)
     snprintf(long_name, sizeof(long_name), "nvidia.com/g%0300d", 0);
     ck_assert_int_eq(near(long_name), GPA_R_UNKNOWN);
     /* a dialect that is off has no near misses */
-    ck_assert_int_eq(gpa_resource_near_miss(GPA_DIALECT_VENDOR, "koordinator.sh/gpu-shared", 25), GPA_R_UNKNOWN);
+    ck_assert_int_eq(gpa_resource_near_miss(NULL, GPA_DIALECT_VENDOR, "koordinator.sh/gpu-shared", 25), GPA_R_UNKNOWN);
     ck_assert_int_eq(gpa_resource_domain("VKE.volcengine.com/x", 20), GPA_DIALECT_MGPU);
     ck_assert_int_eq(gpa_resource_domain("cpu", 3), 0);
 }
@@ -305,6 +316,102 @@ START_TEST(mgpu_normalizes_as_read)
         ck_assert_int_eq(req.groups[0].whole, m.whole);
         ck_assert_int_eq(req.groups[0].memory_bytes, m.whole ? 0 : m.card_memory * GPA_MIB);
     }
+
+/* ---- HAMi ---- */
+
+static gpa_hami_view_t hami_of(const char *limits_pod, int *is_hami)
+{
+    gpa_object_t *obj = object(limits_pod);
+    gpa_hami_view_t hv;
+    *is_hami = gpa_hami_view_container(GPA_DIALECT_ALL, &obj->pods[0].containers[0], &hv) == 0;
+    return hv;
+}
+
+START_TEST(hami_reading)
+{
+    int is;
+    /* count-only: not HAMi's (the vendor reading: whole devices) */
+    hami_of(POD1("{\"nvidia.com/gpu\":\"2\"}"), &is);
+    ck_assert(!is);
+    /* gpumem x memoryFactor MiB; cores given */
+    gpa_hami_view_t hv =
+        hami_of(POD1("{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem\":\"3000\",\"nvidia.com/gpucores\":\"30\"}"), &is);
+    ck_assert(is);
+    ck_assert_int_eq(hv.count, 2);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_MIB);
+    ck_assert_int_eq(hv.memory_mib, 3000);
+    ck_assert_int_eq(hv.cores, 30);
+    ck_assert_int_eq(hv.token[GPA_HAMI_COUNT], GPA_R_NVIDIA_GPU); /* one resource with the vendor's */
+    /* the count defaults to defaultGPUNum; gpumem wins over the percentage; cores default to defaultCores (0) */
+    hv = hami_of(POD1("{\"nvidia.com/gpumem\":\"4096\",\"nvidia.com/gpumem-percentage\":\"50\"}"), &is);
+    ck_assert(is);
+    ck_assert_int_eq(hv.count, 1);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_MIB);
+    ck_assert_int_eq(hv.cores, 0);
+    /* gpumem 0 is unset: the percentage counts; cores not 100 (a present gpumem is not exclusive) */
+    hv = hami_of(POD1("{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpumem\":\"0\",\"nvidia.com/gpumem-percentage\":\"40\"}"), &is);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_PERCENT);
+    ck_assert_int_eq(hv.percent, 40);
+    ck_assert_int_eq(hv.cores, 0);
+    /* percentage 100 and no gpumem: the whole card's compute */
+    hv = hami_of(POD1("{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpumem-percentage\":\"100\"}"), &is);
+    ck_assert_int_eq(hv.cores, 100);
+    /* cores only: the whole card, cores as given */
+    hv = hami_of(POD1("{\"nvidia.com/gpucores\":\"20\"}"), &is);
+    ck_assert(is);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_WHOLE);
+    ck_assert_int_eq(hv.cores, 20);
+    /* the count given as 0 reads as 0 vGPUs, not as the default */
+    hv = hami_of(POD1("{\"nvidia.com/gpu\":\"0\",\"nvidia.com/gpumem\":\"1000\"}"), &is);
+    ck_assert_int_eq(hv.count, 0);
+    /* above HAMi's 32-bit MiB */
+    hv = hami_of(POD1("{\"nvidia.com/gpumem\":\"16Gi\"}"), &is);
+    ck_assert(hv.memory_overflow);
+    /* HAMi off: nothing is HAMi's */
+    gpa_object_t *obj = object(POD1("{\"nvidia.com/gpumem\":\"1000\"}"));
+    ck_assert_int_eq(gpa_hami_vendor(GPA_DIALECT_ALL & ~(unsigned)GPA_DIALECT_HAMI, &obj->pods[0].containers[0]), -1);
+}
+END_TEST
+
+START_TEST(hami_configured_names)
+{
+    gpa_hami_names_t names = gpa_hami_names_default;
+    gpa_hami_names_set(&names, GPA_HAMI_NVIDIA, GPA_HAMI_COUNT, "example.com/vgpu");
+    gpa_hami_names_set(&names, GPA_HAMI_NVIDIA, GPA_HAMI_MEMORY, "example.com/vgpu-memory");
+    names.device[GPA_HAMI_NVIDIA].memory_factor = 1024;
+    names.device[GPA_HAMI_NVIDIA].default_memory = 2048;
+    ck_assert_int_eq(gpa_resource_intern(&names, "example.com/vgpu-memory", 23), GPA_R_HAMI_NV_MEMORY);
+    ck_assert_int_eq(gpa_resource_intern(&names, "example.com/vgpu", 16), GPA_R_HAMI_NV_COUNT);
+    ck_assert_int_eq(gpa_resource_intern(&names, "nvidia.com/gpumem", 17), GPA_R_UNKNOWN); /* renamed away */
+    ck_assert_int_eq(gpa_resource_intern(NULL, "nvidia.com/gpumem", 17), GPA_R_HAMI_NV_MEMORY);
+    ck_assert_int_eq(gpa_resource_lookup("nvidia.com/gpumem", 17), GPA_R_UNKNOWN); /* no literal HAMi name */
+    ck_assert_str_eq(gpa_resource_name_in(&names, GPA_R_HAMI_NV_MEMORY), "example.com/vgpu-memory");
+    ck_assert(gpa_hami_names_has(&names, "nvidia.com/priority", 19));
+    /* decode interns the configured names; the reading uses the configured defaults */
+    gpa_workloads_t extra = {NULL, 0, &names};
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    const char *text = POD1("{\"example.com/vgpu\":\"2\",\"example.com/vgpu-memory\":\"4\",\"nvidia.com/gpucores\":\"10\"}");
+    gpa_value_t *doc;
+    gpa_object_t *obj;
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_json_parse(&a, text, strlen(text), &doc, &err), 0);
+    ck_assert_int_eq(gpa_decode_object_with(&a, &extra, doc, &obj, &err), 0);
+    gpa_hami_view_t hv;
+    ck_assert_int_eq(gpa_hami_view_container(GPA_DIALECT_ALL, &obj->pods[0].containers[0], &hv), 0);
+    ck_assert_int_eq(hv.count, 2);
+    ck_assert_int_eq(hv.memory_mib, 4096);
+    ck_assert_int_eq(hv.cores, 10);
+    gpa_stray_t *strays;
+    ck_assert_uint_eq(gpa_gpu_strays(&a, GPA_DIALECT_ALL, &obj->pods[0].containers[0], &strays), 0);
+    /* defaultMemory when no memory is asked */
+    text = POD1("{\"nvidia.com/gpucores\":\"10\"}");
+    ck_assert_int_eq(gpa_json_parse(&a, text, strlen(text), &doc, &err), 0);
+    ck_assert_int_eq(gpa_decode_object_with(&a, &extra, doc, &obj, &err), 0);
+    ck_assert_int_eq(gpa_hami_view_container(GPA_DIALECT_ALL, &obj->pods[0].containers[0], &hv), 0);
+    ck_assert_int_eq(hv.memory, GPA_HAMI_MEM_DEFAULT);
+    ck_assert_int_eq(hv.memory_mib, 2048);
+    gpa_arena_dispose(&a);
 }
 END_TEST
 
@@ -318,6 +425,8 @@ int main(void)
     tcase_add_test(tc, shares);
     tcase_add_test(tc, strays);
     tcase_add_test(tc, near_misses);
+    tcase_add_test(tc, hami_reading);
+    tcase_add_test(tc, hami_configured_names);
     suite_add_tcase(s, tc);
     tc = tcase_create("mgpu");
     tcase_add_checked_fixture(tc, setup, teardown);

@@ -44,7 +44,8 @@ static gpa_object_t *decode(const char *squoted)
     gpa_object_t *obj;
     gpa_error_t err = {0};
     gpa_error_init(&err, "test");
-    if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
+    if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 ||
+        gpa_decode_object_with(&A, &CFG->workloads, doc, &obj, &err) != 0)
         ck_abort_msg("cannot read test object: %s at %u:%u: %s", err.message, err.line, err.column, json);
     return obj;
 }
@@ -132,6 +133,13 @@ static void expect(const char *ids)
     }
 }
 
+/* Validates a Pod and expects exactly `ids` (expect's form; "" for none). */
+static void expect_pod(const char *ann, const char *containers, const char *init, const char *ids)
+{
+    validate(pod_with(ann, containers, init));
+    expect(ids);
+}
+
 static void set_action(const char *rule, gpa_action_t action)
 {
     int i = gpa_rule_index(rule);
@@ -143,7 +151,7 @@ static void set_action(const char *rule, gpa_action_t action)
 
 START_TEST(table_ids_unique_and_documented)
 {
-    ck_assert_uint_eq(gpa_nrules, 21);
+    ck_assert_uint_eq(gpa_nrules, 25);
     for (size_t i = 0; i < gpa_nrules; i++) {
         ck_assert_ptr_nonnull(gpa_rules[i].check);
         ck_assert(gpa_rules[i].doc != NULL && strlen(gpa_rules[i].doc) > 10);
@@ -763,9 +771,7 @@ START_TEST(unknown_resource)
         "nvidia.com/gpu.shared",
         "nvidia.com/mig-1g.5gb",
         "nvidia.com/mig-3g.20gb",
-        "nvidia.com/gpumem",
-        "nvidia.com/gpumem-percentage",
-        "nvidia.com/gpucores",
+        "nvidia.com/priority",
         "koordinator.sh/rdma",
         "koordinator.sh/fpga",
         "koordinator.sh/batch-cpu",
@@ -778,6 +784,9 @@ START_TEST(unknown_resource)
     };
     for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
         ck_assert_msg(one(gpa_arena_printf(&A, "{'%s':'1'}", never[i])) == 0, "%s is flagged", never[i]);
+    /* HAMi's names are resources of the HAMi dialect, with values it accepts */
+    ck_assert_uint_eq(one("{'nvidia.com/gpumem':'4096','nvidia.com/gpucores':'30'}"), 0);
+    ck_assert_uint_eq(one("{'nvidia.com/gpumem-percentage':'50'}"), 0);
     /* the configuration's knownResources */
     const char *names[] = {"koordinator.sh/gpu-shared"};
     CFG->known_resources = names;
@@ -1021,6 +1030,128 @@ START_TEST(knock_on_says_why)
 }
 END_TEST
 
+/* ---- HAMi (docs/rules.md#hami): valid forms at least as hard as invalid ones ---- */
+
+START_TEST(hami_valid_forms)
+{
+    static const char *const valid[] = {
+        "{'nvidia.com/gpu':'1'}",
+        "{'nvidia.com/gpu':'8'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'3000'}",
+        "{'nvidia.com/gpu':'2','nvidia.com/gpumem':'3000','nvidia.com/gpucores':'30'}",
+        "{'nvidia.com/gpumem':'3000'}",
+        "{'nvidia.com/gpucores':'30'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpucores':'0'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'0'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'0','nvidia.com/gpumem-percentage':'50'}",
+        "{'nvidia.com/gpu':'2','nvidia.com/gpumem-percentage':'100','nvidia.com/gpucores':'100'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem-percentage':'1'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'256'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'81920','nvidia.com/gpucores':'100'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'2147483647'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4096','nvidia.com/priority':'0'}",
+        "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4096','nvidia.com/mig-1g.5gb':'1'}",
+    };
+    for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+        if (one(valid[i]) != 0) {
+            dump();
+            ck_abort_msg("%s: a valid HAMi request has findings", valid[i]);
+        }
+    }
+    /* HAMi beside whole GPUs (one resource), in app and init containers, requests-only limits */
+    expect_pod(NULL,
+               list2(ctr("hami", "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4096'}"), ctr("whole", "{'nvidia.com/gpu':'2'}")),
+               list1(ctr("init", "{'nvidia.com/gpumem-percentage':'30'}")), "");
+    /* HAMi annotations that HAMi reads as written */
+    expect_pod("{'nvidia.com/use-gputype':'A100,H100','nvidia.com/nouse-gputype':'1080','hami.io/gpu-scheduler-policy':'spread',"
+               "'hami.io/node-scheduler-policy':'binpack','nvidia.com/vgpu-mode':'mig','nvidia.com/numa-bind':'0'}",
+               list1(ctr("c", "{'nvidia.com/gpu':'2','nvidia.com/gpumem':'8000'}")), NULL, "");
+    /* the dialect off: HAMi's names are neither read nor strays */
+    CFG->dialects = GPA_DIALECT_ALL & ~(unsigned)GPA_DIALECT_HAMI;
+    ck_assert_uint_eq(one("{'nvidia.com/gpu':'0','nvidia.com/gpumem':'16Gi','nvidia.com/gpumem-percentage':'150'}"), 0);
+}
+END_TEST
+
+START_TEST(hami_invalid_forms)
+{
+    static const struct {
+        const char *res, *rules;
+    } invalid[] = {
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4096','nvidia.com/gpumem-percentage':'50'}", "memory-ratio-exclusive"},
+        {"{'nvidia.com/gpu':'0','nvidia.com/gpumem':'4096'}", "non-positive"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem-percentage':'0'}", "non-positive"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpucores':'-5'}", "non-positive"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem-percentage':'101'}", "per-device-over-100"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'1000','nvidia.com/gpucores':'150'}", "per-device-over-100"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'255'}", "min-memory"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'16Gi'}", "ambiguous-unit"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4k'}", "ambiguous-unit"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'1e3'}", "ambiguous-unit"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'2147483648'}", "ambiguous-unit"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'12.5'}", "malformed-quantity"},
+        {"{'nvidia.com/gpu':'1','nvidia.com/gpumem':'8Gi','nvidia.com/gpumem-percentage':'0'}", "ambiguous-unit non-positive"},
+    };
+    for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
+        one(invalid[i].res);
+        expect(invalid[i].rules);
+    }
+    /* min-memory suggests GiB only where the value counts MiB (memoryFactor 1) */
+    one("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4'}");
+    ck_assert_ptr_nonnull(
+        strstr(first("min-memory")->message, "4 is 4MiB per vGPU (HAMi counts MiB), below 256Mi; did you mean 4096"));
+    CFG->hami.device[GPA_HAMI_NVIDIA].memory_factor = 2;
+    one("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4'}");
+    ck_assert_ptr_null(strstr(first("min-memory")->message, "did you mean"));
+    CFG->hami.device[GPA_HAMI_NVIDIA].memory_factor = 1;
+    /* the configured names: a message names them, and the default ones are no longer HAMi's */
+    gpa_hami_names_set(&CFG->hami, GPA_HAMI_NVIDIA, GPA_HAMI_MEMORY, "nvidia.com/vgpu-memory");
+    gpa_hami_names_set(&CFG->hami, GPA_HAMI_NVIDIA, GPA_HAMI_COUNT, "example.com/vgpu");
+    const char *pod = "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p'},'spec':{'containers':[{'name':'c','resources':"
+                      "{'limits':{'example.com/vgpu':'0','nvidia.com/vgpu-memory':'4Gi','nvidia.com/gpumem':'8'}}}]}}";
+    char *json = gpa_arena_strdup(&A, pod);
+    for (char *p = json; *p != '\0'; p++)
+        *p = *p == '\'' ? '"' : *p;
+    gpa_value_t *doc;
+    gpa_object_t *obj;
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_json_parse(&A, json, strlen(json), &doc, &err), 0);
+    ck_assert_int_eq(gpa_decode_object_with(&A, &CFG->workloads, doc, &obj, &err), 0);
+    validate(obj);
+    expect("non-positive ambiguous-unit");
+    ck_assert_str_eq(first("non-positive")->resources[0], "example.com/vgpu");
+    ck_assert_ptr_nonnull(strstr(first("ambiguous-unit")->message, "nvidia.com/vgpu-memory: \"4Gi\""));
+}
+END_TEST
+
+START_TEST(hami_pod_rules)
+{
+    /* HAMi beside Koordinator: mixed-share-apis alone (its nvidia.com/gpu is HAMi's count, no vendor-vs-share) */
+    expect_pod(NULL,
+               list2(ctr("h", "{'nvidia.com/gpu':'1','nvidia.com/gpumem':'4096'}"),
+                     ctr("k", "{'koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu.shared':'1'}")),
+               NULL, "mixed-share-apis");
+    /* a plain vendor container beside Koordinator is still vendor-vs-share */
+    expect_pod(NULL,
+               list2(ctr("v", "{'nvidia.com/gpu':'1'}"),
+                     ctr("k", "{'koordinator.sh/gpu-memory-ratio':'50','koordinator.sh/gpu.shared':'1'}")),
+               NULL, "vendor-vs-share");
+    /* annotations: a resource name as a key; bad HAMi annotations only on a Pod asking HAMi for GPUs */
+    expect_pod("{'nvidia.com/gpucores':'30'}", list1(ctr("c", "{'nvidia.com/gpu':'1'}")), NULL, "resource-in-annotation");
+    expect_pod("{'nvidia.com/use-gpuuuid':' GPU-a','nvidia.com/vgpu-mode':'vgpu'}", list1(ctr("c", "{'nvidia.com/gpu':'1'}")), NULL,
+               "invalid-annotation invalid-annotation");
+    expect_pod("{'nvidia.com/numa-bind':'maybe'}", list1(ctr("c", "{'cpu':'1'}")), NULL, "");
+    expect_pod("{'hami.io/gpu-scheduler-policy':'binpack,'}", list1(ctr("c", "{'nvidia.com/gpumem':'1024'}")), NULL,
+               "invalid-annotation");
+    /* privileged: any container of a HAMi Pod, never a whole-GPU Pod */
+    const char *priv = "{'name':'agent','securityContext':{'privileged':true}}";
+    expect_pod(NULL, list2(ctr("c", "{'nvidia.com/gpumem-percentage':'20'}"), priv), NULL, "privileged-share");
+    expect_pod(NULL, list2(ctr("c", "{'nvidia.com/gpu':'1'}"), priv), NULL, "");
+    /* a privileged: false is not privileged */
+    expect_pod(NULL, list2(ctr("c", "{'nvidia.com/gpumem':'2048'}"), "{'name':'agent','securityContext':{'privileged':false}}"),
+               NULL, "");
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
     Suite *s = suite_create("rules");
@@ -1062,6 +1193,9 @@ static Suite *rules_suite(void)
     tcase_add_test(tc, unit_hint);
     tcase_add_test(tc, messages_say_what_to_write);
     tcase_add_test(tc, knock_on_says_why);
+    tcase_add_test(tc, hami_valid_forms);
+    tcase_add_test(tc, hami_invalid_forms);
+    tcase_add_test(tc, hami_pod_rules);
     suite_add_tcase(s, tc);
     return s;
 }

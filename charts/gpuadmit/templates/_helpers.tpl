@@ -250,6 +250,7 @@ names gpuadmit knows: a near miss (unknown-resource) must reach it too. Argument
 {{- if has "vendor" .dialects }}{{ $domains = concat $domains (list "nvidia.com" "amd.com" "dcu.com") }}{{ end }}
 {{- if has "koordinator" .dialects }}{{ $domains = append $domains "koordinator.sh" }}{{ end }}
 {{- if has "mgpu" .dialects }}{{ $domains = append $domains "vke.volcengine.com" }}{{ end }}
+{{- if and (has "hami" .dialects) (not (has "nvidia.com" $domains)) }}{{ $domains = append $domains "nvidia.com" }}{{ end }}
 {{- $res := list }}
 {{- range $domains }}{{ $res = append $res (include "gpuadmit.anyCase" .) }}{{ end }}
 {{- if $res }}{{ printf "%s.matches('^(%s)/')" .var (join "|" $res) }}{{ else }}false{{ end }}
@@ -318,7 +319,7 @@ enabled dialect somewhere gpuadmit reads (docs/rules.md#objects). One disjunct p
 share their paths, chosen by request.resource, so a kind is only searched where it keeps Pod templates.
 */}}
 {{- define "gpuadmit.matchExpression" -}}
-{{- $dialects := .Values.config.dialects | default (list "vendor" "koordinator" "mgpu") }}
+{{- $dialects := .Values.config.dialects | default (list "vendor" "koordinator" "mgpu" "hami") }}
 {{- $branches := list }}
 {{- range (include "gpuadmit.enabledGroups" . | fromJsonArray) }}
 {{- $group := .group }}
