@@ -65,6 +65,11 @@ int64_t gpa_search_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gp
     }
 }
 
+int gpa_search_counts_anew(const gpa_search_dev_t *d, const gpa_device_group_t *g)
+{
+    return !d->touched || g->dialect == GPA_DIALECT_MGPU;
+}
+
 /* Whether the device could still take a whole-device share (nothing on it). */
 static int whole_free(const gpa_search_dev_t *d)
 {
@@ -125,7 +130,7 @@ int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_
     *mem = gpa_search_share_memory(g, gpu);
     if (*mem < 0 || (*mem > 0 && gpu->memory <= 0))
         return 0;
-    if (!d->touched && d->pods >= s->max_pods)
+    if (gpa_search_counts_anew(d, g) && d->pods >= s->max_pods)
         return 0;
     return *mem <= d->mem_free && *core <= d->core_free;
 }
@@ -246,8 +251,9 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         add_free(s, dv, -1);
         dv->core_free -= core;
         dv->mem_free -= mem;
-        if (!dv->touched)
-            dv->pods++, dv->touched = 1;
+        if (gpa_search_counts_anew(dv, g))
+            dv->pods++;
+        dv->touched = 1;
         if (g->whole)
             dv->whole_used = 1;
         add_free(s, dv, 1);
