@@ -200,6 +200,8 @@ static size_t shares_fitting(const gpa_search_t *s, const gpa_search_dev_t *d, i
         n = d->core_free / core;
     if (mem > 0 && d->mem_free / mem < n)
         n = d->mem_free / mem;
+    if (s->per_container && s->max_pods - d->pods < n) /* each share one more toward maxPodsPerDevice */
+        n = s->max_pods > d->pods ? s->max_pods - d->pods : 0;
     return n > (int64_t)s->nshares ? s->nshares : (size_t)n;
 }
 
@@ -207,7 +209,7 @@ static size_t shares_fitting(const gpa_search_t *s, const gpa_search_dev_t *d, i
 static int too_many_shares(const gpa_search_t *s, size_t i)
 {
     size_t room = 0, need = s->need_shares[i];
-    if (need == 0 || (s->min_core[i] <= 0 && s->min_mem[i] <= 0))
+    if (need == 0 || (s->min_core[i] <= 0 && s->min_mem[i] <= 0 && !s->per_container))
         return 0;
     for (size_t d = 0; d < s->ndev && room < need; d++)
         room += shares_fitting(s, &s->dev[d], s->min_core[i], s->min_mem[i]);
@@ -361,6 +363,7 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     unsigned dialects = 0; /* the request's: its scheduler's defaults fill what the policy leaves unset */
     for (size_t k = 0; k < req->ngroups; k++)
         dialects |= (unsigned)req->groups[k].dialect;
+    s->per_container = dialects == GPA_DIALECT_MGPU;
     gpa_alloc_policy_t scored = gpa_alloc_policy_for(pol, dialects);
     s->core_weight = scored.core_weight;
     s->spread = scored.strategy == GPA_STRATEGY_SPREAD;

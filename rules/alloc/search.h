@@ -44,6 +44,7 @@ typedef struct st_gpa_search_t {
     gpa_alloc_budget_t *budget; /* borrowed: the request's (opts->budget), or own_budget */
     gpa_alloc_budget_t own_budget;
     int64_t max_pods, core_weight;
+    int per_container;        /* the groups are mGPU shares: each counts toward max_pods (gpa_search_counts_anew) */
     gpa_search_slot_t *slots; /* in request order; first fit: the largest groups first (proves "no" sooner) */
     size_t nshares;
     /* Capacity bound: what slots [i..) still need in total (core and bytes of the share slots, whole devices)
