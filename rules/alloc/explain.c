@@ -201,7 +201,8 @@ static const char *device_failure(gpa_arena_t *a, const gpa_search_t *s, const g
     if (mem < 0 || (mem > 0 && gpu->memory <= 0))
         return gpa_arena_printf(a, "device %d's memory size is unknown", minor);
     if (d->pods >= s->max_pods)
-        return gpa_arena_printf(a, "device %d holds %" PRId64 " Pods (maxPodsPerDevice %" PRId64 ")", minor, d->pods, s->max_pods);
+        return gpa_arena_printf(a, "device %d holds %" PRId64 " %s (maxPodsPerDevice %" PRId64 ")", minor, d->pods,
+                                g->dialect == GPA_DIALECT_MGPU ? "mGPU containers" : "Pods", s->max_pods);
     if (mem > d->mem_free) {
         gpa_bytes_format(d->mem_free > 0 ? d->mem_free : 0, 0, free_);
         gpa_bytes_format(mem, 1, need);
@@ -225,7 +226,7 @@ static int64_t coverage(const gpa_search_t *s, const gpa_search_dev_t *d, const 
         return m < c ? m : c;
     }
     int64_t mem = gpa_search_share_memory(g, gpu);
-    if (mem < 0 || (mem > 0 && gpu->memory <= 0) || (!d->touched && d->pods >= s->max_pods))
+    if (mem < 0 || (mem > 0 && gpu->memory <= 0) || (gpa_search_counts_anew(d, g) && d->pods >= s->max_pods))
         return 0;
     int64_t m = part_of(d->mem_free, mem), c = part_of(d->core_free, g->core);
     return m < c ? m : c;

@@ -468,7 +468,9 @@ static void apply_share(gpa_gpu_t *g, const gpa_usage_desc_t *u, const char **la
     }
     g->core_used = gpa_sat_add_i64(g->core_used, core);
     g->memory_used = gpa_sat_add_i64(g->memory_used, mem);
-    if (*last_pod == NULL || strcmp(*last_pod, u->pod) != 0)
+    if (u->containers > 0)
+        g->pods = gpa_sat_add_i64(g->pods, u->containers);
+    else if (*last_pod == NULL || strcmp(*last_pod, u->pod) != 0)
         g->pods++;
     *last_pod = u->pod;
 }

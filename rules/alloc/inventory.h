@@ -47,7 +47,7 @@ typedef struct st_gpa_gpu_t {
     int64_t memory;      /* total bytes; 0 = unknown (only whole-device requests can use it) */
     int64_t core_used;   /* what scheduled Pods hold (used with --now / NOT_NOW) */
     int64_t memory_used; /* bytes */
-    int64_t pods;        /* share Pods holding part of it (maxPodsPerDevice) */
+    int64_t pods;        /* share Pods holding part of it, mGPU share containers each (maxPodsPerDevice) */
     int whole_used;      /* held whole by a vendor Pod or a whole-device allocation */
     /*
      * What HAMi's device plugin registered (docs/allocator.md, "HAMi nodes"); other sources leave the defaults.
@@ -180,6 +180,9 @@ typedef struct st_gpa_usage_desc_t {
      */
     const char *uuid; /* copied */
     int64_t slots;
+    /* mGPU: the share containers this record stands for on the device, each counting toward maxPodsPerDevice (Volcano's
+     * mGPU plugin counts containers per card); 0: the Pod counts once per device, however many records it has */
+    int64_t containers;
 } gpa_usage_desc_t;
 
 void gpa_inventory_add_node(gpa_inventory_t *inv, const gpa_node_desc_t *d);

@@ -283,6 +283,7 @@ static void hold(pod_ctx_t *p, const gpa_usage_desc_t *d)
         u->memory = d->memory < 0 ? u->memory : u->memory < 0 ? d->memory : gpa_sat_add_i64(u->memory, d->memory);
         u->ratio = gpa_sat_add_i64(u->ratio, d->ratio);
         u->whole |= d->whole;
+        u->containers = gpa_sat_add_i64(u->containers, d->containers);
         return;
     }
     if ((int64_t)p->held.len < p->claim.devices)
@@ -424,7 +425,8 @@ static int load_mgpu_index(pod_ctx_t *p, const gpa_pair_t *ann)
                               .core = g->core,
                               .memory = g->memory_kind == GPA_MEMORY_BYTES ? g->memory_bytes : 0,
                               .source = l->source,
-                              .line = p->at->line};
+                              .line = p->at->line,
+                              .containers = 1};
         hold(p, &u);
     }
     return 0;

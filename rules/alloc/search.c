@@ -65,6 +65,11 @@ int64_t gpa_search_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gp
     }
 }
 
+int gpa_search_counts_anew(const gpa_search_dev_t *d, const gpa_device_group_t *g)
+{
+    return !d->touched || g->dialect == GPA_DIALECT_MGPU;
+}
+
 /* Whether the device could still take a whole-device share (nothing on it). */
 static int whole_free(const gpa_search_dev_t *d)
 {
@@ -125,7 +130,7 @@ int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_
     *mem = gpa_search_share_memory(g, gpu);
     if (*mem < 0 || (*mem > 0 && gpu->memory <= 0))
         return 0;
-    if (!d->touched && d->pods >= s->max_pods)
+    if (gpa_search_counts_anew(d, g) && d->pods >= s->max_pods)
         return 0;
     return *mem <= d->mem_free && *core <= d->core_free;
 }
@@ -195,6 +200,8 @@ static size_t shares_fitting(const gpa_search_t *s, const gpa_search_dev_t *d, i
         n = d->core_free / core;
     if (mem > 0 && d->mem_free / mem < n)
         n = d->mem_free / mem;
+    if (s->per_container && s->max_pods - d->pods < n) /* each share one more toward maxPodsPerDevice */
+        n = s->max_pods > d->pods ? s->max_pods - d->pods : 0;
     return n > (int64_t)s->nshares ? s->nshares : (size_t)n;
 }
 
@@ -202,7 +209,7 @@ static size_t shares_fitting(const gpa_search_t *s, const gpa_search_dev_t *d, i
 static int too_many_shares(const gpa_search_t *s, size_t i)
 {
     size_t room = 0, need = s->need_shares[i];
-    if (need == 0 || (s->min_core[i] <= 0 && s->min_mem[i] <= 0))
+    if (need == 0 || (s->min_core[i] <= 0 && s->min_mem[i] <= 0 && !s->per_container))
         return 0;
     for (size_t d = 0; d < s->ndev && room < need; d++)
         room += shares_fitting(s, &s->dev[d], s->min_core[i], s->min_mem[i]);
@@ -246,8 +253,9 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         add_free(s, dv, -1);
         dv->core_free -= core;
         dv->mem_free -= mem;
-        if (!dv->touched)
-            dv->pods++, dv->touched = 1;
+        if (gpa_search_counts_anew(dv, g))
+            dv->pods++;
+        dv->touched = 1;
         if (g->whole)
             dv->whole_used = 1;
         add_free(s, dv, 1);
@@ -355,6 +363,7 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     unsigned dialects = 0; /* the request's: its scheduler's defaults fill what the policy leaves unset */
     for (size_t k = 0; k < req->ngroups; k++)
         dialects |= (unsigned)req->groups[k].dialect;
+    s->per_container = dialects == GPA_DIALECT_MGPU;
     gpa_alloc_policy_t scored = gpa_alloc_policy_for(pol, dialects);
     s->core_weight = scored.core_weight;
     s->spread = scored.strategy == GPA_STRATEGY_SPREAD;

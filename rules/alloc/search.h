@@ -20,7 +20,7 @@
 typedef struct st_gpa_search_dev_t {
     const gpa_gpu_t *gpu;
     int64_t core_free, mem_free; /* percent, bytes */
-    int64_t pods;                /* share Pods on it, this one included once touched */
+    int64_t pods;                /* share Pods on it, this one included once touched; mGPU: share containers */
     int whole_used;
     int touched; /* this Pod already has a share on it */
 } gpa_search_dev_t;
@@ -44,6 +44,7 @@ typedef struct st_gpa_search_t {
     gpa_alloc_budget_t *budget; /* borrowed: the request's (opts->budget), or own_budget */
     gpa_alloc_budget_t own_budget;
     int64_t max_pods, core_weight;
+    int per_container;        /* the groups are mGPU shares: each counts toward max_pods (gpa_search_counts_anew) */
     gpa_search_slot_t *slots; /* in request order; first fit: the largest groups first (proves "no" sooner) */
     size_t nshares;
     /* Capacity bound: what slots [i..) still need in total (core and bytes of the share slots, whole devices)
@@ -76,6 +77,9 @@ void gpa_search_node(gpa_search_t *s, const gpa_node_t *node);
 void gpa_search_start(gpa_search_t *s, const gpa_node_t *node);
 /* Whether group g's share fits device d as things stand; its core and memory there in *core, *mem. */
 int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem);
+/* Whether group g's share on device d adds one to d's count toward maxPodsPerDevice: a Pod counts once per device,
+ * but an mGPU share counts per container, as Volcano's mGPU plugin counts (docs/allocator.md#placement). */
+int gpa_search_counts_anew(const gpa_search_dev_t *d, const gpa_device_group_t *g);
 /* A group's per-device memory on one device (ratio converted); -1 when it cannot be known. */
 int64_t gpa_search_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gpu);
 

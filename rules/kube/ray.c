@@ -259,9 +259,43 @@ static void mgpu_devices(unsigned dialects, const gpa_pod_facts_t *facts, const 
         out->memory = 0;
 }
 
+/* A HAMi container's vGPUs (gpa_hami_view_container): its count, else defaultGPUNum; per vGPU gpumem x memoryFactor
+ * MiB, else the percentage of the card, else defaultMemory MiB, else the whole card. */
+static void hami_devices(unsigned dialects, const gpa_hami_view_t *hv, gpa_ray_devices_t *out)
+{
+    if (!gpa_gpu_sound(dialects, hv->c, GPA_DIALECT_HAMI) || !gpa_gpu_sound(dialects, hv->c, GPA_DIALECT_VENDOR) || hv->count <= 0)
+        return;
+    out->devices = hv->count;
+    out->share = 1;
+    out->count_name = hv->device->name[GPA_HAMI_COUNT];
+    out->count_default = hv->am[GPA_HAMI_COUNT] == NULL;
+    switch (hv->memory) {
+    case GPA_HAMI_MEM_MIB:
+    case GPA_HAMI_MEM_DEFAULT:
+        /* Above HAMi's 32-bit MiB nothing is booked (ambiguous-unit says so): no memory known. */
+        if (hv->memory_mib > GPA_HAMI_MIB_MAX || gpa_mul_i64(hv->memory_mib, GPA_MIB, &out->memory) != 0 ||
+            gpa_mul_i64(out->memory, hv->count, &out->memory) != 0)
+            out->memory = 0;
+        break;
+    case GPA_HAMI_MEM_PERCENT:
+        out->ratio = hv->percent <= 100 ? hv->percent : 0; /* above 100 nothing fits (per-device-over-100) */
+        out->ratio_mib = 1;
+        break;
+    case GPA_HAMI_MEM_WHOLE:
+        out->ratio = 100;
+        out->ratio_mib = 1;
+        break;
+    }
+}
+
 void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_container_t *c, gpa_ray_devices_t *out)
 {
     memset(out, 0, sizeof(*out));
+    gpa_hami_view_t hv;
+    if (gpa_hami_view_container(dialects, c, &hv) == 0) {
+        hami_devices(dialects, &hv, out);
+        return;
+    }
     static const gpa_resource_t vendor[] = {GPA_R_NVIDIA_GPU, GPA_R_AMD_GPU, GPA_R_DCU_GPU};
     for (size_t i = 0; i < sizeof(vendor) / sizeof(vendor[0]); i++) {
         int64_t n;
@@ -274,8 +308,6 @@ void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_
         koord_devices(dialects, c, out);
     else if (gpa_gpu_is_mgpu(dialects, c))
         mgpu_devices(dialects, facts, c, out);
-    /* HAMi, once it is a dialect: its vGPUs are devices (share = 1), counted by its nvidia.com/gpu, and its gpumem
-     * gives the memory; KubeRay's derivation counts that nvidia.com/gpu already. */
 }
 
 /* ---- rayStartParams.resources --------------------------------------------------------------------------------- */

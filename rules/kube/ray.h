@@ -62,18 +62,27 @@ void gpa_ray_advertised(gpa_arena_t *a, const gpa_ray_group_t *g, gpa_ray_count_
 
 /* The GPU devices a container gets from Kubernetes, read as kube/gpu_request.h reads any request. */
 typedef struct st_gpa_ray_devices_t {
-    int64_t devices; /* devices (cards) it gets; 0 when none, or when the request cannot be read (the rules say why) */
-    int share;       /* through a share (Koordinator gpu.shared, mGPU cards): names Ray's derivation does not count */
-    int64_t memory;  /* bytes of GPU memory in total over its devices, when the request gives them; else 0 */
-    int64_t ratio;   /* when the request gives no bytes but a part of each device's memory: that percent (Koordinator
-                        gpu-memory-ratio per device; whole cards 100), bytes only once the card is known; else 0 */
+    int64_t devices;        /* devices (cards) it gets; 0 when none, or when the request cannot be read (the rules say why) */
+    int share;              /* through a share (Koordinator gpu.shared, mGPU cards, HAMi vGPUs): Ray's derivation may miss them */
+    int64_t memory;         /* bytes of GPU memory in total over its devices, when the request gives them; else 0 */
+    int64_t ratio;          /* when the request gives no bytes but a part of each device's memory: that percent (Koordinator
+                               gpu-memory-ratio per device; HAMi gpumem-percentage; whole cards 100), bytes only once the card
+                               is known; else 0 */
+    int ratio_mib;          /* HAMi: a ratio gives each device floor(M x ratio / 100) MiB of a card of M MiB (HAMi's own
+                               arithmetic); else floor(ratio x M / 100) bytes of a card of M bytes (koord-scheduler's) */
+    const char *count_name; /* HAMi: the count name the vGPUs come from (configured; NUL-terminated): KubeRay derives the
+                               count right from that limit when its name ends in gpu. NULL for other dialects */
+    int count_default;      /* HAMi: the count is absent and defaultGPUNum stands for it */
 } gpa_ray_devices_t;
 
 /*
  * The devices of container c of a Pod spec whose facts are `facts`: vendor counts (nvidia.com/gpu, ...: their
  * names end in `gpu`, so KubeRay's derivation already counts them), Koordinator's gpu.shared (or the count
  * inject-gpu-shared derives), mGPU's cards (the container-multiple-gpu entry, else whole cards of mgpu-core above
- * 100, else one). A container whose request is not sound counts as none.
+ * 100, else one), a HAMi container's vGPUs (its count, else defaultGPUNum when the count is absent: HAMi's webhook
+ * adds it to the Pod, never to the template KubeRay reads). A container whose request is not sound counts as none.
+ * HAMi memory: gpumem x memoryFactor MiB, else defaultMemory MiB, per vGPU; a percentage, or the whole card, as a
+ * ratio (ratio_mib).
  */
 void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_container_t *c, gpa_ray_devices_t *out);
 

@@ -303,8 +303,9 @@ static int uses_both(const gpa_ray_group_t *g)
 /*
  * The bytes the Ray container of a group whose template is `pod` gets, in total over its devices: from its request;
  * else, for a part of each card by ratio, from the one card memory of every node and template the group can land
- * on (alloc/landing.h), each device's bytes truncated as koord-scheduler truncates them (docs/decisions.md). 0 when
- * not known: no inventory, nodes of different card memory, or none that can hold it.
+ * on (alloc/landing.h), each device's bytes truncated as koord-scheduler truncates them, or for HAMi floored to whole
+ * MiB of the card's MiB as HAMi computes them (docs/decisions.md). 0 when not known: no inventory, nodes of
+ * different card memory, or none that can hold it.
  */
 static int64_t ray_memory(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_podspec_t *pod,
                           const gpa_ray_devices_t *dev)
@@ -317,10 +318,19 @@ static int64_t ray_memory(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mut
     if (env == NULL || env->inventory == NULL || dev->ratio <= 0 || gpa_normalize(a, cfg->dialects, pod, &req) != 0)
         return 0;
     gpa_alloc_landing(a, env->inventory, &cfg->placement, pod, &req, env->budget, &land);
-    if (land.card_memory <= 0 || gpa_mul_i64(dev->ratio, land.card_memory, &part) != 0 ||
-        gpa_mul_i64(part / 100, dev->devices, &total) != 0)
+    int64_t unit = dev->ratio_mib ? GPA_MIB : 1; /* HAMi: floor(M MiB x ratio / 100) MiB */
+    if (land.card_memory <= 0 || gpa_mul_i64(dev->ratio, land.card_memory / unit, &part) != 0 ||
+        gpa_mul_i64(part / 100, unit, &part) != 0 || gpa_mul_i64(part, dev->devices, &total) != 0)
         return 0;
     return total;
+}
+
+/* KubeRay derives the count from the very limit the devices come from (a HAMi count name ending in gpu), and it is
+ * right: nothing to write, as for vendor counts. */
+static int derived_right(const gpa_ray_count_t *count, const gpa_ray_devices_t *dev)
+{
+    return count->source == GPA_RAY_COUNT_LIMIT && count->usable && count->count == dev->devices && dev->count_name != NULL &&
+           strcmp(count->where, dev->count_name) == 0;
 }
 
 static void plan_ray(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_podspec_t *pod,
@@ -328,7 +338,7 @@ static void plan_ray(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_e
 {
     gpa_ray_count_t count;
     gpa_ray_advertised(a, g, &count);
-    if (gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_NUM_GPUS) && count.source != GPA_RAY_COUNT_OWN)
+    if (gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_NUM_GPUS) && count.source != GPA_RAY_COUNT_OWN && !derived_right(&count, dev))
         plan->num_gpus = gpa_arena_printf(a, "%lld", (long long)dev->devices);
     if (!gpa_config_mutation_on(cfg, GPA_MUTATION_RAY_GPU_MEMORY))
         return;

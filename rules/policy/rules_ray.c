@@ -2,13 +2,17 @@
  * The KubeRay family (docs/rules.md#ray-num-gpus): what Ray will advertise for a group of a RayCluster, RayJob or
  * RayService against the GPU devices its Ray container gets. How both are read is kube/ray.h's.
  */
+#include <string.h>
+
 #include "kube/ray.h"
 #include "policy/mutations.h"
 #include "policy/rule_ctx.h"
 
-/* The resource the devices come from, for the finding (static storage). */
-static const char *device_resource(unsigned dialects, const gpa_container_t *c)
+/* The resource the devices come from, for the finding (static storage, or the configuration's HAMi count name). */
+static const char *device_resource(unsigned dialects, const gpa_container_t *c, const gpa_ray_devices_t *dev)
 {
+    if (dev->count_name != NULL)
+        return dev->count_name; /* HAMi vGPUs */
     static const gpa_resource_t order[] = {GPA_R_NVIDIA_GPU, GPA_R_AMD_GPU, GPA_R_DCU_GPU, GPA_R_GPU_SHARED, GPA_R_MGPU_CORE};
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
         if (gpa_gpu_declared(dialects, c, order[i]))
@@ -49,7 +53,7 @@ void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx)
     if (mutation_fixes(ctx, &dev, &count) || (count.source == GPA_RAY_COUNT_LIMIT && !count.usable))
         return;
     gpa_arena_t *a = ctx->a;
-    const char *res = device_resource(ctx->cfg->dialects, g.ray), *gets = devices_text(a, dev.devices);
+    const char *res = device_resource(ctx->cfg->dialects, g.ray, &dev), *gets = devices_text(a, dev.devices);
     /* The fix names the key the user wrote, or where the group keeps its count. */
     const char *key = count.source == GPA_RAY_COUNT_OWN ? count.where : count_key(&g);
     const char *fix = gpa_arena_printf(a, "set %s: \"%lld\"", key, (long long)dev.devices);
@@ -80,8 +84,11 @@ void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx)
             g.name, (long long)count.count, count.where, count.text, gets, res, fix);
         return;
     }
-    const char *why = count.resources_unparsed ? "rayStartParams.resources is not a JSON object, so KubeRay derives no GPU count"
-                                               : "no limit of its Ray container has a name ending in gpu";
+    const char *why =
+        count.resources_unparsed ? "rayStartParams.resources is not a JSON object, so KubeRay derives no GPU count"
+        : dev.count_default
+            ? gpa_arena_printf(a, "HAMi's webhook adds %s to the Pod, not to the template KubeRay reads", dev.count_name)
+            : "no limit of its Ray container has a name ending in gpu";
     gpa_rule_ctx_report(ctx, g.ray->name, g.path, res, NULL,
                         "group %s: Ray advertises 0 GPUs (%s), but its Ray container gets %s (%s): Ray never runs a GPU task "
                         "there and its autoscaler never scales the group for GPUs; %s",

@@ -343,6 +343,35 @@ START_TEST(usage_koordinator_pod_level)
 }
 END_TEST
 
+/* Volcano's mGPU plugin counts share containers per card (docs/allocator.md#placement): two containers of one Pod on
+ * card 0 count two, a two-card container one on each of its cards; a Koordinator Pod counts once per device. */
+START_TEST(usage_mgpu_counts_containers)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_int_eq(
+        parse_text(inv, "kind: GPUInventory\nnodes:\n- {name: m, dialects: [mgpu], gpus: {count: 4, memory: 16Gi}}\n", &err), 0);
+    ck_assert_msg(
+        parse_text(inv,
+                   "kind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+                   "    vke.volcengine.com/container-multiple-gpu: '1,1,2'\n"
+                   "    vke.volcengine.com/gpu-index-container-a: '0'\n"
+                   "    vke.volcengine.com/gpu-index-container-b: '0'\n"
+                   "    vke.volcengine.com/gpu-index-container-c: '0,1'\n"
+                   "spec:\n  nodeName: m\n  containers:\n"
+                   "  - {name: a, resources: {limits: {vke.volcengine.com/mgpu-core: 10, vke.volcengine.com/mgpu-memory: 1024}}}\n"
+                   "  - {name: b, resources: {limits: {vke.volcengine.com/mgpu-core: 10, vke.volcengine.com/mgpu-memory: 1024}}}\n"
+                   "  - {name: c, resources: {limits: {vke.volcengine.com/mgpu-core: 20, vke.volcengine.com/mgpu-memory: 2048}}}\n",
+                   &err) == 0,
+        "%s", err.message);
+    ck_assert_int_eq(gpu(inv, "m", 0)->pods, 3);
+    ck_assert_int_eq(gpu(inv, "m", 0)->core_used, 30);
+    ck_assert_int_eq(gpu(inv, "m", 1)->pods, 1);
+    ck_assert_int_eq(gpu(inv, "m", 2)->pods, 0);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(usage_mgpu_cards_capped)
 {
     gpa_inventory_t *inv = gpa_inventory_new();
@@ -938,6 +967,7 @@ int main(void)
     tcase_add_test(tc, usage_unknown_device_ignored);
     tcase_add_test(tc, usage_capped_by_the_request);
     tcase_add_test(tc, usage_koordinator_pod_level);
+    tcase_add_test(tc, usage_mgpu_counts_containers);
     tcase_add_test(tc, usage_mgpu_cards_capped);
     tcase_add_test(tc, usage_unreadable_pod_warns);
     tcase_add_test(tc, usage_records_bounded);

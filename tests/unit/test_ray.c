@@ -24,6 +24,21 @@
 
 #define SHARE2 "{\"koordinator.sh/gpu-memory\":\"40Gi\",\"koordinator.sh/gpu-core\":\"100\",\"koordinator.sh/gpu.shared\":\"2\"}"
 
+/* Decoded with the configuration's workloads and HAMi names, as the front ends decode. */
+static gpa_object_t *decode_cfg(gpa_value_t *doc)
+{
+    gpa_object_t *obj = NULL;
+    gpa_error_t err = {0};
+    gpa_error_init(&err, "test");
+    ck_assert_msg(gpa_decode_object_with(&arena, &cfg->workloads, doc, &obj, &err) == 0, "decode: %s", err.message);
+    return obj;
+}
+
+static gpa_object_t *object_cfg(const char *text)
+{
+    return decode_cfg(json(text));
+}
+
 static gpa_ray_group_t worker_group(gpa_object_t *obj)
 {
     gpa_ray_group_t g;
@@ -34,7 +49,7 @@ static gpa_ray_group_t worker_group(gpa_object_t *obj)
 
 static gpa_ray_count_t advertised(const char *doc)
 {
-    gpa_ray_group_t g = worker_group(object(doc));
+    gpa_ray_group_t g = worker_group(object_cfg(doc));
     gpa_ray_count_t count;
     gpa_ray_advertised(&arena, &g, &count);
     return count;
@@ -42,7 +57,7 @@ static gpa_ray_count_t advertised(const char *doc)
 
 START_TEST(groups_of_every_kind)
 {
-    gpa_object_t *obj = object(CLUSTER("", "{}"));
+    gpa_object_t *obj = object_cfg(CLUSTER("", "{}"));
     gpa_ray_group_t g;
     ck_assert_int_eq(gpa_ray_group(&arena, obj, &obj->pods[0], &g), 1);
     ck_assert_str_eq(g.name, "head");
@@ -53,13 +68,13 @@ START_TEST(groups_of_every_kind)
     ck_assert_str_eq(g.pointer, "/spec/workerGroupSpecs/0");
     ck_assert_str_eq(g.path, "spec.workerGroupSpecs[0]");
     ck_assert_str_eq(g.ray->name, "ray-worker");
-    g = worker_group(object(RAY("RayJob", "{\"rayClusterSpec\":", "}", "", "{}")));
+    g = worker_group(object_cfg(RAY("RayJob", "{\"rayClusterSpec\":", "}", "", "{}")));
     ck_assert_str_eq(g.pointer, "/spec/rayClusterSpec/workerGroupSpecs/0");
     ck_assert_str_eq(g.path, "spec.rayClusterSpec.workerGroupSpecs[0]");
-    g = worker_group(object(RAY("RayService", "{\"rayClusterConfig\":", "}", "", "{}")));
+    g = worker_group(object_cfg(RAY("RayService", "{\"rayClusterConfig\":", "}", "", "{}")));
     ck_assert_str_eq(g.pointer, "/spec/rayClusterConfig/workerGroupSpecs/0");
     /* A Deployment's template is no group. */
-    obj = object("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"spec\":{\"template\":{\"spec\":{\"containers\":[]}}}}");
+    obj = object_cfg("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"spec\":{\"template\":{\"spec\":{\"containers\":[]}}}}");
     ck_assert_int_eq(gpa_ray_group(&arena, obj, &obj->pods[0], &g), 0);
 }
 END_TEST
@@ -102,7 +117,7 @@ END_TEST
 
 static gpa_ray_devices_t devices(const char *doc)
 {
-    gpa_object_t *obj = object(doc);
+    gpa_object_t *obj = object_cfg(doc);
     gpa_pod_facts_t facts;
     gpa_pod_facts_init(&arena, cfg->dialects, &obj->pods[1], &facts);
     gpa_ray_devices_t d;
@@ -162,7 +177,7 @@ END_TEST
 static gpa_violations_t findings(const char *doc)
 {
     gpa_violations_t out = {0};
-    gpa_validate_object(&arena, cfg, NULL, NULL, object(doc), &out);
+    gpa_validate_object(&arena, cfg, NULL, NULL, object_cfg(doc), &out);
     return out;
 }
 
@@ -261,7 +276,7 @@ static void check_ray_mutation(const char *doc, const char *want, const char *id
     gpa_patch_t patch = {0};
     gpa_warnings_t warnings = {0};
     gpa_strings_t applied = {0};
-    gpa_mutate(&arena, cfg, NULL, decode(root), &patch, &warnings, &applied);
+    gpa_mutate(&arena, cfg, NULL, decode_cfg(root), &patch, &warnings, &applied);
     ck_assert_str_eq(patch_text(&patch), want);
     gpa_buf_t b = GPA_BUF_INIT;
     for (size_t i = 0; i < applied.len; i++)
@@ -274,7 +289,7 @@ static void check_ray_mutation(const char *doc, const char *want, const char *id
     ck_assert(gpa_patch_apply(&arena, &root, &patch, &err) == 0);
     gpa_patch_t again = {0};
     gpa_strings_t applied2 = {0};
-    gpa_object_t *mutated = decode(root);
+    gpa_object_t *mutated = decode_cfg(root);
     gpa_mutate(&arena, cfg, NULL, mutated, &again, &warnings, &applied2);
     ck_assert_str_eq(patch_text(&again), "[]");
     gpa_violations_t v = {0};
@@ -319,15 +334,16 @@ START_TEST(mutation_leaves_alone)
     gpa_patch_t patch = {0};
     gpa_warnings_t w = {0};
     gpa_strings_t applied = {0};
-    gpa_mutate(&arena, cfg, NULL, object(CLUSTER(",\"rayStartParams\":{}", "{\"koordinator.sh/gpu-core\":\"50\"}")), &patch, &w,
+    gpa_mutate(&arena, cfg, NULL, object_cfg(CLUSTER(",\"rayStartParams\":{}", "{\"koordinator.sh/gpu-core\":\"50\"}")), &patch, &w,
                &applied);
     ck_assert_int_eq(patch.len, 0);
-    gpa_mutate(&arena, cfg, NULL, object(CLUSTER(",\"resources\":{\"CPU\":\"1\"},\"rayStartParams\":{\"num-cpus\":\"1\"}", SHARE2)),
-               &patch, &w, &applied);
+    gpa_mutate(&arena, cfg, NULL,
+               object_cfg(CLUSTER(",\"resources\":{\"CPU\":\"1\"},\"rayStartParams\":{\"num-cpus\":\"1\"}", SHARE2)), &patch, &w,
+               &applied);
     ck_assert_int_eq(patch.len, 0);
     /* Switched off. */
     set_config("mutations: {ray-num-gpus: off}");
-    gpa_mutate(&arena, cfg, NULL, object(CLUSTER("", SHARE2)), &patch, &w, &applied);
+    gpa_mutate(&arena, cfg, NULL, object_cfg(CLUSTER("", SHARE2)), &patch, &w, &applied);
     ck_assert_int_eq(patch.len, 0);
 }
 END_TEST
@@ -386,10 +402,10 @@ static const char *with_inventory(const char *doc, const char *yaml)
     gpa_patch_t patch = {0}, again = {0};
     gpa_warnings_t w = {0};
     gpa_strings_t applied = {0};
-    gpa_mutate(&arena, cfg, &env, decode(root), &patch, &w, &applied);
+    gpa_mutate(&arena, cfg, &env, decode_cfg(root), &patch, &w, &applied);
     gpa_error_t err = {0};
     ck_assert(gpa_patch_apply(&arena, &root, &patch, &err) == 0);
-    gpa_mutate(&arena, cfg, &env, decode(root), &again, &w, &applied);
+    gpa_mutate(&arena, cfg, &env, decode_cfg(root), &again, &w, &applied);
     ck_assert_str_eq(patch_text(&again), "[]");
     gpa_inventory_release(inv);
     return patch_text(&patch);
@@ -447,6 +463,129 @@ START_TEST(gpu_memory_where_the_group_lands)
 }
 END_TEST
 
+/* ---- HAMi: a container's vGPUs are its devices ---- */
+
+#define HAMI_MEM "{\"nvidia.com/gpumem\":\"10000\"}"
+#define HAMI_2X25 "{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem-percentage\":\"25\"}"
+
+START_TEST(hami_devices)
+{
+    /* No count: defaultGPUNum (1) vGPU, as HAMi's webhook adds it to the Pod; gpumem MiB per vGPU. */
+    gpa_ray_devices_t d = devices(CLUSTER("", HAMI_MEM));
+    ck_assert_int_eq(d.devices, 1);
+    ck_assert_int_eq(d.share, 1);
+    ck_assert_int_eq(d.count_default, 1);
+    ck_assert_str_eq(d.count_name, "nvidia.com/gpu");
+    ck_assert_int_eq(d.memory, 10000LL << 20);
+    /* A count: that many vGPUs; memory in total over them. */
+    d = devices(CLUSTER("", "{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem\":\"3000\",\"nvidia.com/gpucores\":\"30\"}"));
+    ck_assert_int_eq(d.devices, 2);
+    ck_assert_int_eq(d.count_default, 0);
+    ck_assert_int_eq(d.memory, 6000LL << 20);
+    /* A percentage: bytes once the card is known, floored to MiB as HAMi computes them. */
+    d = devices(CLUSTER("", HAMI_2X25));
+    ck_assert_int_eq(d.devices, 2);
+    ck_assert_int_eq(d.memory, 0);
+    ck_assert_int_eq(d.ratio, 25);
+    ck_assert_int_eq(d.ratio_mib, 1);
+    /* Cores alone: the whole card's memory. */
+    d = devices(CLUSTER("", "{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpucores\":\"50\"}"));
+    ck_assert_int_eq(d.ratio, 100);
+    /* A count alone is the vendor's whole cards: KubeRay counts them already. */
+    d = devices(CLUSTER("", "{\"nvidia.com/gpu\":\"2\"}"));
+    ck_assert_int_eq(d.share, 0);
+    ck_assert_ptr_null(d.count_name);
+    /* Unsound, or no vGPU at all (count 0, defaultGPUNum 0): none. */
+    d = devices(CLUSTER("", "{\"nvidia.com/gpu\":\"0\",\"nvidia.com/gpumem\":\"1000\"}"));
+    ck_assert_int_eq(d.devices, 0);
+    d = devices(CLUSTER("", "{\"nvidia.com/gpu\":\"x\",\"nvidia.com/gpumem\":\"1000\"}"));
+    ck_assert_int_eq(d.devices, 0);
+    set_config("hami: {defaultGPUNum: 0}");
+    d = devices(CLUSTER("", HAMI_MEM));
+    ck_assert_int_eq(d.devices, 0);
+    /* The configuration's memoryFactor and names. */
+    set_config("hami: {memoryFactor: 4, defaultGPUNum: 2, resourceCountName: hami.io/vgpu-number}");
+    d = devices(CLUSTER("", HAMI_MEM));
+    ck_assert_int_eq(d.devices, 2);
+    ck_assert_str_eq(d.count_name, "hami.io/vgpu-number");
+    ck_assert_int_eq(d.memory, 2 * 4 * (10000LL << 20));
+    /* HAMi off: not a HAMi container. */
+    set_config("dialects: [vendor, koordinator, mgpu]");
+    d = devices(CLUSTER("", HAMI_MEM));
+    ck_assert_int_eq(d.devices, 0);
+}
+END_TEST
+
+START_TEST(hami_rule_and_count)
+{
+    /* KubeRay derives the count from nvidia.com/gpu, HAMi's default count name: right, nothing written. */
+    gpa_ray_count_t c = advertised(CLUSTER("", HAMI_2X25));
+    ck_assert_int_eq(c.source, GPA_RAY_COUNT_LIMIT);
+    ck_assert_int_eq(c.count, 2);
+    check_ray_mutation(CLUSTER(",\"rayStartParams\":{}", HAMI_2X25), "[]", "");
+    /* No count in the template: KubeRay derives nothing, the mutation writes defaultGPUNum. */
+    c = advertised(CLUSTER("", HAMI_MEM));
+    ck_assert_int_eq(c.source, GPA_RAY_COUNT_NONE);
+    check_ray_mutation(CLUSTER(",\"rayStartParams\":{}", HAMI_MEM),
+                       "[{\"op\":\"add\",\"path\":\"/spec/workerGroupSpecs/0/rayStartParams/num-gpus\",\"value\":\"1\"}]",
+                       "ray-num-gpus");
+    /* A user's count above the vGPUs is the user's to fix. */
+    gpa_violations_t v = findings(CLUSTER(",\"rayStartParams\":{\"num-gpus\":\"3\"}", HAMI_2X25));
+    const gpa_violation_t *f = ray_finding(&v);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_msg(strstr(f->message, "gets 2 devices (nvidia.com/gpu)") != NULL, "%s", f->message);
+    /* A renamed count name that does not end in gpu: KubeRay derives 0, the mutation writes the count. */
+    set_config("hami: {resourceCountName: hami.io/vgpu-number}");
+    check_ray_mutation(CLUSTER(",\"rayStartParams\":{}", "{\"hami.io/vgpu-number\":\"2\",\"nvidia.com/gpumem\":\"1000\"}"),
+                       "[{\"op\":\"add\",\"path\":\"/spec/workerGroupSpecs/0/rayStartParams/num-gpus\",\"value\":\"2\"}]",
+                       "ray-num-gpus");
+    /* One that ends in gpu: KubeRay counts it. */
+    set_config("hami: {resourceCountName: example.com/vgpu}");
+    check_ray_mutation(CLUSTER(",\"rayStartParams\":{}", "{\"example.com/vgpu\":\"2\",\"nvidia.com/gpumem\":\"1000\"}"), "[]", "");
+    /* With the mutation off, the rule says why the template has no count. */
+    set_config("mutations: {ray-num-gpus: off}");
+    v = findings(CLUSTER("", HAMI_MEM));
+    f = ray_finding(&v);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_msg(strstr(f->message, "HAMi's webhook adds nvidia.com/gpu to the Pod, not to the template KubeRay reads") != NULL,
+                  "%s", f->message);
+    v = findings(CLUSTER("", HAMI_2X25));
+    ck_assert_ptr_null(ray_finding(&v));
+}
+END_TEST
+
+START_TEST(hami_gpu_memory)
+{
+    set_config("mutations: {ray-gpu-memory: on}");
+    /* gpumem x count, in bytes; the count written beside it (none in the template). */
+    check_ray_mutation(CLUSTER("", HAMI_MEM),
+                       "[{\"op\":\"add\",\"path\":\"/spec/workerGroupSpecs/0/rayStartParams\",\"value\":{\"num-gpus\":\"1\","
+                       "\"resources\":\"'{\\\"gpu_memory\\\":10485760000}'\"}}]",
+                       "ray-num-gpus,ray-gpu-memory");
+    /* A percentage without an inventory: nothing known. */
+    check_ray_mutation(CLUSTER(",\"rayStartParams\":{}", HAMI_2X25), "[]", "");
+    /* With one card memory where it lands: floor(81920 MiB x 33 / 100) = 27033 MiB per vGPU, HAMi's arithmetic
+     * (koord-scheduler's bytes would be 28346784153). */
+    const char *hami_nodes = "kind: GPUInventory\nnodes:\n"
+                             "- {name: h100, replicas: 2, dialects: [vendor, hami], gpus: {count: 4, memory: 80Gi}}\n";
+    ck_assert_str_eq(with_inventory(CLUSTER(",\"resources\":{\"GPU\":\"2\"}",
+                                            "{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem-percentage\":\"33\"}"),
+                                    hami_nodes),
+                     "[{\"op\":\"add\",\"path\":\"/spec/workerGroupSpecs/0/resources/gpu_memory\",\"value\":\"56692310016\"}]");
+    /* Cores alone: the whole card, 80Gi per vGPU. */
+    ck_assert_str_eq(
+        with_inventory(CLUSTER(",\"resources\":{\"GPU\":\"1\"}", "{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpucores\":\"50\"}"),
+                       hami_nodes),
+        "[{\"op\":\"add\",\"path\":\"/spec/workerGroupSpecs/0/resources/gpu_memory\",\"value\":\"85899345920\"}]");
+    /* Cards of two memories where it can land: nothing. */
+    ck_assert_str_eq(with_inventory(CLUSTER(",\"resources\":{\"GPU\":\"2\"}", HAMI_2X25),
+                                    "kind: GPUInventory\nnodes:\n"
+                                    "- {name: a, dialects: [vendor, hami], gpus: {count: 4, memory: 80Gi}}\n"
+                                    "- {name: b, dialects: [vendor, hami], gpus: {count: 4, memory: 40Gi}}\n"),
+                     "[]");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ray");
@@ -464,6 +603,9 @@ int main(void)
     tcase_add_test(tc, gpu_memory_mutation);
     tcase_add_test(tc, gpu_memory_from_card_memory);
     tcase_add_test(tc, gpu_memory_where_the_group_lands);
+    tcase_add_test(tc, hami_devices);
+    tcase_add_test(tc, hami_rule_and_count);
+    tcase_add_test(tc, hami_gpu_memory);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
