@@ -597,6 +597,7 @@ FULL_CONFIG = {
     "knownResources": ["nvidia.com/gpu-a100"], "mutations": {"mirror-limits": "off", "expand-gpu": True},
     "workloads": [{"group": "example.com", "kind": "Trainer", "podTemplates": ["spec.workers[*].template"],
                    "podSpecs": ["spec.launcher"], "resources": ["spec.resources"]}],
+    "hami": {"resourceMemoryName": "example.com/vgpu-memory", "memoryFactor": 2, "defaultGPUNum": 1, "deviceMemoryScaling": 1},
 }
 
 
@@ -865,6 +866,22 @@ class WithGpuadmit(unittest.TestCase):
                     f.write(find(render(values), "ConfigMap", "gpuadmit-config")["data"]["config.yaml"])
                 r = subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_hami_names_the_condition_sends_are_the_engines(self):
+        """config.hami reaches gpuadmit as it reaches the matchCondition: a Pod asking by a renamed name is HAMi's."""
+        values = {"config.hami": {"resourceMemoryName": "example.com/vgpu-memory"}}
+        docs = render(values)
+        self.assertIn("'example.com/vgpu-memory'", webhook(docs, "ValidatingWebhookConfiguration")["matchConditions"][0]["expression"])
+        with tempfile.TemporaryDirectory() as d:
+            cfg, pod = os.path.join(d, "config.yaml"), os.path.join(d, "pod.yaml")
+            with open(cfg, "w") as f:
+                f.write(find(docs, "ConfigMap", "gpuadmit-config")["data"]["config.yaml"])
+            with open(pod, "w") as f:
+                f.write("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x, resources: "
+                        "{limits: {example.com/vgpu-memory: 16Gi}}}]\n")
+            r = subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("ambiguous-unit", r.stdout)  # bytes where HAMi counts MiB, under the renamed name
 
     def test_default_placement_is_each_schedulers(self):
         """The chart sets no strategy or coreWeight: each dialect is placed as its scheduler scores it (a value here
