@@ -37,7 +37,7 @@ typedef struct st_explain_t {
     int *found;       /* per name: seen in the list */
     gpa_arena_t keep; /* the kept Pods' JSON texts */
     GPA_VEC(const char *) pods;
-    size_t explained, never;
+    size_t explained, never, unplaced; /* unplaced: asked for a GPU the allocator places on no device */
 } explain_t;
 
 /* What one Pod came to. */
@@ -327,6 +327,7 @@ static void explain_pod(explain_t *ex, const char *text)
         return; /* every Pending Pod: only those that ask for a GPU */
     ex->explained++;
     ex->never += !r.ever;
+    ex->unplaced += r.unplaced;
     if (ex->vb.json)
         gpa_verb_print_json(&ex->vb, verdict_json(&r), "cluster", "explanation", obj->name);
     else
@@ -439,9 +440,11 @@ int gpa_cmd_explain(int argc, char **argv)
     rc = GPA_EXIT_USAGE;
     if (gpa_verb_init(&ex.vb, &o.common, on_none, &ex) == 0) {
         run(&ex, &t);
-        size_t could = ex.explained - ex.never;
-        const char *summary = gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be",
-                                               ex.explained, ex.explained == 1 ? "" : "s", could, ex.never);
+        size_t could = ex.explained - ex.never - ex.unplaced;
+        const char *summary =
+            gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be%s", ex.explained,
+                             ex.explained == 1 ? "" : "s", could, ex.never,
+                             ex.unplaced == 0 ? "" : gpa_arena_printf(&ex.vb.scratch, ", %zu not placed by gpuadmit", ex.unplaced));
         rc = gpa_verb_finish(&ex.vb, ex.never, summary);
     }
     gpa_view_free(ex.view);
