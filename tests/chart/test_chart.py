@@ -752,6 +752,9 @@ class MatchConditions(unittest.TestCase):
             self.check(expr, [("", "pods", tmpl_named(name)), ("apps", "deployments", deploy(name))], True)
         for name in ("example.com/other", "example.com/VGPU", "cores.example.org/vgpu-core"):
             self.check(expr, [("", "pods", tmpl_named(name)), ("apps", "deployments", deploy(name))], False)
+        # A name is the user's text: a quote or backslash in it is escaped, never the end of the literal.
+        odd = "ex'a\\b/m"
+        self.check(self.expression({"config.hami": {"resourceMemoryName": odd}}), [("", "pods", tmpl_named(odd))], True)
         # Not without the configuration, nor with HAMi off.
         self.check(self.expression(), [("", "pods", tmpl_named("example.com/vgpu-memory"))], False)
         off = self.expression({"config.hami": hami, "config.dialects": ["vendor", "koordinator", "mgpu"]})

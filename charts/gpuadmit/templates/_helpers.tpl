@@ -263,10 +263,10 @@ dict "dialects", "hami".
 {{- toJson (dict "domains" $domains "exact" (uniq $exact)) }}
 {{- end }}
 
-{{/* A CEL list literal of strings (single-quoted; the names are Kubernetes qualified names: no quote in them). */}}
+{{/* A CEL list literal of strings, single-quoted, a backslash or quote in one escaped (a name is the user's text). */}}
 {{- define "gpuadmit.celList" -}}
 {{- $q := list }}
-{{- range . }}{{ $q = append $q (printf "'%s'" .) }}{{ end }}
+{{- range . }}{{ $q = append $q (printf "'%s'" (. | replace "\\" "\\\\" | replace "'" "\\'")) }}{{ end }}
 {{- printf "[%s]" (join ", " $q) }}
 {{- end }}
 
