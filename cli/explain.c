@@ -1,7 +1,9 @@
 /*
  * gpuadmit explain (README.md#the-cli, docs/cluster.md#explain): why GPU Pods are Pending. The cluster is read once
  * (Nodes, Koordinator Devices, Pods, into the live view as `fit --cluster` reads it); the named Pods, or every
- * unscheduled Pending Pod of the namespace (or of all namespaces), are kept aside while the Pods are listed. Each
+ * unscheduled Pending Pod of the namespace (or of all namespaces), are kept aside while the Pods are listed. A Pod asks
+ * for a GPU when its request normalizes into devices or it asks HAMi for vGPUs (by the configuration's HAMi names, its
+ * count written or defaulted); a Pod on which HAMi's scheduler wrote hami.io/vgpu-node is scheduled there. Each
  * one's Pod spec is normalized and placed twice: on the empty inventory (could it ever be placed?) and with current
  * usage (does it fit now, and where?); when it does not, every node's reason, in the allocator's one vocabulary
  * whatever the dialect. With --inventory F, the files' node templates (templates only, as `fit --cluster` takes
@@ -21,6 +23,7 @@
 #include "document/json.h"
 #include "kinds.h"
 #include "kube/decode.h"
+#include "kube/gpu_request.h"
 #include "report.h"
 #include "verb.h"
 #include "view.h"
@@ -34,14 +37,15 @@ typedef struct st_explain_t {
     int *found;       /* per name: seen in the list */
     gpa_arena_t keep; /* the kept Pods' JSON texts */
     GPA_VEC(const char *) pods;
-    size_t explained, never;
+    size_t explained, never, unplaced; /* unplaced: asked for a GPU the allocator places on no device */
 } explain_t;
 
 /* What one Pod came to. */
 typedef struct st_verdict_t {
     const char *ns, *name, *dialect; /* dialect NULL: no GPU asked */
-    const char *scheduled;           /* spec.nodeName, or NULL */
+    const char *scheduled;           /* spec.nodeName, else the node HAMi's scheduler chose, or NULL */
     int asks_gpu, ever, now, bounded;
+    int unplaced;         /* asks for a GPU in a form the allocator places on no device: nothing proves it fits or never does */
     const char *node;     /* where it would go now */
     const char *template; /* no node could ever hold it, a new node of this template could; else NULL */
     const char **reasons_node, **reasons;
@@ -54,10 +58,10 @@ static void usage(FILE *out)
     fprintf(out, "usage: gpuadmit explain [--kubeconfig F] [--context C] [-n NS | -A] [--inventory F]... [--config F]\n"
                  "                       [-o text|json] [POD...]\n"
                  "\n"
-                 "Why GPU Pods are Pending. Reads the cluster once (Nodes, Koordinator Devices, Pods) and, for each named Pod\n"
-                 "or every unscheduled Pending Pod that asks for a GPU, says whether it could ever be placed (on the empty\n"
-                 "nodes) and, node by node, why it does not fit now: which device lacks which resource, which selector or\n"
-                 "affinity excludes the node, which slots are taken.\n"
+                 "Why GPU Pods are Pending. Reads the cluster once (Nodes, HAMi's cards, Koordinator Devices, Pods) and, for\n"
+                 "each named Pod or every unscheduled Pending Pod that asks for a GPU (HAMi's by the names of --config's hami\n"
+                 "block), says whether it could ever be placed (on the empty nodes) and, node by node, why it does not fit\n"
+                 "now: which device lacks which resource, which selector or affinity excludes the node, which slots are taken.\n"
                  "\n"
                  "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
                  "  --context C           kubeconfig context (default: current-context)\n"
@@ -149,9 +153,33 @@ static int read_cluster(explain_t *ex, const gpa_kube_target_t *t)
 
 /* ---- explaining one Pod ---- */
 
-static const char *dialect_name(const gpa_request_t *req)
+/* Whether the Pod asks HAMi for vGPUs: a HAMi container (a memory or core name of the configured ones) whose count, as
+ * written or HAMi's defaultGPUNum when absent, is positive (with defaultGPUNum 0 HAMi takes no such request). */
+static int asks_hami(unsigned dialects, const gpa_podspec_t *pod)
 {
+    for (size_t i = 0; i < pod->ncontainers + pod->ninit_containers; i++) {
+        const gpa_container_t *c = i < pod->ncontainers ? &pod->containers[i] : &pod->init_containers[i - pod->ncontainers];
+        gpa_hami_view_t hv;
+        if (gpa_hami_view_container(dialects, c, &hv) == 0 && hv.count > 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The Pod's dialect: HAMi when it asks HAMi for vGPUs (whose count also reads as the vendor's), else its groups'. */
+static const char *dialect_name(const gpa_request_t *req, int hami)
+{
+    if (hami)
+        return gpa_dialect_name(GPA_DIALECT_HAMI);
     return req->ngroups == 0 ? NULL : gpa_dialect_name(req->groups[0].dialect);
+}
+
+/* A single reason that names no node ("node": null). */
+static void pod_reason(gpa_arena_t *a, verdict_t *r, const char *reason)
+{
+    r->reasons = gpa_arena_calloc(a, 1, sizeof(*r->reasons));
+    r->reasons_node = gpa_arena_calloc(a, 1, sizeof(*r->reasons_node));
+    r->reasons[r->nreasons++] = reason;
 }
 
 static void take_reasons(gpa_arena_t *a, verdict_t *r, const gpa_placement_t *p)
@@ -188,19 +216,25 @@ static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
 {
     const gpa_podspec_t *pod = &obj->pods[0];
     gpa_request_t req;
+    int hami = asks_hami(ex->vb.cfg->dialects, pod);
     int rc = gpa_normalize(&ex->vb.scratch, ex->vb.cfg->dialects, pod, &req);
     if (rc == -1) {
         r->asks_gpu = 1;
+        r->dialect = dialect_name(&req, hami);
         invalid_reasons(ex, obj, r);
         return;
     }
-    r->dialect = dialect_name(&req);
-    r->asks_gpu = req.ngroups > 0 || rc == GPA_NORMALIZE_TOO_MANY;
+    r->dialect = dialect_name(&req, hami);
+    r->asks_gpu = req.ngroups > 0 || rc == GPA_NORMALIZE_TOO_MANY || hami;
     if (rc == GPA_NORMALIZE_TOO_MANY) {
-        r->reasons = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons));
-        r->reasons_node = gpa_arena_calloc(&ex->vb.scratch, 1, sizeof(*r->reasons_node));
-        r->reasons[r->nreasons++] = gpa_arena_printf(&ex->vb.scratch, "%s for %lld devices: no node has as many", req.too_many_asks,
-                                                     (long long)req.too_many);
+        pod_reason(&ex->vb.scratch, r,
+                   gpa_arena_printf(&ex->vb.scratch, "%s for %lld devices: no node has as many", req.too_many_asks,
+                                    (long long)req.too_many));
+        return;
+    }
+    if (r->asks_gpu && req.ngroups == 0 && r->scheduled == NULL) { /* asked, yet no device to place: say so, never guess */
+        r->ever = r->unplaced = 1;
+        pod_reason(&ex->vb.scratch, r, "the allocator places this request on no device: gpuadmit cannot tell where it fits");
         return;
     }
     if (!r->asks_gpu || r->scheduled != NULL) {
@@ -231,9 +265,10 @@ static json_t *verdict_json(const verdict_t *r)
         json_array_append_new(reasons, json_pack("{s:s?, s:s?, s:s}", "node", t ? NULL : r->reasons_node[i], "template",
                                                  t ? r->reasons_node[i] : NULL, "reason", r->reasons[i]));
     }
-    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s?, s:s?, s:o, s:b, s:b, s:b}", "namespace", r->ns, "name", r->name, "dialect",
-                     r->dialect, "everFits", r->ever, "fitsNow", r->now, "node", r->node, "template", r->template, "reasons",
-                     reasons, "scheduled", r->scheduled != NULL, "asksForGPU", r->asks_gpu, "bounded", r->bounded);
+    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s?, s:s?, s:o, s:b, s:b, s:b, s:b}", "namespace", r->ns, "name", r->name,
+                     "dialect", r->dialect, "everFits", r->ever, "fitsNow", r->now, "node", r->node, "template", r->template,
+                     "reasons", reasons, "scheduled", r->scheduled != NULL, "asksForGPU", r->asks_gpu, "bounded", r->bounded,
+                     "placed", !r->unplaced);
 }
 
 static void verdict_text(gpa_arena_t *a, const verdict_t *r)
@@ -244,6 +279,8 @@ static void verdict_text(gpa_arena_t *a, const verdict_t *r)
         printf("%s: asks for no GPU: nothing for gpuadmit to explain\n", who);
     else if (r->scheduled != NULL)
         printf("%s%s: already scheduled on node %s\n", who, dialect, esc(a, r->scheduled));
+    else if (r->unplaced)
+        printf("%s%s: asks for a GPU that gpuadmit does not place: cannot tell whether it fits\n", who, dialect);
     else if (!r->ever)
         printf("%s%s: can never be placed: no node could hold it even empty\n", who, dialect);
     else if (r->now)
@@ -281,6 +318,8 @@ static void explain_pod(explain_t *ex, const char *text)
         return;
     }
     verdict_t r = {.ns = obj->ns, .name = obj->name, .scheduled = str_at(doc, "spec", "nodeName")};
+    if (r.scheduled == NULL || r.scheduled[0] == '\0') /* HAMi's scheduler chose a node, the Pod holds its devices there */
+        r.scheduled = gpa_pairs_get(obj->annotations, obj->nannotations, GPA_ANNOTATION_HAMI_VGPU_NODE);
     if (r.scheduled != NULL && r.scheduled[0] == '\0')
         r.scheduled = NULL;
     place(ex, obj, &r);
@@ -288,6 +327,7 @@ static void explain_pod(explain_t *ex, const char *text)
         return; /* every Pending Pod: only those that ask for a GPU */
     ex->explained++;
     ex->never += !r.ever;
+    ex->unplaced += r.unplaced;
     if (ex->vb.json)
         gpa_verb_print_json(&ex->vb, verdict_json(&r), "cluster", "explanation", obj->name);
     else
@@ -400,9 +440,11 @@ int gpa_cmd_explain(int argc, char **argv)
     rc = GPA_EXIT_USAGE;
     if (gpa_verb_init(&ex.vb, &o.common, on_none, &ex) == 0) {
         run(&ex, &t);
-        size_t could = ex.explained - ex.never;
-        const char *summary = gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be",
-                                               ex.explained, ex.explained == 1 ? "" : "s", could, ex.never);
+        size_t could = ex.explained - ex.never - ex.unplaced;
+        const char *summary =
+            gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be%s", ex.explained,
+                             ex.explained == 1 ? "" : "s", could, ex.never,
+                             ex.unplaced == 0 ? "" : gpa_arena_printf(&ex.vb.scratch, ", %zu not placed by gpuadmit", ex.unplaced));
         rc = gpa_verb_finish(&ex.vb, ex.never, summary);
     }
     gpa_view_free(ex.view);

@@ -1,10 +1,12 @@
 # The cluster verbs' reports end to end, against the fake API server that tests/cluster.cmake builds: `gpuadmit
 # explain` on a real-shaped cluster (tests/e2e/run_explain.py) and `audit -o policyreport` checked against the
-# policy-report CRDs' schemas (tests/e2e/run_policyreport.py, tests/data/policyreport/). Labels "e2e;cluster".
+# policy-report CRDs' schemas (tests/e2e/run_policyreport.py, tests/data/policyreport/); both on a HAMi cluster
+# (tests/e2e/run_hami.py). Labels "e2e;cluster".
 if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
   foreach(t run_explain:Explain.test_json run_explain:Explain.test_text_and_exit_codes
             run_explain:Explain.test_control_characters_escaped run_explain:Explain.test_node_templates
             run_explain:Explain.test_pod_level_and_no_gpu_node
+            run_hami:Hami.test_explain run_hami:Hami.test_explain_renamed_names run_hami:Hami.test_audit
             run_policyreport:PolicyReport.test_wgpolicyk8s
             run_policyreport:PolicyReport.test_openreports_and_warn
             run_policyreport:PolicyReport.test_checker_refuses_what_the_crd_refuses run_policyreport:PolicyReport.test_flags)

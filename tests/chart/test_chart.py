@@ -463,6 +463,7 @@ class Switches(unittest.TestCase):
         self.assertIsNotNone(err)
         self.assertIn("/inventory/templates/0", err)
         self.assertIsNotNone(refused({"inventory.templates": [{"labels": {"a": "b"}}]}))
+        self.assertIsNone(refused({"inventory.templates": [{"name": "t", "dialects": ["hami"], "gpus": {"count": 1}}]}))
         if GPUADMIT:  # what the ConfigMap holds is what gpuadmit reads
             with tempfile.TemporaryDirectory() as d:
                 inv, pod = os.path.join(d, "templates.yaml"), os.path.join(d, "pod.yaml")
@@ -596,6 +597,7 @@ FULL_CONFIG = {
     "knownResources": ["nvidia.com/gpu-a100"], "mutations": {"mirror-limits": "off", "expand-gpu": True},
     "workloads": [{"group": "example.com", "kind": "Trainer", "podTemplates": ["spec.workers[*].template"],
                    "podSpecs": ["spec.launcher"], "resources": ["spec.resources"]}],
+    "hami": {"resourceMemoryName": "example.com/vgpu-memory", "memoryFactor": 2, "defaultGPUNum": 1, "deviceMemoryScaling": 1},
 }
 
 
@@ -733,6 +735,47 @@ class MatchConditions(unittest.TestCase):
         self.check(expr, [("", "pods", koord), ("", "pods", mgpu)], False)
         self.check(expr, [("", "pods", vendor)], True)
 
+    def test_hami_names_as_configured(self):
+        """config.hami renames HAMi's resources, in any domain: the condition names them, and Pods and templates that
+        ask by them reach gpuadmit; nvidia.com's names still do (HAMi's count is nvidia.com/gpu unless renamed)."""
+        hami = {"resourceCountName": "example.com/vgpu", "resourceMemoryName": "example.com/vgpu-memory",
+                "resourceMemoryPercentageName": "nvidia.com/vgpu-percent", "resourceCoreName": "cores.example.org/vgpu-cores",
+                "memoryFactor": 1, "deviceMemoryScaling": 1}
+        expr = self.expression({"config.hami": hami})
+        self.assertLess(len(expr), 50000)
+        for name in ("example.com/vgpu", "example.com/vgpu-memory", "cores.example.org/vgpu-cores"):
+            self.assertIn("'%s'" % name, expr)
+        self.assertNotIn("'nvidia.com/vgpu-percent'", expr)  # its domain reaches gpuadmit whole
+        deploy = lambda name: {"spec": {"template": tmpl_named(name)}}
+        for name in ("example.com/vgpu-memory", "cores.example.org/vgpu-cores", "example.com/vgpu", "nvidia.com/vgpu-percent",
+                     "nvidia.com/gpumem"):
+            self.check(expr, [("", "pods", tmpl_named(name)), ("apps", "deployments", deploy(name))], True)
+        for name in ("example.com/other", "example.com/VGPU", "cores.example.org/vgpu-core"):
+            self.check(expr, [("", "pods", tmpl_named(name)), ("apps", "deployments", deploy(name))], False)
+        # A name is the user's text: a quote or backslash in it is escaped, never the end of the literal.
+        odd = "ex'a\\b/m"
+        self.check(self.expression({"config.hami": {"resourceMemoryName": odd}}), [("", "pods", tmpl_named(odd))], True)
+        # Not without the configuration, nor with HAMi off.
+        self.check(self.expression(), [("", "pods", tmpl_named("example.com/vgpu-memory"))], False)
+        off = self.expression({"config.hami": hami, "config.dialects": ["vendor", "koordinator", "mgpu"]})
+        self.assertNotIn("example.com", off)
+        self.check(off, [("", "pods", tmpl_named("example.com/vgpu-memory"))], False)
+
+    def test_resources_written_as_annotations(self):
+        """A Pod or template whose only GPU name is an annotation key reaches gpuadmit (resource-in-annotation)."""
+        expr = self.expression({"config.hami": {"resourceMemoryName": "example.com/vgpu-memory"}})
+        annotated = lambda key: {"metadata": {"annotations": {"team": "ml", key: "4000"}}, "spec": {"containers": [{"name": "c"}]}}
+        for key in ("nvidia.com/gpumem", "nvidia.com/gpucores", "koordinator.sh/gpu-memory-ratio", "example.com/vgpu-memory",
+                    "vke.volcengine.com/container-multiple-gpu"):
+            self.check(expr, [("", "pods", annotated(key)), ("apps", "deployments", {"spec": {"template": annotated(key)}}),
+                              ("batch", "cronjobs", {"spec": {"jobTemplate": {"spec": {"template": annotated(key)}}}})], True)
+        for key in ("scheduling.koordinator.sh/device-allocated", "example.com/other", "team"):
+            self.check(expr, [("", "pods", annotated(key)), ("apps", "deployments", {"spec": {"template": annotated(key)}})], False)
+        self.check(expr, [("", "pods", {"metadata": {"annotations": {}}, "spec": {}}), ("", "pods", {"metadata": {}})], False)
+        vendor = self.expression({"config.dialects": ["vendor"]})
+        self.check(vendor, [("", "pods", annotated("koordinator.sh/gpu-core"))], False)
+        self.check(vendor, [("", "pods", annotated("nvidia.com/gpu"))], True)
+
     def test_update_sees_the_new_object(self):
         expr = self.expression()
         got = eval_cel(expr, [{"request": request("", "pods", "UPDATE"), "object": tmpl(True), "oldObject": tmpl(False)}])
@@ -826,6 +869,22 @@ class WithGpuadmit(unittest.TestCase):
                     f.write(find(render(values), "ConfigMap", "gpuadmit-config")["data"]["config.yaml"])
                 r = subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_hami_names_the_condition_sends_are_the_engines(self):
+        """config.hami reaches gpuadmit as it reaches the matchCondition: a Pod asking by a renamed name is HAMi's."""
+        values = {"config.hami": {"resourceMemoryName": "example.com/vgpu-memory"}}
+        docs = render(values)
+        self.assertIn("'example.com/vgpu-memory'", webhook(docs, "ValidatingWebhookConfiguration")["matchConditions"][0]["expression"])
+        with tempfile.TemporaryDirectory() as d:
+            cfg, pod = os.path.join(d, "config.yaml"), os.path.join(d, "pod.yaml")
+            with open(cfg, "w") as f:
+                f.write(find(docs, "ConfigMap", "gpuadmit-config")["data"]["config.yaml"])
+            with open(pod, "w") as f:
+                f.write("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x, resources: "
+                        "{limits: {example.com/vgpu-memory: 16Gi}}}]\n")
+            r = subprocess.run([GPUADMIT, "validate", "--config", cfg, pod], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("ambiguous-unit", r.stdout)  # bytes where HAMi counts MiB, under the renamed name
 
     def test_default_placement_is_each_schedulers(self):
         """The chart sets no strategy or coreWeight: each dialect is placed as its scheduler scores it (a value here

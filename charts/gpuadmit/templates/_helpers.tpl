@@ -241,45 +241,73 @@ in the syntax RE2 (kube-apiserver) and JavaScript (tests/chart) share: no (?i) f
 {{- end }}
 
 {{/*
-CEL: whether a resource name belongs to an enabled dialect's domain (config.dialects), in any case as the
-unknown-resource rule reads it (NVIDIA.com/gpu is a near miss gpuadmit must see). The whole domain, not only the
-names gpuadmit knows: a near miss (unknown-resource) must reach it too. Argument: dict "var", "dialects".
+The GPU names of the enabled dialects (config.dialects), as JSON: "domains", whose every name reaches gpuadmit (in
+resources in any case, as the unknown-resource rule reads them: a near miss must reach gpuadmit too), and "exact",
+HAMi's names as config.hami renames them outside those domains (gpuadmit knows them exactly as written). Argument:
+dict "dialects", "hami".
 */}}
-{{- define "gpuadmit.celGpuName" -}}
+{{- define "gpuadmit.gpuNames" -}}
 {{- $domains := list }}
 {{- if has "vendor" .dialects }}{{ $domains = concat $domains (list "nvidia.com" "amd.com" "dcu.com") }}{{ end }}
 {{- if has "koordinator" .dialects }}{{ $domains = append $domains "koordinator.sh" }}{{ end }}
 {{- if has "mgpu" .dialects }}{{ $domains = append $domains "vke.volcengine.com" }}{{ end }}
-{{- if and (has "hami" .dialects) (not (has "nvidia.com" $domains)) }}{{ $domains = append $domains "nvidia.com" }}{{ end }}
-{{- $res := list }}
-{{- range $domains }}{{ $res = append $res (include "gpuadmit.anyCase" .) }}{{ end }}
-{{- if $res }}{{ printf "%s.matches('^(%s)/')" .var (join "|" $res) }}{{ else }}false{{ end }}
+{{- $exact := list }}
+{{- if has "hami" .dialects }}
+{{- if not (has "nvidia.com" $domains) }}{{ $domains = append $domains "nvidia.com" }}{{ end }}
+{{- $h := .hami | default dict }}
+{{- range $k := list "resourceCountName" "resourceMemoryName" "resourceMemoryPercentageName" "resourceCoreName" }}
+{{- $name := toString (index $h $k | default "nvidia.com/") }}{{/* unset: HAMi's own name, in nvidia.com */}}
+{{- if not (has (lower (first (splitList "/" $name))) $domains) }}{{ $exact = append $exact $name }}{{ end }}
+{{- end }}
+{{- end }}
+{{- toJson (dict "domains" $domains "exact" (uniq $exact)) }}
 {{- end }}
 
-{{/* CEL: a ResourceRequirements at "var" declares a GPU resource. Argument: dict "var", "dialects". */}}
+{{/* A CEL list literal of strings, single-quoted, a backslash or quote in one escaped (a name is the user's text). */}}
+{{- define "gpuadmit.celList" -}}
+{{- $q := list }}
+{{- range . }}{{ $q = append $q (printf "'%s'" (. | replace "\\" "\\\\" | replace "'" "\\'")) }}{{ end }}
+{{- printf "[%s]" (join ", " $q) }}
+{{- end }}
+
+{{/* CEL: whether the resource name at "var" is a GPU name (gpuadmit.gpuNames). Argument: dict "var", "names". */}}
+{{- define "gpuadmit.celGpuName" -}}
+{{- $terms := list }}
+{{- $res := list }}
+{{- range .names.domains }}{{ $res = append $res (include "gpuadmit.anyCase" .) }}{{ end }}
+{{- if $res }}{{ $terms = append $terms (printf "%s.matches('^(%s)/')" .var (join "|" $res)) }}{{ end }}
+{{- if .names.exact }}{{ $terms = append $terms (printf "%s in %s" .var (include "gpuadmit.celList" .names.exact)) }}{{ end }}
+{{- if $terms }}{{ join " || " $terms }}{{ else }}false{{ end }}
+{{- end }}
+
+{{/* CEL: a ResourceRequirements at "var" declares a GPU resource. Argument: dict "var", "names". */}}
 {{- define "gpuadmit.celResources" -}}
 {{- $r := .var -}}
-{{- $g := include "gpuadmit.celGpuName" (dict "var" "n" "dialects" .dialects) -}}
+{{- $g := include "gpuadmit.celGpuName" (dict "var" "n" "names" .names) -}}
 (has({{ $r }}.limits) && {{ $r }}.limits.exists(n, {{ $g }})) || (has({{ $r }}.requests) && {{ $r }}.requests.exists(n, {{ $g }}))
 {{- end }}
 
 {{/* CEL: a PodSpec at "var" declares a GPU resource in a container or an init container. */}}
 {{- define "gpuadmit.celPodSpec" -}}
 {{- $s := .var -}}
-{{- $res := include "gpuadmit.celResources" (dict "var" "c.resources" "dialects" .dialects) -}}
-{{- $terms := list -}}
-{{- range (list "containers" "initContainers") }}
-{{- $terms = append $terms (printf "(has(%s.%s) && %s.%s.exists(c, has(c.resources) && (%s)))" $s . $s . $res) }}
-{{- end }}
-{{- join " || " $terms }}
+{{- $res := include "gpuadmit.celResources" (dict "var" "c.resources" "names" .names) -}}
+{{- /* One test over both lists (each absent one empty): the name test is written once per PodSpec, not twice. */}}
+{{- printf "((has(%s.containers) ? %s.containers : []) + (has(%s.initContainers) ? %s.initContainers : [])).exists(c, has(c.resources) && (%s))" $s $s $s $s $res }}
 {{- end }}
 
-{{/* CEL: a Pod template (metadata, spec) at "var" declares a GPU resource, or the mGPU card annotation. */}}
+{{/*
+CEL: a Pod template (metadata, spec) at "var" declares a GPU resource, or holds an annotation whose key is in a GPU
+domain, as written (the mGPU card annotation; a resource written as an annotation, which resource-in-annotation
+reports), or is a renamed HAMi name.
+*/}}
 {{- define "gpuadmit.celTemplate" -}}
 {{- $t := .var -}}
-{{- $expr := printf "(has(%s.spec) && (%s))" $t (include "gpuadmit.celPodSpec" (dict "var" (printf "%s.spec" $t) "dialects" .dialects)) -}}
-{{- if has "mgpu" .dialects }}
-{{- $expr = printf "%s || (has(%s.metadata) && has(%s.metadata.annotations) && 'vke.volcengine.com/container-multiple-gpu' in %s.metadata.annotations)" $expr $t $t $t }}
+{{- $expr := printf "(has(%s.spec) && (%s))" $t (include "gpuadmit.celPodSpec" (dict "var" (printf "%s.spec" $t) "names" .names)) -}}
+{{- $terms := list }}
+{{- if .names.domains }}{{ $terms = append $terms (printf "k.matches('^(%s)/')" (join "|" .names.domains | replace "." "[.]")) }}{{ end }}
+{{- if .names.exact }}{{ $terms = append $terms (printf "k in %s" (include "gpuadmit.celList" .names.exact)) }}{{ end }}
+{{- if $terms }}
+{{- $expr = printf "%s || (has(%s.metadata) && has(%s.metadata.annotations) && %s.metadata.annotations.exists(k, %s))" $expr $t $t $t (join " || " $terms) }}
 {{- end }}
 {{- $expr }}
 {{- end }}
@@ -290,12 +318,12 @@ ends. Each level has its own iteration variable (x1, x2, ...), so nested lists n
 */}}
 {{- define "gpuadmit.celPath" -}}
 {{- if not .segs }}
-{{- include .leaf (dict "var" .var "dialects" .dialects) }}
+{{- include .leaf (dict "var" .var "names" .names) }}
 {{- else }}
 {{- $seg := first .segs }}
 {{- $rest := rest .segs }}
 {{- $it := printf "x%d" (int .depth) }}
-{{- $next := dict "segs" $rest "leaf" .leaf "dialects" .dialects "depth" (add1 .depth) }}
+{{- $next := dict "segs" $rest "leaf" .leaf "names" .names "depth" (add1 .depth) }}
 {{- if eq $seg "*" }}
 {{- /* A map's values, as a list (has() takes a field of a variable, not of an index expression). */}}
 {{- $key := printf "k%d" (int .depth) }}
@@ -320,6 +348,7 @@ share their paths, chosen by request.resource, so a kind is only searched where 
 */}}
 {{- define "gpuadmit.matchExpression" -}}
 {{- $dialects := .Values.config.dialects | default (list "vendor" "koordinator" "mgpu" "hami") }}
+{{- $names := include "gpuadmit.gpuNames" (dict "dialects" $dialects "hami" .Values.config.hami) | fromJson }}
 {{- $branches := list }}
 {{- range (include "gpuadmit.enabledGroups" . | fromJsonArray) }}
 {{- $group := .group }}
@@ -327,13 +356,13 @@ share their paths, chosen by request.resource, so a kind is only searched where 
 {{- $paths := list }}
 {{- range (.templates | default list) }}
 {{- $segs := ternary (list) (splitList "." .) (eq . "") }}
-{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" $segs "leaf" "gpuadmit.celTemplate" "dialects" $dialects "depth" 1)) }}
+{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" $segs "leaf" "gpuadmit.celTemplate" "names" $names "depth" 1)) }}
 {{- end }}
 {{- range (.podspecs | default list) }}
-{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celPodSpec" "dialects" $dialects "depth" 1)) }}
+{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celPodSpec" "names" $names "depth" 1)) }}
 {{- end }}
 {{- range (.resources_at | default list) }}
-{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celResources" "dialects" $dialects "depth" 1)) }}
+{{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celResources" "names" $names "depth" 1)) }}
 {{- end }}
 {{- $which := printf "request.resource.resource == '%s'" (first .resources) }}
 {{- if gt (len .resources) 1 }}
