@@ -316,6 +316,8 @@ START_TEST(mgpu_normalizes_as_read)
         ck_assert_int_eq(req.groups[0].whole, m.whole);
         ck_assert_int_eq(req.groups[0].memory_bytes, m.whole ? 0 : m.card_memory * GPA_MIB);
     }
+}
+END_TEST
 
 /* ---- HAMi ---- */
 
