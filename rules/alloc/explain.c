@@ -354,8 +354,8 @@ static const char *group_failure(gpa_arena_t *a, gpa_search_t *s, size_t k, int6
         return gpa_arena_printf(a, "%s%s", group_prefix(a, s->req, g), dev);
     if (pod != NULL)
         return gpa_arena_printf(a, "%s, each on a different device: %zu %s room (%s)", pod, nfit, have, dev);
-    return gpa_arena_printf(a, "%sneeds %u devices with room, %zu %s room (%s)", container_prefix(a, s->req, g), g->count, nfit,
-                            have, dev);
+    return gpa_arena_printf(a, "%sneeds %u %s with room, %zu %s room (%s)", container_prefix(a, s->req, g), g->count,
+                            g->hami != NULL ? "cards" : "devices", nfit, have, dev);
 }
 
 /* 1 with r filled when group k cannot fit the node's devices on its own (a capacity reason, with how near it came). */
