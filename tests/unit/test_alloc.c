@@ -1293,9 +1293,11 @@ END_TEST
 START_TEST(hami_allocation_reads_back)
 {
     gpa_inventory_t *inv = inv_of(hami_node("a10", 2, 10));
-    const char *spec = "  initContainers:\n" HC("setup", "{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 10, "
-                                                         "nvidia.com/gpucores: 5}") "  containers:\n" HC(
-        "train", "{nvidia.com/gpu: 2, nvidia.com/gpumem: 8000, nvidia.com/gpucores: 30}") "  - {name: log, image: busybox}\n";
+    const char *spec = "  initContainers:\n" HC(
+        "setup",
+        "{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 10, "
+        "nvidia.com/gpucores: 5}") "  containers:\n" HC("train", "{nvidia.com/gpu: 2, nvidia.com/gpumem: 8000, "
+                                                                 "nvidia.com/gpucores: 30}") "  - {name: log, image: busybox}\n";
     gpa_request_t req;
     const gpa_podspec_t *pod = hami_pod("{}", spec, &req);
     gpa_placement_t p = place(inv, pod, &req, 0);
