@@ -228,6 +228,8 @@ static const char *hami_failure(gpa_arena_t *a, const gpa_search_dev_t *d, const
     case GPA_HAMI_CARD_SLOTS:
         return gpa_arena_printf(a, "card %d has all its %" PRId64 " vGPU slots taken", minor, gpa_search_hami_slots(d, g));
     case GPA_HAMI_CARD_MEMORY:
+        if (gpu->memory <= 0) /* a card the inventory gives no memory (the compact form's without `memory`) */
+            return gpa_arena_printf(a, "card %d's memory size is unknown", minor);
         gpa_bytes_format(mem, 1, need);
         if (mem > gpu->memory) {
             gpa_bytes_format(gpu->memory, 1, free_);
@@ -289,7 +291,7 @@ static int64_t coverage(const gpa_search_t *s, const gpa_search_dev_t *d, const 
     if (g->hami != NULL) { /* only memory and compute fall short by a part; every other check refuses outright */
         int64_t core, mem;
         gpa_hami_check_t why = gpa_search_hami_check(d, g, &core, &mem);
-        if (why != GPA_HAMI_CARD_MEMORY && why != GPA_HAMI_CARD_CORES)
+        if ((why != GPA_HAMI_CARD_MEMORY && why != GPA_HAMI_CARD_CORES) || mem < 0 || (mem > 0 && gpu->memory <= 0))
             return 0;
         int64_t m = part_of(d->mem_free, mem), c = part_of(d->core_free, core);
         return m < c ? m : c;

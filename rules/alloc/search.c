@@ -195,7 +195,7 @@ gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_devi
     if (gpa_search_hami_slots(d, g) <= d->slots_used)
         return GPA_HAMI_CARD_SLOTS;
     *mem = gpa_search_share_memory(g, gpu);
-    if (*mem < 0 || d->mem_free < *mem)
+    if (*mem < 0 || d->mem_free < *mem || (*mem > 0 && gpu->memory <= 0)) /* unknown memory: whole cards only */
         return GPA_HAMI_CARD_MEMORY;
     if (d->core_free < *core)
         return GPA_HAMI_CARD_CORES;

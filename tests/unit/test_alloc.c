@@ -1247,6 +1247,15 @@ START_TEST(hami_infeasible_reasons)
     ck_assert_str_eq(p.node, "b");
     ck_assert_int_eq(p.shares[0].minor, 1);
     gpa_inventory_release(inv);
+    /* a compact node that serves HAMi but gives no memory: whole cards only (as for every dialect), the lists pass its cards */
+    inv = inv_of("kind: GPUInventory\nnodes:\n- {name: m, dialects: [hami], gpus: {count: 2}}\n");
+    ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 50}"), &why),
+                     GPA_FEASIBLE_NEVER);
+    ck_assert_str_eq(why, "m: card 0's memory size is unknown");
+    ck_assert_int_eq(
+        hami_feasible(inv, "{nvidia.com/use-gputype: A100}", HC("c", "{nvidia.com/gpu: 2, nvidia.com/gpucores: 50}"), &why),
+        GPA_FEASIBLE_NOW);
+    gpa_inventory_release(inv);
     /* HAMi's vGPUs go to HAMi cards only */
     inv = inv_of("kind: GPUInventory\nnodes:\n- {name: v, dialects: [vendor], gpus: {count: 8, memory: 80Gi}}\n");
     ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &why), GPA_FEASIBLE_NEVER);
