@@ -200,6 +200,7 @@ static const gpa_hami_select_t *hami_select(gpa_arena_t *a, const gpa_podspec_t 
                                                  GPA_HAMI_MODE};
     for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++)
         *to[i] = gpa_pairs_get(pod->annotations, pod->nannotations, gpa_hami_annotation(hv->vendor, from[i]));
+    sel->policy = gpa_pairs_get(pod->annotations, pod->nannotations, GPA_ANNOTATION_HAMI_GPU_POLICY);
     sel->split_count = hv->device->device_split_count;
     return sel;
 }

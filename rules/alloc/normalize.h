@@ -28,6 +28,7 @@ typedef struct st_gpa_hami_select_t {
     const char *use_type, *nouse_type; /* card type contains an item, case-insensitive */
     const char *use_uuid, *nouse_uuid; /* card UUID equals an item */
     const char *mode;                  /* vgpu-mode: the card is kept when the value contains its mode */
+    const char *policy;                /* hami.io/gpu-scheduler-policy: binpack or spread (a chain: its first of them) */
     int64_t split_count;               /* deviceSplitCount */
 } gpa_hami_select_t;
 

@@ -134,20 +134,30 @@ static int contains_ci(const char *hay, const char *needle, size_t nlen)
     return 0;
 }
 
+/* The next item of a comma list at *p, trimmed (*item, *len; maybe empty); 0 when the list is done. */
+static int next_item(const char **p, const char **item, size_t *len)
+{
+    if (*p == NULL || **p == '\0')
+        return 0;
+    size_t n = strcspn(*p, ",");
+    const char *q = *p;
+    *p += n + ((*p)[n] == ',');
+    while (n > 0 && isspace((unsigned char)*q))
+        q++, n--;
+    while (n > 0 && isspace((unsigned char)q[n - 1]))
+        n--;
+    *item = q, *len = n;
+    return 1;
+}
+
 /* A comma list as HAMi v2.10 reads it (items trimmed, empty ones ignored): -1 when it holds no item (no
  * constraint), 1 when an item matches `s` (a case-insensitive substring of it, or equal to it), else 0. */
 static int list_matches(const char *list, const char *s, int substring)
 {
     int items = 0;
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        const char *end = strchr(p, ',');
-        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-        const char *q = p;
-        while (len > 0 && isspace((unsigned char)*q))
-            q++, len--;
-        while (len > 0 && isspace((unsigned char)q[len - 1]))
-            len--;
-        p = end != NULL ? end + 1 : NULL;
+    const char *q;
+    size_t len;
+    for (const char *p = list; next_item(&p, &q, &len);) {
         if (len == 0)
             continue;
         items = 1;
@@ -173,6 +183,27 @@ static int selected(const gpa_hami_select_t *sel, const gpa_gpu_t *gpu, gpa_hami
         (list_matches(sel->use_uuid, gpu->uuid, 0) == 0 || list_matches(sel->nouse_uuid, gpu->uuid, 0) == 1))
         return 0;
     return 1;
+}
+
+/* The strategy a HAMi Pod names (hami.io/gpu-scheduler-policy, docs/allocator.md#hami-placement): the first item of
+ * its chain that is binpack or spread; an unknown value is spread, as in hami-scheduler; `dflt` when none is named. */
+static int hami_policy(const gpa_request_t *req, int dflt)
+{
+    for (size_t k = 0; k < req->ngroups; k++) {
+        const gpa_hami_select_t *sel = req->groups[k].hami;
+        if (sel == NULL || sel->policy == NULL)
+            continue;
+        const char *q;
+        size_t n;
+        for (const char *p = sel->policy; next_item(&p, &q, &n);) {
+            if (n == 7 && memcmp(q, "binpack", 7) == 0)
+                return 0;
+            if (n == 6 && memcmp(q, "spread", 6) == 0)
+                return 1;
+        }
+        return 1;
+    }
+    return dflt;
 }
 
 int64_t gpa_search_hami_slots(const gpa_search_dev_t *d, const gpa_device_group_t *g)
@@ -459,6 +490,8 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     gpa_alloc_policy_t scored = gpa_alloc_policy_for(pol, dialects);
     s->core_weight = scored.core_weight;
     s->spread = scored.strategy == GPA_STRATEGY_SPREAD;
+    if (pol->strategy != GPA_STRATEGY_BINPACK && pol->strategy != GPA_STRATEGY_SPREAD) /* unset: a HAMi Pod may choose */
+        s->spread = hami_policy(req, s->spread);
     /* A group's count comes from the request (gpu-core 40G asks for 400 million devices): never size anything by it
      * beyond what a node could hold. */
     for (size_t k = from; k < to; k++) {

@@ -1356,9 +1356,27 @@ START_TEST(hami_default_strategy)
     gpa_alloc_policy_t saved = cfg;
     cfg = unset;
     gpa_placement_t p = place(inv, pod, &req, 1);
-    cfg = saved;
     ck_assert(p.feasible);
     ck_assert_int_eq(p.shares[0].minor, 1);
+    /* the Pod's hami.io/gpu-scheduler-policy: binpack (first of a chain) takes the busier card; unknown is spread */
+    static const struct {
+        const char *policy;
+        int minor;
+    } policies[] = {{"binpack", 0}, {"topology-aware, binpack", 0}, {"spread", 1}, {"numa", 1}, {"", 1}};
+    for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+        pod = hami_pod(gpa_arena_printf(&arena, "{hami.io/gpu-scheduler-policy: '%s'}", policies[i].policy),
+                       "  containers:\n" HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &req);
+        p = place(inv, pod, &req, 1);
+        ck_assert_msg(p.feasible && p.shares[0].minor == policies[i].minor, "policy %s", policies[i].policy);
+    }
+    /* what the configuration names wins */
+    cfg = unset;
+    cfg.strategy = GPA_STRATEGY_SPREAD;
+    pod = hami_pod("{hami.io/gpu-scheduler-policy: binpack}",
+                   "  containers:\n" HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &req);
+    p = place(inv, pod, &req, 1);
+    ck_assert_int_eq(p.shares[0].minor, 1);
+    cfg = saved;
     gpa_inventory_release(inv);
 }
 END_TEST
