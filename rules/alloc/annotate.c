@@ -224,7 +224,10 @@ void gpa_annotate_placement(gpa_arena_t *a, const gpa_podspec_t *pod, const gpa_
         d |= (unsigned)req->groups[k].dialect;
     if (out->nshares == 0 && ninit == 0)
         return;
-    if (d & GPA_DIALECT_HAMI)
+    /* whole cards on a node HAMi registered (and Koordinator does not schedule): hami-scheduler places count-only
+     * containers too */
+    int hami_cards = (node->dialects & GPA_DIALECT_HAMI) && !node->koordinator && node->ngpus > 0 && node->gpus[0].uuid[0] != '\0';
+    if ((d & GPA_DIALECT_HAMI) || (hami_cards && d == GPA_DIALECT_VENDOR))
         annotate_hami(a, pod, req, node, init, ninit, out, &pairs);
     else if (out->nshares == 0)
         return;

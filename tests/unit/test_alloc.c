@@ -1335,6 +1335,36 @@ START_TEST(hami_allocation_reads_back)
 }
 END_TEST
 
+/* A count-only Pod on a HAMi node goes through hami-scheduler too: whole cards, written with their registered MiB and
+ * compute, read back as the same usage. */
+START_TEST(hami_whole_cards_written)
+{
+    const char *spec = "  containers:\n" HC("c", "{nvidia.com/gpu: 1}");
+    gpa_inventory_t *inv = inv_of(hami_node("a10", 2, 10));
+    gpa_request_t req;
+    gpa_placement_t p = place(inv, hami_pod("{}", spec, &req), &req, 0);
+    gpa_inventory_release(inv);
+    ck_assert(p.feasible);
+    ck_assert_str_eq(annotation(&p, "hami.io/vgpu-devices-allocated"), "GPU-a10-0,NVIDIA,23028,100:;");
+    inv = inv_of(gpa_arena_printf(&arena,
+                                  "%s---\nkind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+                                  "    hami.io/vgpu-devices-allocated: '%s'\nspec:\n  nodeName: a10\n%sstatus: {phase: Running}\n",
+                                  hami_node("a10", 2, 10), annotation(&p, "hami.io/vgpu-devices-allocated"), spec));
+    const gpa_node_t *n = gpa_inventory_find(inv, "a10");
+    ck_assert_int_eq(n->gpus[0].memory_used, 23028 * MI);
+    ck_assert_int_eq(n->gpus[0].core_used, 100);
+    ck_assert_int_eq(n->gpus[0].slots_used, 1);
+    ck_assert_int_eq(n->gpus[1].slots_used, 0);
+    gpa_inventory_release(inv);
+    /* on a node HAMi does not serve, no HAMi annotation */
+    inv = inv_of("kind: GPUInventory\nnodes:\n- {name: v, dialects: [vendor], gpus: {count: 1, memory: 16Gi}}\n");
+    p = place(inv, hami_pod("{}", spec, &req), &req, 0);
+    ck_assert(p.feasible);
+    ck_assert_ptr_null(annotation(&p, "hami.io/vgpu-devices-allocated"));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 /* HAMi's default: devices spread, scored on compute and memory alike. */
 START_TEST(hami_default_strategy)
 {
@@ -1424,6 +1454,7 @@ int main(void)
     tcase_add_test(tc, hami_slots_and_exclusive_cards);
     tcase_add_test(tc, hami_allocation_reads_back);
     tcase_add_test(tc, hami_default_strategy);
+    tcase_add_test(tc, hami_whole_cards_written);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
