@@ -206,6 +206,11 @@ static int hami_policy(const gpa_request_t *req, int dflt)
     return dflt;
 }
 
+int gpa_search_hami_mig(const gpa_gpu_t *gpu)
+{
+    return strcmp(gpu->mode, "mig") == 0;
+}
+
 int64_t gpa_search_hami_slots(const gpa_search_dev_t *d, const gpa_device_group_t *g)
 {
     return d->gpu->slots > 0 ? d->gpu->slots : g->hami->split_count;
@@ -363,7 +368,10 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         return;
     const gpa_search_slot_t *slot = &s->slots[i];
     const gpa_device_group_t *g = &s->req->groups[slot->group];
-    size_t start = slot->first_of_group ? 0 : (size_t)s->cur[i - 1].dev + 1;
+    /* later vGPUs of a group on higher cards; on a MIG card HAMi may place several as instances (the same card again) */
+    size_t start = slot->first_of_group
+                       ? 0
+                       : (size_t)s->cur[i - 1].dev + !(g->hami != NULL && gpa_search_hami_mig(s->dev[s->cur[i - 1].dev].gpu));
     for (size_t d = start; d < s->ndev && !s->stop; d++) {
         int64_t core, mem;
         if (gpa_alloc_budget_take(s->budget, 1) != 0) {
@@ -496,7 +504,8 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
      * beyond what a node could hold. */
     for (size_t k = from; k < to; k++) {
         const gpa_hami_select_t *sel = req->groups[k].hami;
-        s->impossible |= req->groups[k].count > max_gpus;
+        /* a HAMi group may take MIG instances of fewer cards: bounded by the slots a node may register */
+        s->impossible |= req->groups[k].count > (sel != NULL ? max_gpus * GPA_SEARCH_HAMI_MIG_SLOTS : max_gpus);
         s->by_uuid |= sel != NULL && (sel->use_uuid != NULL || sel->nouse_uuid != NULL);
     }
     s->nshares = s->impossible ? 0 : make_slots(a, req, from, to, s->first_fit, &s->slots);

@@ -94,6 +94,11 @@ typedef enum en_gpa_hami_check_t {
 } gpa_hami_check_t;
 /* HAMi's checks of card d for group g; the vGPU's compute and bytes there in *core, *mem (as far as computed). */
 gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem);
+/* Whether HAMi registered the card in MIG mode: several vGPUs of one container may go on it, as MIG instances (one
+ * slot each, up to its slots). A group of more than GPA_SEARCH_HAMI_MIG_SLOTS vGPUs per card of the largest node is
+ * not searched (no card registers that many MIG instances). */
+int gpa_search_hami_mig(const gpa_gpu_t *gpu);
+#define GPA_SEARCH_HAMI_MIG_SLOTS 8
 /* The card's slots: its registered count, else the configuration's deviceSplitCount. */
 int64_t gpa_search_hami_slots(const gpa_search_dev_t *d, const gpa_device_group_t *g);
 

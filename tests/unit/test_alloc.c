@@ -1256,6 +1256,12 @@ START_TEST(hami_infeasible_reasons)
         hami_feasible(inv, "{nvidia.com/use-gputype: A100}", HC("c", "{nvidia.com/gpu: 2, nvidia.com/gpucores: 50}"), &why),
         GPA_FEASIBLE_NOW);
     gpa_inventory_release(inv);
+    /* a card in MIG mode may take several vGPUs of one container (MIG instances): never denied for too few cards */
+    inv = inv_of("kind: Node\nmetadata:\n  name: mig\n  annotations:\n    hami.io/node-nvidia-register: '[{\"id\":\"GPU-m\","
+                 "\"count\":7,\"devmem\":81920,\"devcore\":100,\"type\":\"NVIDIA A100\",\"mode\":\"mig\",\"health\":true}]'\n");
+    ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 3, nvidia.com/gpumem: 10000}"), &why), GPA_FEASIBLE_NOW);
+    ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 8, nvidia.com/gpumem: 1000}"), &why), GPA_FEASIBLE_NEVER);
+    gpa_inventory_release(inv);
     /* HAMi's vGPUs go to HAMi cards only */
     inv = inv_of("kind: GPUInventory\nnodes:\n- {name: v, dialects: [vendor], gpus: {count: 8, memory: 80Gi}}\n");
     ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &why), GPA_FEASIBLE_NEVER);
