@@ -16,9 +16,32 @@
 
 /* ---- one node ---- */
 
-/* Each init container alone, from the node's state (first fit). *bounded: a search was cut short (no answer). */
+typedef GPA_VEC(gpa_share_t) share_vec_t;
+
+/* Share i of the best placement search s found (search order). */
+static void share_at(const gpa_search_t *s, size_t i, gpa_share_t *sh)
+{
+    const gpa_search_pick_t *p = &s->best[i];
+    const gpa_gpu_t *gpu = &s->best_node->gpus[p->dev];
+    memset(sh, 0, sizeof(*sh));
+    sh->group = s->slots[i].group;
+    sh->container = s->req->groups[sh->group].container;
+    sh->containers = s->req->groups[sh->group].containers;
+    sh->minor = gpu->minor;
+    sh->core = p->core;
+    sh->memory_bytes = p->mem;
+    sh->score = p->score;
+    sh->fraction = gpu->memory > 0 ? gpa_mul_ceil_div_i64(p->mem, 10000, gpu->memory) : (p->core >= gpu->core ? 10000 : 0);
+}
+
+/*
+ * Each init container alone, from the node's state (first fit): HAMi v2.10 fits each init container alone and the
+ * app containers together, and so does every other scheduler gpuadmit models. *bounded: a search was cut short (no
+ * answer). `shares`, when not NULL, gets where each init container's devices went.
+ */
 static int init_containers_fit(gpa_arena_t *a, const gpa_alloc_policy_t *pol, const gpa_request_t *req,
-                               const gpa_alloc_opts_t *opts, const gpa_node_t *node, size_t *failed, int *bounded)
+                               const gpa_alloc_opts_t *opts, const gpa_node_t *node, size_t *failed, int *bounded,
+                               share_vec_t *shares)
 {
     gpa_alloc_opts_t o = *opts;
     o.first_fit = 1;
@@ -37,6 +60,8 @@ static int init_containers_fit(gpa_arena_t *a, const gpa_alloc_policy_t *pol, co
             *failed = k;
             return 0;
         }
+        for (size_t i = 0; shares != NULL && i < s.nshares; i++)
+            share_at(&s, i, gpa_vec_push(a, shares));
         k = end;
     }
     return 1;
@@ -56,19 +81,8 @@ static void fill_shares(gpa_arena_t *a, const gpa_search_t *s, gpa_placement_t *
 {
     out->nshares = s->nshares;
     out->shares = gpa_arena_calloc(a, s->nshares + 1, sizeof(*out->shares));
-    for (size_t i = 0; i < s->nshares; i++) {
-        const gpa_search_pick_t *p = &s->best[i];
-        const gpa_gpu_t *gpu = &s->best_node->gpus[p->dev];
-        gpa_share_t *sh = &out->shares[i];
-        sh->group = s->slots[i].group;
-        sh->container = s->req->groups[sh->group].container;
-        sh->containers = s->req->groups[sh->group].containers;
-        sh->minor = gpu->minor;
-        sh->core = p->core;
-        sh->memory_bytes = p->mem;
-        sh->score = p->score;
-        sh->fraction = gpu->memory > 0 ? gpa_mul_ceil_div_i64(p->mem, 10000, gpu->memory) : (p->core >= gpu->core ? 10000 : 0);
-    }
+    for (size_t i = 0; i < s->nshares; i++)
+        share_at(s, i, &out->shares[i]);
     out->score = s->nshares > 0 ? s->best_score / (int64_t)s->nshares : 0;
     if (s->first_fit) /* searched largest first: back to request order (a group's devices are in minor order) */
         qsort(out->shares, out->nshares, sizeof(*out->shares), request_order);
@@ -124,7 +138,7 @@ static int refuse_node(gpa_arena_t *a, gpa_search_t *s, const gpa_nodes_pod_t *p
         gpa_explain_refusal(a, req, node, &refusal, r);
         return 1;
     }
-    if (!init_containers_fit(a, pol, req, o, node, &failed_init, &bounded)) {
+    if (!init_containers_fit(a, pol, req, o, node, &failed_init, &bounded, NULL)) {
         if (bounded)
             stop_search(s);
         else
@@ -161,7 +175,12 @@ static void place_on(gpa_arena_t *a, const gpa_node_t *const *nodes, size_t nnod
         out->feasible = 1;
         out->node = s.best_node->name;
         fill_shares(a, &s, out);
-        gpa_annotate_placement(a, req, s.best_node, out);
+        /* the init containers' devices, for schedulers that write them (HAMi): the same first fit that admitted the node */
+        share_vec_t init = {0};
+        size_t failed = 0;
+        int bounded = 0;
+        init_containers_fit(a, pol, req, &o, s.best_node, &failed, &bounded, &init);
+        gpa_annotate_placement(a, pp->pod, req, s.best_node, init.items, init.len, out);
         return;
     }
     out->reasons = reasons;
@@ -235,6 +254,15 @@ static int selects_identity(const gpa_inventory_t *inv, const gpa_podspec_t *pod
     return 0;
 }
 
+/* Whether a HAMi group selects cards by UUID (use-gpuuuid, nouse-gpuuuid). */
+static int selects_uuid(const gpa_request_t *req)
+{
+    for (size_t k = 0; k < req->ngroups; k++)
+        if (req->groups[k].hami != NULL && (req->groups[k].hami->use_uuid != NULL || req->groups[k].hami->nouse_uuid != NULL))
+            return 1;
+    return 0;
+}
+
 /*
  * The nodes to search: one per shape as far as the Pod can tell. A Pod that selects on no identity label tells
  * nodes apart only by their shape (the inventory's). Otherwise every node's labels are tested (logarithmic in a
@@ -244,9 +272,10 @@ static int selects_identity(const gpa_inventory_t *inv, const gpa_podspec_t *pod
  * not one search per node.
  */
 static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_nodes_pod_t *pp,
-                                           gpa_alloc_budget_t *budget, int now, size_t *n)
+                                           const gpa_request_t *req, gpa_alloc_budget_t *budget, int now, size_t *n)
 {
-    if (!selects_identity(inv, pp->pod))
+    int by_uuid = selects_uuid(req); /* a card's UUID takes no part in a shape: every node is searched */
+    if (!by_uuid && !selects_identity(inv, pp->pod))
         return gpa_inventory_shapes(inv, now, n);
     size_t nnodes, nshapes, k = 0;
     const gpa_node_t *nodes = gpa_inventory_nodes(inv, &nnodes);
@@ -265,7 +294,7 @@ static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t
             continue;
         }
         int *first = &seen[gpa_inventory_shape_of(inv, &nodes[i], now)];
-        if (!*first)
+        if (!*first || by_uuid)
             out[k++] = &nodes[i];
         *first = 1;
     }
@@ -286,7 +315,7 @@ static int fits_some_node(gpa_arena_t *a, const gpa_inventory_t *inv, const gpa_
     gpa_alloc_opts_t o = {.now = now, .first_fit = 1, .budget = budget};
     size_t n;
     /* Nodes of one shape fit alike and explain alike; the first-named of each speaks for them all. */
-    const gpa_node_t *const *shapes = candidates(a, inv, pp, budget, now, &n);
+    const gpa_node_t *const *shapes = candidates(a, inv, pp, req, budget, now, &n);
     place_on(a, shapes, n, pol, pp, req, &o, p);
     if (!p->feasible && !p->bounded && !budget->spent && !now)
         add_templates(a, inv, pol, pp, req, &o, p);

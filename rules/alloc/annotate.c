@@ -2,7 +2,9 @@
  * What the scheduler would write for a placement (annotate.h): the annotation formats are docs/allocator.md's.
  */
 #include "alloc/annotate.h"
+#include "alloc/inventory_hami.h"
 #include "base/buf.h"
+#include "kube/gpu_request.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
 
@@ -169,15 +171,67 @@ static const char *device_allocated(gpa_arena_t *a, const gpa_request_t *req, co
     return s;
 }
 
-void gpa_annotate_placement(gpa_arena_t *a, const gpa_request_t *req, const gpa_node_t *node, gpa_placement_t *out)
+/* ---- HAMi: the allocation its scheduler's Filter writes ---- */
+
+/* The device type HAMi's NVIDIA row writes in an allocation (another HAMi vendor: its own). */
+#define HAMI_NVIDIA_TYPE "NVIDIA"
+
+/* Container c's cards: `UUID,NVIDIA,<MiB>,<cores>:` for each of its shares in shares[0..n), in device order. */
+static void hami_container(gpa_buf_t *b, const gpa_container_t *c, const gpa_request_t *req, const gpa_share_t *shares, size_t n,
+                           const gpa_node_t *node)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (req->groups[shares[i].group].container != c)
+            continue;
+        const char *uuid = "";
+        for (size_t d = 0; d < node->ngpus; d++)
+            if (node->gpus[d].minor == shares[i].minor)
+                uuid = node->gpus[d].uuid;
+        gpa_buf_printf(b, "%s,%s,%" PRId64 ",%" PRId64 ":", uuid, HAMI_NVIDIA_TYPE, shares[i].memory_bytes / GPA_MIB,
+                       shares[i].core);
+    }
+}
+
+static void annotate_hami(gpa_arena_t *a, const gpa_podspec_t *pod, const gpa_request_t *req, const gpa_node_t *node,
+                          const gpa_share_t *init, size_t ninit, const gpa_placement_t *p, pair_vec_t *out)
+{
+    gpa_buf_t b = GPA_BUF_INIT;
+    for (size_t i = 0; i < pod->ninit_containers; i++) {
+        hami_container(&b, &pod->init_containers[i], req, init, ninit, node);
+        gpa_buf_puts(&b, ";");
+    }
+    for (size_t i = 0; i < pod->ncontainers; i++) {
+        hami_container(&b, &pod->containers[i], req, p->shares, p->nshares, node);
+        gpa_buf_puts(&b, ";");
+    }
+    const char *allocation = gpa_arena_strdup(a, b.base != NULL ? b.base : "");
+    gpa_buf_dispose(&b);
+    const char *keys[] = {GPA_HAMI_ANNOTATION_NODE, GPA_HAMI_ANNOTATION_TO_ALLOCATE, GPA_HAMI_ANNOTATION_ALLOCATED};
+    const char *values[] = {node->name, allocation, allocation};
+    for (size_t i = 0; i < 3; i++) {
+        gpa_pair_t *pair = gpa_vec_push(a, out);
+        pair->key = keys[i];
+        pair->value = values[i];
+    }
+}
+
+void gpa_annotate_placement(gpa_arena_t *a, const gpa_podspec_t *pod, const gpa_request_t *req, const gpa_node_t *node,
+                            const gpa_share_t *init, size_t ninit, gpa_placement_t *out)
 {
     pair_vec_t pairs = {0};
     unsigned d = 0;
-    for (size_t k = 0; k < req->napp_groups; k++)
+    for (size_t k = 0; k < req->ngroups; k++)
         d |= (unsigned)req->groups[k].dialect;
-    if (out->nshares == 0)
+    if (out->nshares == 0 && ninit == 0)
         return;
-    if (d & GPA_DIALECT_MGPU)
+    /* whole cards on a node HAMi registered (and Koordinator does not schedule): hami-scheduler places count-only
+     * containers too */
+    int hami_cards = (node->dialects & GPA_DIALECT_HAMI) && !node->koordinator && node->ngpus > 0 && node->gpus[0].uuid[0] != '\0';
+    if ((d & GPA_DIALECT_HAMI) || (hami_cards && d == GPA_DIALECT_VENDOR))
+        annotate_hami(a, pod, req, node, init, ninit, out, &pairs);
+    else if (out->nshares == 0)
+        return;
+    else if (d & GPA_DIALECT_MGPU)
         annotate_mgpu(a, out, &pairs);
     else if ((d & GPA_DIALECT_KOORDINATOR) || node->koordinator) {
         gpa_pair_t *p = gpa_vec_push(a, &pairs);

@@ -14,12 +14,16 @@
 #include "alloc/placement.h"
 
 /*
- * Sets out->annotations (arena-owned) for the shares out holds on `node`; none when out holds no share. Each is
- * byte for byte what that scheduler writes (docs/allocator.md#annotations-fit-reports): Koordinator's
- * device-allocated with koord-scheduler's arithmetic (below) and Go's JSON (resources in sorted key order,
- * quantities in canonical form); mGPU's gpu-index-container-<name> (cards joined by ",") and assumed "true".
+ * Sets out->annotations (arena-owned) for the shares out holds on `node` (app containers') and the init containers'
+ * shares `init` (n of them, borrowed); none when nothing is held. Each is byte for byte what that scheduler writes
+ * (docs/allocator.md#annotations-fit-reports): Koordinator's device-allocated with koord-scheduler's arithmetic
+ * (below) and Go's JSON (resources in sorted key order, quantities in canonical form); mGPU's
+ * gpu-index-container-<name> (cards joined by ",") and assumed "true"; HAMi's vgpu-node, vgpu-devices-to-allocate
+ * and vgpu-devices-allocated (per card `UUID,NVIDIA,<MiB>,<cores>:`, per container of `pod` `;`, init containers
+ * first, then app containers, in spec order).
  */
-void gpa_annotate_placement(gpa_arena_t *a, const gpa_request_t *req, const gpa_node_t *node, gpa_placement_t *out);
+void gpa_annotate_placement(gpa_arena_t *a, const gpa_podspec_t *pod, const gpa_request_t *req, const gpa_node_t *node,
+                            const gpa_share_t *init, size_t ninit, gpa_placement_t *out);
 
 /* Bytes of a ratio (percent) of a device of `total` bytes, as koord-scheduler writes them: floor(ratio × total /
  * 100), exact (INT64_MAX beyond int64). Feasibility rounds up instead (search.h): never less than asked. */

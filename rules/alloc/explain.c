@@ -6,6 +6,7 @@
 #include "alloc/explain.h"
 #include "base/distance.h"
 #include "kube/quantity.h"
+#include "kube/resource.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -147,6 +148,9 @@ static const char *too_few_text(gpa_arena_t *a, const gpa_request_t *req, const 
     const char *pod = pod_asks(a, g), *has = gpa_arena_printf(a, "the node has %zu healthy of %zu", why->healthy, node->ngpus);
     if (pod != NULL)
         return gpa_arena_printf(a, "%s%s, %s", pod, g->count > 1 ? ", each on a different device" : "", has);
+    if (g->hami != NULL) /* HAMi: each vGPU of a container on a different card */
+        return gpa_arena_printf(a, "%sasks for %u vGPUs, each on a different card, %s: ask for at most %zu",
+                                container_prefix(a, req, g), g->count, has, why->healthy);
     if (g->count == 1)
         return gpa_arena_printf(a, "%sneeds 1 device, %s", container_prefix(a, req, g), has);
     return gpa_arena_printf(a, "%sneeds %u distinct devices, %s", container_prefix(a, req, g), g->count, has);
@@ -182,12 +186,76 @@ void gpa_explain_refusal(gpa_arena_t *a, const gpa_request_t *req, const gpa_nod
 
 /* ---- nodes whose devices cannot hold the shares ---- */
 
+/* "nvidia.com/use-gputype \"A100\"": a card-selection annotation of the Pod and its value, as the message quotes it. */
+static const char *selection(gpa_arena_t *a, gpa_hami_annotation_t which, const char *value)
+{
+    return gpa_arena_printf(a, "%s \"%s\"", gpa_hami_annotation(GPA_HAMI_NVIDIA, which), value);
+}
+
+/* Which of a pair of lists (use-, nouse-) refuses the card: the use- list unless the card passes it. */
+static const char *list_failure(gpa_arena_t *a, int minor, const char *what, const char *card, const char *use,
+                                gpa_hami_annotation_t use_which, const char *nouse, gpa_hami_annotation_t nouse_which)
+{
+    if (use != NULL && nouse != NULL) /* both given: the message names both; the fix is the card's own value */
+        return gpa_arena_printf(a, "card %d's %s %s is not allowed by %s and %s", minor, what, card, selection(a, use_which, use),
+                                selection(a, nouse_which, nouse));
+    if (use != NULL)
+        return gpa_arena_printf(a, "card %d's %s %s does not match %s", minor, what, card, selection(a, use_which, use));
+    return gpa_arena_printf(a, "card %d's %s %s is excluded by %s", minor, what, card,
+                            selection(a, nouse_which, nouse ? nouse : ""));
+}
+
+/* The first of HAMi's checks card d fails for HAMi group g, in HAMi's words where it has them. */
+static const char *hami_failure(gpa_arena_t *a, const gpa_search_dev_t *d, const gpa_device_group_t *g)
+{
+    const gpa_gpu_t *gpu = d->gpu;
+    const gpa_hami_select_t *sel = g->hami;
+    char free_[32], need[32];
+    int64_t core, mem;
+    int minor = (int)gpu->minor;
+    switch (gpa_search_hami_check(d, g, &core, &mem)) {
+    case GPA_HAMI_CARD_FITS:
+    case GPA_HAMI_CARD_UNHEALTHY:
+        break;
+    case GPA_HAMI_CARD_HELD:
+        return gpa_arena_printf(a, "card %d is held whole by another Pod", minor);
+    case GPA_HAMI_CARD_TYPE:
+        return list_failure(a, minor, "type", gpu->type, sel->use_type, GPA_HAMI_USE_TYPE, sel->nouse_type, GPA_HAMI_NOUSE_TYPE);
+    case GPA_HAMI_CARD_MODE:
+        return gpa_arena_printf(a, "card %d's mode %s is not in %s", minor, gpu->mode, selection(a, GPA_HAMI_MODE, sel->mode));
+    case GPA_HAMI_CARD_UUID:
+        return list_failure(a, minor, "UUID", gpu->uuid, sel->use_uuid, GPA_HAMI_USE_UUID, sel->nouse_uuid, GPA_HAMI_NOUSE_UUID);
+    case GPA_HAMI_CARD_SLOTS:
+        return gpa_arena_printf(a, "card %d has all its %" PRId64 " vGPU slots taken", minor, gpa_search_hami_slots(d, g));
+    case GPA_HAMI_CARD_MEMORY:
+        if (gpu->memory <= 0) /* a card the inventory gives no memory (the compact form's without `memory`) */
+            return gpa_arena_printf(a, "card %d's memory size is unknown", minor);
+        gpa_bytes_format(mem, 1, need);
+        if (mem > gpu->memory) {
+            gpa_bytes_format(gpu->memory, 1, free_);
+            return gpa_arena_printf(a, "card %d has %s in all, a vGPU asks for %s: ask for at most the card's memory", minor, free_,
+                                    need);
+        }
+        gpa_bytes_format(d->mem_free > 0 ? d->mem_free : 0, 0, free_);
+        return gpa_arena_printf(a, "card %d has %s free, a vGPU needs %s", minor, free_, need);
+    case GPA_HAMI_CARD_CORES:
+        return gpa_arena_printf(a, "card %d has %" PRId64 "%% compute free, a vGPU needs %" PRId64 "%%", minor, d->core_free, core);
+    case GPA_HAMI_CARD_EXCLUSIVE:
+        return gpa_arena_printf(a, "card %d holds other vGPUs, and gpucores 100 takes a card alone", minor);
+    case GPA_HAMI_CARD_EXHAUSTED:
+        return gpa_arena_printf(a, "card %d's compute is fully booked: it takes no vGPU, not even one asking 0 cores", minor);
+    }
+    return gpa_arena_printf(a, "card %d is unhealthy", minor);
+}
+
 /* The first check device d fails for group g (d does fail it). */
 static const char *device_failure(gpa_arena_t *a, const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g)
 {
     const gpa_gpu_t *gpu = d->gpu;
     char free_[32], need[32];
     int minor = (int)gpu->minor;
+    if (g->hami != NULL)
+        return hami_failure(a, d, g);
     if (!gpu->healthy)
         return gpa_arena_printf(a, "device %d is unhealthy", minor);
     if (d->whole_used)
@@ -221,6 +289,14 @@ static int64_t coverage(const gpa_search_t *s, const gpa_search_dev_t *d, const 
     const gpa_gpu_t *gpu = d->gpu;
     if (!gpu->healthy || d->whole_used)
         return 0;
+    if (g->hami != NULL) { /* only memory and compute fall short by a part; every other check refuses outright */
+        int64_t core, mem;
+        gpa_hami_check_t why = gpa_search_hami_check(d, g, &core, &mem);
+        if ((why != GPA_HAMI_CARD_MEMORY && why != GPA_HAMI_CARD_CORES) || mem < 0 || (mem > 0 && gpu->memory <= 0))
+            return 0;
+        int64_t m = part_of(d->mem_free, mem), c = part_of(d->core_free, core);
+        return m < c ? m : c;
+    }
     if (g->whole) {
         int64_t m = part_of(d->mem_free, gpu->memory), c = part_of(d->core_free, gpu->core > g->core ? gpu->core : g->core);
         return m < c ? m : c;
@@ -281,8 +357,8 @@ static const char *group_failure(gpa_arena_t *a, gpa_search_t *s, size_t k, int6
         return gpa_arena_printf(a, "%s%s", group_prefix(a, s->req, g), dev);
     if (pod != NULL)
         return gpa_arena_printf(a, "%s, each on a different device: %zu %s room (%s)", pod, nfit, have, dev);
-    return gpa_arena_printf(a, "%sneeds %u devices with room, %zu %s room (%s)", container_prefix(a, s->req, g), g->count, nfit,
-                            have, dev);
+    return gpa_arena_printf(a, "%sneeds %u %s with room, %zu %s room (%s)", container_prefix(a, s->req, g), g->count,
+                            g->hami != NULL ? "cards" : "devices", nfit, have, dev);
 }
 
 /* 1 with r filled when group k cannot fit the node's devices on its own (a capacity reason, with how near it came). */

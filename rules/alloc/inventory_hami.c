@@ -3,6 +3,7 @@
  * failing a load. Formats: docs/allocator.md, "HAMi nodes".
  */
 #include "alloc/inventory_hami.h"
+#include "alloc/normalize.h"
 #include "document/json.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
@@ -290,19 +291,30 @@ int gpa_hami_node(gpa_arena_t *a, const gpa_value_t *annotations, gpa_node_desc_
 
 /* ---- a Pod's hami.io/vgpu-devices-allocated: per card UUID,type,MiB,cores: per container ; ---- */
 
-/* The vGPUs the Pod's request counts: every container's count resource (init containers' entries come first). */
-static int64_t vgpus_of(const gpa_podspec_t *s)
+/* What the Pod's own request could hold (docs/allocator.md, "HAMi nodes"): entries, and per entry bytes and cores. */
+typedef struct st_entry_bound_t {
+    int64_t entries; /* the vGPUs and whole cards its containers ask for, init containers included */
+    int64_t memory;  /* the largest vGPU's bytes; INT64_MAX where one takes a share of the card (percentage, whole) */
+    int64_t core;    /* the largest vGPU's compute, percent */
+} entry_bound_t;
+
+/* The bound of the Pod's request as normalization reads it; -1 when it cannot be read (the Pod then holds nothing). */
+static int entry_bound(gpa_arena_t *a, const gpa_podspec_t *s, entry_bound_t *b)
 {
-    int64_t n = 0;
-    for (size_t k = 0; k < 2; k++) {
-        const gpa_container_t *cs = k == 0 ? s->init_containers : s->containers;
-        for (size_t i = 0; i < (k == 0 ? s->ninit_containers : s->ncontainers); i++) {
-            const gpa_amount_t *am = gpa_container_amount(&cs[i], GPA_R_NVIDIA_GPU);
-            if (am != NULL && am->status == GPA_Q_OK && am->value > 0)
-                n = gpa_sat_add_i64(n, am->value);
-        }
+    gpa_request_t req;
+    *b = (entry_bound_t){0};
+    if (gpa_normalize(a, GPA_DIALECT_ALL, s, &req) != 0)
+        return -1;
+    for (size_t k = 0; k < req.ngroups; k++) {
+        const gpa_device_group_t *g = &req.groups[k];
+        int64_t mem = g->hami != NULL && g->memory_kind == GPA_MEMORY_BYTES ? g->memory_bytes : INT64_MAX;
+        int64_t core = g->whole ? 100 : g->core;
+        b->entries = gpa_sat_add_i64(b->entries, g->count);
+        b->memory = mem > b->memory ? mem : b->memory;
+        b->core = core > b->core ? core : b->core;
     }
-    return n < GPA_HAMI_MAX_CARDS ? n : GPA_HAMI_MAX_CARDS;
+    b->entries = b->entries < GPA_HAMI_MAX_CARDS ? b->entries : GPA_HAMI_MAX_CARDS;
+    return 0;
 }
 
 typedef GPA_VEC(gpa_usage_desc_t) usage_vec_t;
@@ -324,8 +336,8 @@ static int read_entry(gpa_arena_t *a, span_t e, size_t i, gpa_usage_desc_t *u, g
     return 0;
 }
 
-static int read_allocated(gpa_arena_t *a, const char *text, int64_t max, const gpa_usage_desc_t *base, usage_vec_t *held,
-                          gpa_error_t *why)
+static int read_allocated(gpa_arena_t *a, const char *text, const entry_bound_t *max, const gpa_usage_desc_t *base,
+                          usage_vec_t *held, gpa_error_t *why)
 {
     size_t len = strlen(text), entries = 0;
     for (size_t start = 0, i = 0; i <= len; i++) {
@@ -338,7 +350,9 @@ static int read_allocated(gpa_arena_t *a, const char *text, int64_t max, const g
         gpa_usage_desc_t u = *base;
         if (read_entry(a, e, entries++, &u, why) != 0)
             return -1;
-        if ((int64_t)held->len < max) /* beyond what its request counts: not held */
+        u.memory = u.memory < max->memory ? u.memory : max->memory; /* never more than one of its vGPUs */
+        u.core = u.core < max->core ? u.core : max->core;
+        if ((int64_t)held->len < max->entries) /* beyond what its request counts: not held */
             *gpa_vec_push(a, held) = u;
     }
     return 0;
@@ -359,7 +373,12 @@ int gpa_hami_pod(gpa_arena_t *a, const gpa_object_t *obj, const char *source, un
         return 1; /* not placed: holds nothing */
     gpa_usage_desc_t base = {.node = node, .pod = gpa_arena_printf(a, "%s/%s", obj->ns, obj->name), .source = source, .line = line};
     usage_vec_t held = {0};
-    if (read_allocated(a, text, vgpus_of(&obj->pods[0]), &base, &held, why) != 0) {
+    entry_bound_t max;
+    if (entry_bound(a, &obj->pods[0], &max) != 0) {
+        gpa_error_set(why, 0, 0, "spec", "%s", "its request is not one gpuadmit can read");
+        return -1;
+    }
+    if (read_allocated(a, text, &max, &base, &held, why) != 0) {
         snprintf(why->path, sizeof(why->path), "%s", "metadata.annotations[\"" GPA_HAMI_ANNOTATION_ALLOCATED "\"]");
         return -1;
     }

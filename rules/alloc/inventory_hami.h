@@ -21,6 +21,7 @@
 
 #define GPA_HAMI_ANNOTATION_ALLOCATED "hami.io/vgpu-devices-allocated"
 #define GPA_HAMI_ANNOTATION_NODE "hami.io/vgpu-node"
+#define GPA_HAMI_ANNOTATION_TO_ALLOCATE "hami.io/vgpu-devices-to-allocate" /* what fit writes beside the two above */
 
 /* One card of a register annotation. Strings are arena-owned. */
 typedef struct st_gpa_hami_card_t {
@@ -51,9 +52,11 @@ int gpa_hami_node(gpa_arena_t *a, const gpa_value_t *annotations, gpa_node_desc_
 /*
  * What a Pod holds by its hami.io/vgpu-devices-allocated. Returns 0 when it has no such annotation (other readings
  * apply), 1 when read: a Pod that is not finished holds, on the node hami.io/vgpu-node names (else spec.nodeName),
- * each entry's MiB and cores and one slot of the card of that UUID, at most as many entries as the vGPUs its own
- * request counts (its containers' count resource, init containers included); the records go to sink->usage once the
- * whole annotation was read. -1 with why (path, message) when the annotation cannot be read: the Pod holds nothing.
+ * each entry's MiB and cores and one slot of the card of that UUID, at most as many entries as the vGPUs and whole
+ * cards its own request counts (normalized: init containers included), each entry at most what one of its vGPUs asks
+ * (its gpumem, its cores; the card's memory for a percentage or a whole card); the records go to sink->usage once the
+ * whole annotation was read. -1 with why (path, message) when the annotation or the Pod's request cannot be read: the
+ * Pod holds nothing.
  */
 int gpa_hami_pod(gpa_arena_t *a, const gpa_object_t *obj, const char *source, unsigned line, const gpa_inventory_sink_t *sink,
                  gpa_error_t *why);

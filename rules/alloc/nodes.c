@@ -142,6 +142,15 @@ static gpa_nodes_stage_t group_validity(const gpa_device_group_t *g)
     return GPA_NODES_OK;
 }
 
+/* Whether a healthy card of the node is in MIG mode (HAMi may place several vGPUs of a container on it). */
+static int mig_cards(const gpa_node_t *node)
+{
+    for (size_t i = 0; i < node->ngpus; i++)
+        if (node->gpus[i].healthy && strcmp(node->gpus[i].mode, "mig") == 0)
+            return 1;
+    return 0;
+}
+
 int gpa_nodes_check(const gpa_nodes_pod_t *pp, const gpa_request_t *req, const gpa_node_t *node, gpa_nodes_refusal_t *out)
 {
     if (!gpa_nodes_labels(pp, node, out))
@@ -159,7 +168,7 @@ int gpa_nodes_check(const gpa_nodes_pod_t *pp, const gpa_request_t *req, const g
         out->group = g;
         if ((out->stage = group_validity(g)) != GPA_NODES_OK)
             return -1;
-        if (g->count > out->healthy) {
+        if (g->count > out->healthy && !(g->hami != NULL && mig_cards(node))) { /* MIG: several vGPUs per card */
             out->stage = GPA_NODES_TOO_FEW;
             return -1;
         }

@@ -189,8 +189,62 @@ static int mgpu_group(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *card
     return 0;
 }
 
-static int container_groups(gpa_arena_t *a, unsigned dialects, const gpa_cards_t *cards, const gpa_container_t *c, groups_t *v)
+/* ---- HAMi: per container, `count` vGPUs on different cards (docs/allocator.md#hami-placement) ---- */
+
+/* The Pod's card selection as HAMi's scheduler reads it (arena-owned; the strings borrowed from the Pod spec). */
+static const gpa_hami_select_t *hami_select(gpa_arena_t *a, const gpa_podspec_t *pod, const gpa_hami_view_t *hv)
 {
+    gpa_hami_select_t *sel = gpa_arena_calloc(a, 1, sizeof(*sel));
+    const char **to[] = {&sel->use_type, &sel->nouse_type, &sel->use_uuid, &sel->nouse_uuid, &sel->mode};
+    static const gpa_hami_annotation_t from[] = {GPA_HAMI_USE_TYPE, GPA_HAMI_NOUSE_TYPE, GPA_HAMI_USE_UUID, GPA_HAMI_NOUSE_UUID,
+                                                 GPA_HAMI_MODE};
+    for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++)
+        *to[i] = gpa_pairs_get(pod->annotations, pod->nannotations, gpa_hami_annotation(hv->vendor, from[i]));
+    sel->policy = gpa_pairs_get(pod->annotations, pod->nannotations, GPA_ANNOTATION_HAMI_GPU_POLICY);
+    sel->split_count = hv->device->device_split_count;
+    return sel;
+}
+
+/* One HAMi container's group; 0 with no group when it asks for no vGPU (a count of 0: HAMi books nothing), -1 when
+ * a rule denies what it asks (a memory HAMi cannot hold, a percentage above 100). */
+static int hami_group(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, const gpa_container_t *c, groups_t *v)
+{
+    gpa_hami_view_t hv;
+    int64_t bytes = 0;
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_HAMI) || gpa_hami_view_container(dialects, c, &hv) != 0 || hv.memory_overflow)
+        return -1;
+    if ((hv.memory == GPA_HAMI_MEM_MIB || hv.memory == GPA_HAMI_MEM_DEFAULT) &&
+        (hv.memory_mib < 0 || gpa_mul_i64(hv.memory_mib, GPA_MIB, &bytes) != 0))
+        return -1;
+    if (hv.memory == GPA_HAMI_MEM_PERCENT && hv.percent > 100)
+        return -1; /* per-device-over-100 */
+    if (hv.count <= 0)
+        return 0;
+    gpa_device_group_t *g = push_group(a, v, c, GPA_DIALECT_HAMI, hv.count);
+    g->core = hv.cores < 0 ? 0 : hv.cores > 100 ? 100 : hv.cores; /* HAMi's Fit clamps above 100 */
+    switch (hv.memory) {
+    case GPA_HAMI_MEM_MIB:
+    case GPA_HAMI_MEM_DEFAULT:
+        g->memory_kind = GPA_MEMORY_BYTES;
+        g->memory_bytes = bytes;
+        break;
+    case GPA_HAMI_MEM_PERCENT:
+        g->memory_kind = GPA_MEMORY_PERCENT_MIB;
+        g->memory_ratio = hv.percent;
+        break;
+    case GPA_HAMI_MEM_WHOLE:
+        g->memory_kind = GPA_MEMORY_CARD;
+        break;
+    }
+    g->hami = hami_select(a, pod, &hv);
+    return 0;
+}
+
+static int container_groups(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, const gpa_cards_t *cards,
+                            const gpa_container_t *c, groups_t *v)
+{
+    if (gpa_hami_vendor(dialects, c) >= 0)
+        return hami_group(a, dialects, pod, c, v);
     if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_VENDOR) || vendor_groups(a, dialects, c, v) != 0)
         return -1;
     if (gpa_gpu_is_mgpu(dialects, c) && mgpu_group(a, dialects, cards, c, v) != 0)
@@ -198,17 +252,22 @@ static int container_groups(gpa_arena_t *a, unsigned dialects, const gpa_cards_t
     return 0;
 }
 
-/* The dialects declared anywhere in the Pod (GPA_DIALECT_* bits). */
+/* The dialects declared anywhere in the Pod (GPA_DIALECT_* bits); a HAMi container's count is HAMi's, not the
+ * vendor's (one resource: HAMi beside plain nvidia.com/gpu containers is no mix). */
 static unsigned pod_dialects(unsigned dialects, const gpa_podspec_t *pod)
 {
     unsigned d = 0;
     for (size_t i = 0; i < pod->ncontainers + pod->ninit_containers; i++) {
         const gpa_container_t *c = i < pod->ncontainers ? &pod->containers[i] : &pod->init_containers[i - pod->ncontainers];
+        unsigned cd = 0;
         for (unsigned bit = GPA_DIALECT_VENDOR; bit <= GPA_DIALECT_MGPU; bit <<= 1)
             if (gpa_gpu_any(dialects, c, (gpa_dialect_t)bit))
-                d |= bit;
+                cd |= bit;
         if (gpa_gpu_is_mgpu(dialects, c))
-            d |= GPA_DIALECT_MGPU;
+            cd |= GPA_DIALECT_MGPU;
+        if (gpa_hami_vendor(dialects, c) >= 0)
+            cd = (cd & ~(unsigned)GPA_DIALECT_VENDOR) | GPA_DIALECT_HAMI;
+        d |= cd;
     }
     return d;
 }
@@ -218,23 +277,25 @@ int gpa_normalize(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, g
     memset(out, 0, sizeof(*out));
     unsigned d = pod_dialects(dialects, pod);
     /* vendor-vs-share and mixed-share-apis: one Pod, one way of asking. */
-    if ((d & GPA_DIALECT_VENDOR) != 0 && (d & ~(unsigned)GPA_DIALECT_VENDOR) != 0)
+    if ((d & GPA_DIALECT_VENDOR) != 0 && (d & ~(unsigned)(GPA_DIALECT_VENDOR | GPA_DIALECT_HAMI)) != 0)
         return -1;
     if ((d & GPA_DIALECT_KOORDINATOR) != 0 && (d & GPA_DIALECT_MGPU) != 0)
         return -1;
+    if ((d & GPA_DIALECT_HAMI) != 0 && (d & (GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU)) != 0)
+        return -1; /* mixed-share-apis */
     gpa_cards_t cards;
     gpa_cards_parse(a, dialects, pod, &cards);
     if (cards.text != NULL && !cards.usable)
         return -1; /* card-count-mismatch or invalid-card-count */
     groups_t v = {0};
     for (size_t i = 0; i < pod->ncontainers; i++)
-        if (container_groups(a, dialects, &cards, &pod->containers[i], &v) != 0)
+        if (container_groups(a, dialects, pod, &cards, &pod->containers[i], &v) != 0)
             return -1;
     if (koord_pod_group(a, dialects, pod, &v) != 0)
         return -1;
     size_t napp = v.vec.len;
     for (size_t i = 0; i < pod->ninit_containers; i++)
-        if (container_groups(a, dialects, &cards, &pod->init_containers[i], &v) != 0)
+        if (container_groups(a, dialects, pod, &cards, &pod->init_containers[i], &v) != 0)
             return -1;
     out->groups = v.vec.items;
     out->ngroups = v.vec.len;

@@ -12,10 +12,25 @@
 #include "kube/model.h"
 
 typedef enum en_gpa_memory_kind_t {
-    GPA_MEMORY_NONE,  /* no memory asked (vendor whole devices carry whole=1 instead) */
-    GPA_MEMORY_BYTES, /* memory_bytes per device, placement-independent */
-    GPA_MEMORY_RATIO, /* memory_ratio percent per device, converted on each device: ceil(ratio * M / 100) */
+    GPA_MEMORY_NONE,        /* no memory asked (vendor whole devices carry whole=1 instead) */
+    GPA_MEMORY_BYTES,       /* memory_bytes per device, placement-independent */
+    GPA_MEMORY_RATIO,       /* memory_ratio percent per device, converted on each device: ceil(ratio * M / 100) */
+    GPA_MEMORY_PERCENT_MIB, /* HAMi's percentage: memory_ratio percent of the card, floor(M MiB * p / 100) MiB */
+    GPA_MEMORY_CARD,        /* HAMi's whole card: the card's registered memory (one slot; not whole: shares slots) */
 } gpa_memory_kind_t;
+
+/*
+ * A HAMi group's card selection (docs/allocator.md#hami-placement): the Pod's annotations as HAMi's scheduler
+ * reads them (v2.10: comma lists, items trimmed, empty items ignored; a blank list is no constraint), and the
+ * slots of a card whose register annotation does not say. Strings borrowed from the Pod spec; NULL = absent.
+ */
+typedef struct st_gpa_hami_select_t {
+    const char *use_type, *nouse_type; /* card type contains an item, case-insensitive */
+    const char *use_uuid, *nouse_uuid; /* card UUID equals an item */
+    const char *mode;                  /* vgpu-mode: the card is kept when the value contains its mode */
+    const char *policy;                /* hami.io/gpu-scheduler-policy: binpack or spread (a chain: its first of them) */
+    int64_t split_count;               /* deviceSplitCount */
+} gpa_hami_select_t;
 
 /*
  * `count` devices, each carrying the same per-device share: for one container (vendor, mGPU), or for the whole Pod
@@ -37,7 +52,8 @@ typedef struct st_gpa_device_group_t {
      * quantity keeps its format: "40G" stays "40G", "20Gi" stays "20Gi") */
     int64_t memory_total;
     int memory_binary;
-    int64_t memory_ratio; /* GPA_MEMORY_RATIO: per-device percent */
+    int64_t memory_ratio;          /* GPA_MEMORY_RATIO, GPA_MEMORY_PERCENT_MIB: per-device percent */
+    const gpa_hami_select_t *hami; /* dialect GPA_DIALECT_HAMI: the card selection (arena-owned); else NULL */
 } gpa_device_group_t;
 
 typedef struct st_gpa_request_t {

@@ -6,8 +6,10 @@
  */
 #include "alloc/search.h"
 #include "alloc/strategy.h"
+#include "kube/gpu_request.h"
 #include "kube/quantity.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,10 @@ int64_t gpa_search_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gp
         return g->memory_bytes;
     case GPA_MEMORY_RATIO:
         return gpu->memory > 0 ? gpa_mul_ceil_div_i64(g->memory_ratio, gpu->memory, 100) : -1;
+    case GPA_MEMORY_PERCENT_MIB: /* HAMi: floor(M MiB x p / 100) MiB, in integers as its Fit computes */
+        return gpu->memory > 0 ? gpu->memory / GPA_MIB * g->memory_ratio / 100 * GPA_MIB : -1;
+    case GPA_MEMORY_CARD:
+        return gpu->memory;
     default:
         return 0;
     }
@@ -108,6 +114,7 @@ void gpa_search_start(gpa_search_t *s, const gpa_node_t *node)
             st[i].mem_free = g->memory - g->memory_used;
             st[i].pods = g->pods;
             st[i].whole_used = g->whole_used;
+            st[i].slots_used = g->slots_used;
         }
     }
     s->free_core = s->free_mem = 0;
@@ -116,9 +123,135 @@ void gpa_search_start(gpa_search_t *s, const gpa_node_t *node)
         add_free(s, &st[i], 1);
 }
 
+/* ---- HAMi's card checks (docs/allocator.md#hami-placement) ---- */
+
+/* Whether hay[0..hlen) contains needle[0..nlen), ASCII case-insensitive. */
+static int contains_ci(const char *hay, const char *needle, size_t nlen)
+{
+    size_t hlen = strlen(hay);
+    for (size_t i = 0; i + nlen <= hlen; i++) {
+        size_t k = 0;
+        while (k < nlen && tolower((unsigned char)hay[i + k]) == tolower((unsigned char)needle[k]))
+            k++;
+        if (k == nlen)
+            return 1;
+    }
+    return 0;
+}
+
+/* The next item of a comma list at *p, trimmed (*item, *len; maybe empty); 0 when the list is done. */
+static int next_item(const char **p, const char **item, size_t *len)
+{
+    if (*p == NULL || **p == '\0')
+        return 0;
+    size_t n = strcspn(*p, ",");
+    const char *q = *p;
+    *p += n + ((*p)[n] == ',');
+    while (n > 0 && isspace((unsigned char)*q))
+        q++, n--;
+    while (n > 0 && isspace((unsigned char)q[n - 1]))
+        n--;
+    *item = q, *len = n;
+    return 1;
+}
+
+/* A comma list as HAMi v2.10 reads it (items trimmed, empty ones ignored): -1 when it holds no item (no
+ * constraint), 1 when an item matches `s` (a case-insensitive substring of it, or equal to it), else 0. */
+static int list_matches(const char *list, const char *s, int substring)
+{
+    int items = 0;
+    const char *q;
+    size_t len;
+    for (const char *p = list; next_item(&p, &q, &len);) {
+        if (len == 0)
+            continue;
+        items = 1;
+        if (substring ? contains_ci(s, q, len) : strlen(s) == len && memcmp(s, q, len) == 0)
+            return 1;
+    }
+    return items ? 0 : -1;
+}
+
+/* A card that HAMi did not register (the compact form's) has no type or UUID to test: the lists pass it (the check
+ * only rejects what is certain). */
+static int selected(const gpa_hami_select_t *sel, const gpa_gpu_t *gpu, gpa_hami_check_t *why)
+{
+    *why = GPA_HAMI_CARD_TYPE;
+    if (gpu->type[0] != '\0' &&
+        (list_matches(sel->use_type, gpu->type, 1) == 0 || list_matches(sel->nouse_type, gpu->type, 1) == 1))
+        return 0;
+    *why = GPA_HAMI_CARD_MODE; /* a blank vgpu-mode constrains nothing here (never deny on a doubt) */
+    if (sel->mode != NULL && list_matches(sel->mode, "", 0) != -1 && strstr(sel->mode, gpu->mode) == NULL)
+        return 0;
+    *why = GPA_HAMI_CARD_UUID;
+    if (gpu->uuid[0] != '\0' &&
+        (list_matches(sel->use_uuid, gpu->uuid, 0) == 0 || list_matches(sel->nouse_uuid, gpu->uuid, 0) == 1))
+        return 0;
+    return 1;
+}
+
+/* The strategy a HAMi Pod names (hami.io/gpu-scheduler-policy, docs/allocator.md#hami-placement): the first item of
+ * its chain that is binpack or spread; an unknown value is spread, as in hami-scheduler; `dflt` when none is named. */
+static int hami_policy(const gpa_request_t *req, int dflt)
+{
+    for (size_t k = 0; k < req->ngroups; k++) {
+        const gpa_hami_select_t *sel = req->groups[k].hami;
+        if (sel == NULL || sel->policy == NULL)
+            continue;
+        const char *q;
+        size_t n;
+        for (const char *p = sel->policy; next_item(&p, &q, &n);) {
+            if (n == 7 && memcmp(q, "binpack", 7) == 0)
+                return 0;
+            if (n == 6 && memcmp(q, "spread", 6) == 0)
+                return 1;
+        }
+        return 1;
+    }
+    return dflt;
+}
+
+int gpa_search_hami_mig(const gpa_gpu_t *gpu)
+{
+    return strcmp(gpu->mode, "mig") == 0;
+}
+
+int64_t gpa_search_hami_slots(const gpa_search_dev_t *d, const gpa_device_group_t *g)
+{
+    return d->gpu->slots > 0 ? d->gpu->slots : g->hami->split_count;
+}
+
+gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem)
+{
+    const gpa_gpu_t *gpu = d->gpu;
+    gpa_hami_check_t why;
+    *core = g->core;
+    *mem = 0;
+    if (!gpu->healthy)
+        return GPA_HAMI_CARD_UNHEALTHY;
+    if (d->whole_used)
+        return GPA_HAMI_CARD_HELD;
+    if (!selected(g->hami, gpu, &why))
+        return why;
+    if (gpa_search_hami_slots(d, g) <= d->slots_used)
+        return GPA_HAMI_CARD_SLOTS;
+    *mem = gpa_search_share_memory(g, gpu);
+    if (*mem < 0 || d->mem_free < *mem || (*mem > 0 && gpu->memory <= 0)) /* unknown memory: whole cards only */
+        return GPA_HAMI_CARD_MEMORY;
+    if (d->core_free < *core)
+        return GPA_HAMI_CARD_CORES;
+    if (gpu->core == 100 && *core == 100 && (d->slots_used > 0 || d->pods > 0))
+        return GPA_HAMI_CARD_EXCLUSIVE;
+    if (gpu->core != 0 && d->core_free <= 0 && *core == 0)
+        return GPA_HAMI_CARD_EXHAUSTED;
+    return GPA_HAMI_CARD_FITS;
+}
+
 int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem)
 {
     const gpa_gpu_t *gpu = d->gpu;
+    if (g->hami != NULL) /* HAMi's slots stand for maxPodsPerDevice */
+        return gpa_search_hami_check(d, g, core, mem) == GPA_HAMI_CARD_FITS;
     if (!gpu->healthy || d->whole_used)
         return 0;
     if (g->whole) { /* the whole device, all of it free, and compute enough: 100/100 on a 50-core device does not fit */
@@ -157,14 +290,15 @@ static int same_state(const gpa_search_dev_t *x, const gpa_search_dev_t *y)
 {
     return x->core_free == y->core_free && x->mem_free == y->mem_free && x->pods == y->pods && x->whole_used == y->whole_used &&
            x->touched == y->touched && x->gpu->core == y->gpu->core && x->gpu->memory == y->gpu->memory &&
-           x->gpu->healthy == y->gpu->healthy;
+           x->gpu->healthy == y->gpu->healthy && x->slots_used == y->slots_used && x->gpu->slots == y->gpu->slots &&
+           strcmp(x->gpu->type, y->gpu->type) == 0 && strcmp(x->gpu->mode, y->gpu->mode) == 0;
 }
 
 /* An earlier candidate in [start, d) in the same state makes `d` redundant. */
 static int symmetric_to_earlier(const gpa_search_t *s, size_t start, size_t d)
 {
     for (size_t e = start; e < d; e++)
-        if (same_state(&s->dev[e], &s->dev[d]))
+        if (same_state(&s->dev[e], &s->dev[d]) && (!s->by_uuid || strcmp(s->dev[e].gpu->uuid, s->dev[d].gpu->uuid) == 0))
             return 1;
     return 0;
 }
@@ -193,7 +327,9 @@ static void cut(gpa_search_t *s)
 /* How many shares of at least `core` percent and `mem` bytes device d could still take (either may be 0: no bound). */
 static size_t shares_fitting(const gpa_search_t *s, const gpa_search_dev_t *d, int64_t core, int64_t mem)
 {
-    if (!d->gpu->healthy || d->whole_used || (!d->touched && d->pods >= s->max_pods) || d->core_free < 0 || d->mem_free < 0)
+    int hami = d->gpu->uuid[0] != '\0'; /* a HAMi card: its slots, not maxPodsPerDevice (no bound here) */
+    if (!d->gpu->healthy || d->whole_used || (!hami && !d->touched && d->pods >= s->max_pods) || d->core_free < 0 ||
+        d->mem_free < 0)
         return 0;
     int64_t n = INT64_MAX;
     if (core > 0)
@@ -239,7 +375,10 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         return;
     const gpa_search_slot_t *slot = &s->slots[i];
     const gpa_device_group_t *g = &s->req->groups[slot->group];
-    size_t start = slot->first_of_group ? 0 : (size_t)s->cur[i - 1].dev + 1;
+    /* later vGPUs of a group on higher cards; on a MIG card HAMi may place several as instances (the same card again) */
+    size_t start = slot->first_of_group
+                       ? 0
+                       : (size_t)s->cur[i - 1].dev + !(g->hami != NULL && gpa_search_hami_mig(s->dev[s->cur[i - 1].dev].gpu));
     for (size_t d = start; d < s->ndev && !s->stop; d++) {
         int64_t core, mem;
         if (gpa_alloc_budget_take(s->budget, 1) != 0) {
@@ -258,6 +397,7 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         dv->touched = 1;
         if (g->whole)
             dv->whole_used = 1;
+        dv->slots_used += g->hami != NULL;
         add_free(s, dv, 1);
         int64_t here = device_score(s, dv);
         s->cur[i] = (gpa_search_pick_t){.dev = (uint32_t)d, .core = core, .mem = mem, .score = here};
@@ -367,10 +507,16 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     gpa_alloc_policy_t scored = gpa_alloc_policy_for(pol, dialects);
     s->core_weight = scored.core_weight;
     s->spread = scored.strategy == GPA_STRATEGY_SPREAD;
+    if (pol->strategy != GPA_STRATEGY_BINPACK && pol->strategy != GPA_STRATEGY_SPREAD) /* unset: a HAMi Pod may choose */
+        s->spread = hami_policy(req, s->spread);
     /* A group's count comes from the request (gpu-core 40G asks for 400 million devices): never size anything by it
      * beyond what a node could hold. */
-    for (size_t k = from; k < to; k++)
-        s->impossible |= req->groups[k].count > max_gpus;
+    for (size_t k = from; k < to; k++) {
+        const gpa_hami_select_t *sel = req->groups[k].hami;
+        /* a HAMi group may take MIG instances of fewer cards: bounded by the slots a node may register */
+        s->impossible |= req->groups[k].count > (sel != NULL ? max_gpus * GPA_SEARCH_HAMI_MIG_SLOTS : max_gpus);
+        s->by_uuid |= sel != NULL && (sel->use_uuid != NULL || sel->nouse_uuid != NULL);
+    }
     s->nshares = s->impossible ? 0 : make_slots(a, req, from, to, s->first_fit, &s->slots);
     make_needs(s, a);
     s->cur = gpa_arena_calloc(a, s->nshares + 1, sizeof(*s->cur));

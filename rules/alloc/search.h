@@ -22,7 +22,8 @@ typedef struct st_gpa_search_dev_t {
     int64_t core_free, mem_free; /* percent, bytes */
     int64_t pods;                /* share Pods on it, this one included once touched; mGPU: share containers */
     int whole_used;
-    int touched; /* this Pod already has a share on it */
+    int touched;        /* this Pod already has a share on it */
+    int64_t slots_used; /* HAMi's vGPUs on it (one per share of a HAMi group), this Pod's included */
 } gpa_search_dev_t;
 
 /* One device share to place: slot i of the flattened groups. */
@@ -60,6 +61,7 @@ typedef struct st_gpa_search_t {
     size_t ndev;
     const gpa_node_t *node, *best_node;
     int found, node_found, stop, bounded;
+    int by_uuid;        /* a group selects HAMi cards by UUID: cards in the same state are not interchangeable */
     int impossible;     /* a group needs more devices than the largest node has: nothing to search, nothing set up */
     int64_t best_score; /* sum of per-share scores */
 } gpa_search_t;
@@ -80,6 +82,31 @@ int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_
 /* Whether group g's share on device d adds one to d's count toward maxPodsPerDevice: a Pod counts once per device,
  * but an mGPU share counts per container, as Volcano's mGPU plugin counts (docs/allocator.md#placement). */
 int gpa_search_counts_anew(const gpa_search_dev_t *d, const gpa_device_group_t *g);
+
+/* The first of HAMi's checks a card fails for a HAMi group (g->hami set), in HAMi's order (docs/allocator.md#hami-placement). */
+typedef enum en_gpa_hami_check_t {
+    GPA_HAMI_CARD_FITS,
+    GPA_HAMI_CARD_UNHEALTHY,
+    GPA_HAMI_CARD_HELD,      /* held whole by a vendor Pod */
+    GPA_HAMI_CARD_TYPE,      /* use-gputype matches no item, or nouse-gputype one */
+    GPA_HAMI_CARD_MODE,      /* vgpu-mode does not contain the card's mode */
+    GPA_HAMI_CARD_UUID,      /* use-gpuuuid does not list it, or nouse-gpuuuid does */
+    GPA_HAMI_CARD_SLOTS,     /* every vGPU slot taken */
+    GPA_HAMI_CARD_MEMORY,    /* free memory below the vGPU's */
+    GPA_HAMI_CARD_CORES,     /* free compute below the vGPU's */
+    GPA_HAMI_CARD_EXCLUSIVE, /* gpucores 100 on a card of compute 100 that holds another vGPU */
+    GPA_HAMI_CARD_EXHAUSTED, /* compute fully booked: not even a vGPU asking 0 cores */
+} gpa_hami_check_t;
+/* HAMi's checks of card d for group g; the vGPU's compute and bytes there in *core, *mem (as far as computed). */
+gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem);
+/* Whether HAMi registered the card in MIG mode: several vGPUs of one container may go on it, as MIG instances (one
+ * slot each, up to its slots). A group of more than GPA_SEARCH_HAMI_MIG_SLOTS vGPUs per card of the largest node is
+ * not searched (no card registers that many MIG instances). */
+int gpa_search_hami_mig(const gpa_gpu_t *gpu);
+#define GPA_SEARCH_HAMI_MIG_SLOTS 8
+/* The card's slots: its registered count, else the configuration's deviceSplitCount. */
+int64_t gpa_search_hami_slots(const gpa_search_dev_t *d, const gpa_device_group_t *g);
+
 /* A group's per-device memory on one device (ratio converted); -1 when it cannot be known. */
 int64_t gpa_search_share_memory(const gpa_device_group_t *g, const gpa_gpu_t *gpu);
 

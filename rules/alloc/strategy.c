@@ -30,9 +30,8 @@ int gpa_strategy_parse(const char *name, gpa_strategy_t *out)
  *   dialect      the GPA_DIALECT_* bit the row is for
  *   strategy     how that scheduler picks devices by default
  *   core_weight  percent weight of compute in the score (memory takes the rest)
- * The vendor row is the fallback and stays last. HAMi's row goes above it once its dialect bit exists:
- *     {GPA_DIALECT_HAMI, GPA_STRATEGY_SPREAD, <HAMi's weight>},  devices spread (its default gpu-scheduler-policy);
- * its nodes binpack (node-scheduler-policy) is a node-level choice the per-device score does not model yet.
+ * The vendor row is the fallback and stays last. HAMi's nodes binpack (node-scheduler-policy) is a node-level choice
+ * the per-device score does not model: `fit` picks the node whose cards score best (docs/allocator.md#hami-placement).
  */
 static const struct {
     unsigned dialect;
@@ -43,6 +42,8 @@ static const struct {
     {GPA_DIALECT_KOORDINATOR, GPA_STRATEGY_SPREAD, 0},
     /* Volcano's mGPU plugin: MGPUPolicy binpack, MGPUWeightOfCore 20 */
     {GPA_DIALECT_MGPU, GPA_STRATEGY_BINPACK, 20},
+    /* hami-scheduler: gpu-scheduler-policy spread (its default); cards scored on compute and memory alike */
+    {GPA_DIALECT_HAMI, GPA_STRATEGY_SPREAD, 50},
     /* whole devices: kubelet's device manager picks them; binpack keeps the other devices whole for the next Pod */
     {GPA_DIALECT_VENDOR, GPA_STRATEGY_BINPACK, 20},
 };

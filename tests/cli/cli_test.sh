@@ -675,6 +675,28 @@ case_hami_inventory() {
     expect_no_grep "$tmp/out" "hami-t4-2"
 }
 
+# fit on a HAMi dump: vGPUs on HAMi's cards, with HAMi's card checks; the annotations as hami-scheduler writes them
+# (init containers first, a container without a device an empty entry); --now counts the Pods' allocations.
+case_hami_fit() {
+    local inv="$src/examples/inventory/kubectl-hami.json"
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: train-1, namespace: ml, annotations: {nvidia.com/nouse-gputype: A100}}\nspec:\n  initContainers:\n  - {name: setup, image: a}\n  containers:\n  - name: train\n    image: a\n    resources: {limits: {nvidia.com/gpu: "2", nvidia.com/gpumem: "8000", nvidia.com/gpucores: "30"}}\n  - {name: log, image: a}\n' >"$tmp/train.yaml"
+    expect_exit 0 "$gpuadmit" fit --now --inventory "$inv" "$tmp/train.yaml"
+    expect_grep "$tmp/out" "fits on hami-t4-1 \\(score [0-9]+, spread, coreWeight 50\\)"
+    expect_grep "$tmp/out" "^  annotation hami.io/vgpu-node: hami-t4-1$"
+    expect_grep "$tmp/out" "^  annotation hami.io/vgpu-devices-allocated: ;GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a01,NVIDIA,8000,30:GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a02,NVIDIA,8000,30:;;$"
+    expect_grep "$tmp/out" "^  annotation hami.io/vgpu-devices-to-allocate: ;GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a01,NVIDIA,8000,30:GPU-e41a6b72-0d3f-4c58-a9b1-7f2c6d8e3a02,NVIDIA,8000,30:;;$"
+    # 16000 MiB: the A10s' free memory is short now (train-0 holds 8000 MiB of each), the T4s' total always is
+    sed 's/"8000"/"16000"/' "$tmp/train.yaml" >"$tmp/train16.yaml"
+    expect_exit 1 "$gpuadmit" fit --now --inventory "$inv" "$tmp/train16.yaml"
+    expect_grep "$tmp/out" "hami-a10-1: needs 2 cards with room, 0 have room \\(card 0 has 14.6Gi free, a vGPU needs 15.7Gi\\)$"
+    expect_grep "$tmp/out" "hami-a100-1: .*card 0's type NVIDIA-NVIDIA A100-SXM4-80GB is excluded by nvidia.com/nouse-gputype \"A100\"\\)$"
+    expect_grep "$tmp/out" "hami-t4-1: .*card 0 has 15Gi in all, a vGPU asks for 15.7Gi: ask for at most the card's memory\\)$"
+    # more vGPUs than any node has cards: denied, with the fix
+    sed 's/"2"/"5"/' "$tmp/train.yaml" >"$tmp/train5.yaml"
+    expect_exit 1 "$gpuadmit" validate --inventory "$inv" "$tmp/train5.yaml"
+    expect_grep "$tmp/out" "infeasible: no node could ever hold this Pod \\(3 GPU nodes\\): hami-a100-1: asks for 5 vGPUs, each on a different card, the node has 3 healthy of 4: ask for at most 3$"
+}
+
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2

@@ -1142,6 +1142,281 @@ START_TEST(admitted_examples_normalize_and_place)
 }
 END_TEST
 
+/* ---- HAMi (docs/allocator.md#hami-placement) ---- */
+
+/* A node named `name` with HAMi's register annotation of `n` A10 cards (GPU-<name>-<i>), `slots` vGPUs each. */
+static const char *hami_node(const char *name, int n, int slots)
+{
+    const char *cards = "";
+    for (int i = 0; i < n; i++)
+        cards = gpa_arena_printf(&arena,
+                                 "%s%s{\"id\":\"GPU-%s-%d\",\"index\":%d,\"count\":%d,\"devmem\":23028,\"devcore\":100,"
+                                 "\"type\":\"NVIDIA A10\",\"mode\":\"hami-core\",\"health\":true}",
+                                 cards, i > 0 ? "," : "", name, i, i, slots);
+    return gpa_arena_printf(&arena, "kind: Node\nmetadata:\n  name: %s\n  annotations:\n    hami.io/node-nvidia-register: '[%s]'\n",
+                            name, cards);
+}
+
+/* A Pod with annotations `ann` (a flow mapping) and containers (YAML list items, two-space indent). */
+static const gpa_podspec_t *hami_pod(const char *ann, const char *containers, gpa_request_t *req)
+{
+    return pod_of(
+        gpa_arena_printf(&arena, "kind: Pod\nmetadata: {name: p, namespace: t, annotations: %s}\nspec:\n%s", ann, containers), req);
+}
+
+#define HC(name, limits) "  - {name: " name ", resources: {limits: " limits "}}\n"
+
+static gpa_feasibility_t hami_feasible(const gpa_inventory_t *inv, const char *ann, const char *containers, const char **why)
+{
+    gpa_request_t req;
+    const gpa_podspec_t *pod = hami_pod(ann, gpa_arena_printf(&arena, "  containers:\n%s", containers), &req);
+    return gpa_alloc_feasible(&arena, inv, &cfg, pod, &req, NULL, why);
+}
+
+/* Every valid HAMi form fits an empty node of two A10s: a false denial is the worst outcome. */
+START_TEST(hami_valid_forms_fit)
+{
+    gpa_inventory_t *inv = inv_of(hami_node("a10", 2, 10));
+    static const char *const forms[] = {
+        HC("c", "{nvidia.com/gpu: 2}"),
+        HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 50}"),
+        HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpucores: 30}"),
+        HC("c", "{nvidia.com/gpumem: 8000}"),
+        HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 100, nvidia.com/gpucores: 100}"),
+        HC("c", "{nvidia.com/gpu: 2, nvidia.com/gpumem: 23028, nvidia.com/gpucores: 100}"),
+        HC("a", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 4000, nvidia.com/gpucores: 0}")
+            HC("b", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 4000}"),
+        HC("a", "{nvidia.com/gpu: 2, nvidia.com/gpumem: 10000}") HC("b", "{nvidia.com/gpu: 2, nvidia.com/gpumem: 10000}"),
+    };
+    static const char *const selections[] = {
+        "{}",
+        "{nvidia.com/use-gputype: ' a10 , H100'}",
+        "{nvidia.com/nouse-gputype: 'A100,,'}",
+        "{nvidia.com/use-gputype: ''}",
+        "{nvidia.com/vgpu-mode: hami-core}",
+        "{nvidia.com/use-gpuuuid: 'GPU-a10-0, GPU-a10-1'}",
+        "{nvidia.com/nouse-gpuuuid: GPU-x}",
+    };
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+        for (size_t j = 0; j < sizeof(selections) / sizeof(selections[0]); j++) {
+            const char *why;
+            ck_assert_msg(hami_feasible(inv, selections[j], forms[i], &why) == GPA_FEASIBLE_NOW, "form %zu, selection %zu: %s", i,
+                          j, why);
+        }
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* What no node can ever hold, with the reason naming the fix. */
+START_TEST(hami_infeasible_reasons)
+{
+    gpa_inventory_t *inv = inv_of(hami_node("a10", 2, 10));
+    static const char *const cases[][3] = {
+        {"{}", HC("c", "{nvidia.com/gpu: 3, nvidia.com/gpumem: 1000}"),
+         "a10: asks for 3 vGPUs, each on a different card, the node has 2 healthy of 2: ask for at most 2"},
+        {"{}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 30000}"),
+         "a10: card 0 has 22.5Gi in all, a vGPU asks for 29.3Gi: ask for at most the card's memory"},
+        {"{nvidia.com/use-gputype: 'A100,H100'}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"),
+         "a10: card 0's type NVIDIA A10 does not match nvidia.com/use-gputype \"A100,H100\""},
+        {"{nvidia.com/nouse-gputype: a10}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"),
+         "a10: card 0's type NVIDIA A10 is excluded by nvidia.com/nouse-gputype \"a10\""},
+        {"{nvidia.com/use-gpuuuid: GPU-a10-9}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"),
+         "a10: card 0's UUID GPU-a10-0 does not match nvidia.com/use-gpuuuid \"GPU-a10-9\""},
+        {"{nvidia.com/use-gpuuuid: GPU-a10-1}", HC("c", "{nvidia.com/gpu: 2, nvidia.com/gpumem: 1000}"), NULL},
+        {"{nvidia.com/vgpu-mode: mig}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"),
+         "a10: card 0's mode hami-core is not in nvidia.com/vgpu-mode \"mig\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *why;
+        ck_assert_msg(hami_feasible(inv, cases[i][0], cases[i][1], &why) == GPA_FEASIBLE_NEVER, "case %zu", i);
+        if (cases[i][2] != NULL)
+            ck_assert_str_eq(why, cases[i][2]);
+    }
+    /* a UUID list selects the card it names, on whichever node holds it: never just one node per shape */
+    gpa_inventory_release(inv);
+    inv = inv_of(gpa_arena_printf(&arena, "%s---\n%s", hami_node("a", 2, 10), hami_node("b", 2, 10)));
+    const char *why;
+    ck_assert_int_eq(
+        hami_feasible(inv, "{nvidia.com/use-gpuuuid: GPU-b-1}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &why),
+        GPA_FEASIBLE_NOW);
+    gpa_request_t req;
+    const gpa_podspec_t *pod = hami_pod("{nvidia.com/use-gpuuuid: GPU-b-1}",
+                                        "  containers:\n" HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &req);
+    gpa_placement_t p = place(inv, pod, &req, 0);
+    ck_assert(p.feasible);
+    ck_assert_str_eq(p.node, "b");
+    ck_assert_int_eq(p.shares[0].minor, 1);
+    gpa_inventory_release(inv);
+    /* a compact node that serves HAMi but gives no memory: whole cards only (as for every dialect), the lists pass its cards */
+    inv = inv_of("kind: GPUInventory\nnodes:\n- {name: m, dialects: [hami], gpus: {count: 2}}\n");
+    ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 50}"), &why),
+                     GPA_FEASIBLE_NEVER);
+    ck_assert_str_eq(why, "m: card 0's memory size is unknown");
+    ck_assert_int_eq(
+        hami_feasible(inv, "{nvidia.com/use-gputype: A100}", HC("c", "{nvidia.com/gpu: 2, nvidia.com/gpucores: 50}"), &why),
+        GPA_FEASIBLE_NOW);
+    gpa_inventory_release(inv);
+    /* a card in MIG mode may take several vGPUs of one container (MIG instances): never denied for too few cards */
+    inv = inv_of("kind: Node\nmetadata:\n  name: mig\n  annotations:\n    hami.io/node-nvidia-register: '[{\"id\":\"GPU-m\","
+                 "\"count\":7,\"devmem\":81920,\"devcore\":100,\"type\":\"NVIDIA A100\",\"mode\":\"mig\",\"health\":true}]'\n");
+    ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 3, nvidia.com/gpumem: 10000}"), &why), GPA_FEASIBLE_NOW);
+    ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 8, nvidia.com/gpumem: 1000}"), &why), GPA_FEASIBLE_NEVER);
+    gpa_inventory_release(inv);
+    /* HAMi's vGPUs go to HAMi cards only */
+    inv = inv_of("kind: GPUInventory\nnodes:\n- {name: v, dialects: [vendor], gpus: {count: 8, memory: 80Gi}}\n");
+    ck_assert_int_eq(hami_feasible(inv, "{}", HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &why), GPA_FEASIBLE_NEVER);
+    ck_assert_str_eq(why, "v: its GPUs serve vendor Pods, not hami");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* Slots, the card alone at gpucores 100, and a card whose compute is fully booked, each container's vGPUs apart. */
+START_TEST(hami_slots_and_exclusive_cards)
+{
+    const char *why;
+    gpa_inventory_t *inv = inv_of(hami_node("one", 1, 2));
+    const char *small =
+        HC("a", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}") HC("b", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}");
+    ck_assert_int_eq(hami_feasible(inv, "{}", small, &why), GPA_FEASIBLE_NOW);
+    ck_assert_int_eq(hami_feasible(inv, "{}", gpa_arena_printf(&arena, "%s%s", small, HC("c", "{nvidia.com/gpumem: 1000}")), &why),
+                     GPA_FEASIBLE_NEVER);
+    /* gpucores 100 takes the card alone: beside another vGPU (either order), never on one card */
+    const char *alone = HC("a", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000, nvidia.com/gpucores: 100}");
+    const char *zero = HC("b", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000, nvidia.com/gpucores: 0}");
+    ck_assert_int_eq(hami_feasible(inv, "{}", gpa_arena_printf(&arena, "%s%s", alone, zero), &why), GPA_FEASIBLE_NEVER);
+    ck_assert_int_eq(hami_feasible(inv, "{}", gpa_arena_printf(&arena, "%s%s", zero, alone), &why), GPA_FEASIBLE_NEVER);
+    gpa_inventory_release(inv);
+    inv = inv_of(hami_node("two", 2, 10));
+    ck_assert_int_eq(hami_feasible(inv, "{}", gpa_arena_printf(&arena, "%s%s", alone, zero), &why), GPA_FEASIBLE_NOW);
+    gpa_inventory_release(inv);
+    /* with usage: a card whose compute is fully booked takes no vGPU, not even one asking 0 */
+    inv = inv_of(gpa_arena_printf(
+        &arena,
+        "%s---\nkind: Pod\nmetadata:\n  name: full\n  namespace: t\n  annotations:\n"
+        "    hami.io/vgpu-devices-allocated: 'GPU-one-0,NVIDIA,1000,100:;'\n"
+        "spec:\n  nodeName: one\n  containers:\n" HC(
+            "c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000, nvidia.com/gpucores: 100}") "status: {phase: Running}\n",
+        hami_node("one", 1, 10)));
+    ck_assert_int_eq(hami_feasible(inv, "{}", zero, &why), GPA_FEASIBLE_NOT_NOW);
+    ck_assert_str_eq(why, "one: card 0's compute is fully booked: it takes no vGPU, not even one asking 0 cores");
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* fit writes HAMi's allocation as its scheduler does (init containers first, empty entries for containers without a
+ * device), and the inventory reads it back as the same usage. */
+START_TEST(hami_allocation_reads_back)
+{
+    gpa_inventory_t *inv = inv_of(hami_node("a10", 2, 10));
+    const char *spec = "  initContainers:\n" HC(
+        "setup",
+        "{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 10, "
+        "nvidia.com/gpucores: 5}") "  containers:\n" HC("train", "{nvidia.com/gpu: 2, nvidia.com/gpumem: 8000, "
+                                                                 "nvidia.com/gpucores: 30}") "  - {name: log, image: busybox}\n";
+    gpa_request_t req;
+    const gpa_podspec_t *pod = hami_pod("{}", spec, &req);
+    gpa_placement_t p = place(inv, pod, &req, 0);
+    ck_assert(p.feasible);
+    ck_assert_int_eq(p.strategy, GPA_STRATEGY_BINPACK); /* the test's policy names one */
+    const char *alloc = annotation(&p, "hami.io/vgpu-devices-allocated");
+    ck_assert_ptr_nonnull(alloc);
+    ck_assert_str_eq(alloc, "GPU-a10-0,NVIDIA,2302,5:;GPU-a10-0,NVIDIA,8000,30:GPU-a10-1,NVIDIA,8000,30:;;");
+    ck_assert_str_eq(annotation(&p, "hami.io/vgpu-devices-to-allocate"), alloc);
+    ck_assert_str_eq(annotation(&p, "hami.io/vgpu-node"), "a10");
+    gpa_inventory_release(inv);
+    /* read back: each entry adds its MiB, cores and one slot (the init container's entry too, as HAMi counts it) */
+    inv = inv_of(gpa_arena_printf(
+        &arena,
+        "%s---\nkind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+        "    hami.io/vgpu-node: a10\n    hami.io/vgpu-devices-allocated: '%s'\nspec:\n%sstatus: {phase: Pending}\n",
+        hami_node("a10", 2, 10), alloc, spec));
+    const gpa_node_t *n = gpa_inventory_find(inv, "a10");
+    ck_assert_int_eq(n->gpus[0].memory_used, (8000 + 2302) * MI);
+    ck_assert_int_eq(n->gpus[0].core_used, 35);
+    ck_assert_int_eq(n->gpus[0].slots_used, 2);
+    ck_assert_int_eq(n->gpus[1].memory_used, 8000 * MI);
+    ck_assert_int_eq(n->gpus[1].core_used, 30);
+    ck_assert_int_eq(n->gpus[1].slots_used, 1);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* A count-only Pod on a HAMi node goes through hami-scheduler too: whole cards, written with their registered MiB and
+ * compute, read back as the same usage. */
+START_TEST(hami_whole_cards_written)
+{
+    const char *spec = "  containers:\n" HC("c", "{nvidia.com/gpu: 1}");
+    gpa_inventory_t *inv = inv_of(hami_node("a10", 2, 10));
+    gpa_request_t req;
+    gpa_placement_t p = place(inv, hami_pod("{}", spec, &req), &req, 0);
+    gpa_inventory_release(inv);
+    ck_assert(p.feasible);
+    ck_assert_str_eq(annotation(&p, "hami.io/vgpu-devices-allocated"), "GPU-a10-0,NVIDIA,23028,100:;");
+    inv = inv_of(gpa_arena_printf(&arena,
+                                  "%s---\nkind: Pod\nmetadata:\n  name: p\n  namespace: t\n  annotations:\n"
+                                  "    hami.io/vgpu-devices-allocated: '%s'\nspec:\n  nodeName: a10\n%sstatus: {phase: Running}\n",
+                                  hami_node("a10", 2, 10), annotation(&p, "hami.io/vgpu-devices-allocated"), spec));
+    const gpa_node_t *n = gpa_inventory_find(inv, "a10");
+    ck_assert_int_eq(n->gpus[0].memory_used, 23028 * MI);
+    ck_assert_int_eq(n->gpus[0].core_used, 100);
+    ck_assert_int_eq(n->gpus[0].slots_used, 1);
+    ck_assert_int_eq(n->gpus[1].slots_used, 0);
+    gpa_inventory_release(inv);
+    /* on a node HAMi does not serve, no HAMi annotation */
+    inv = inv_of("kind: GPUInventory\nnodes:\n- {name: v, dialects: [vendor], gpus: {count: 1, memory: 16Gi}}\n");
+    p = place(inv, hami_pod("{}", spec, &req), &req, 0);
+    ck_assert(p.feasible);
+    ck_assert_ptr_null(annotation(&p, "hami.io/vgpu-devices-allocated"));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* HAMi's default: devices spread, scored on compute and memory alike. */
+START_TEST(hami_default_strategy)
+{
+    gpa_alloc_policy_t unset = {
+        .strategy = GPA_STRATEGY_SCHEDULER, .core_weight = GPA_CORE_WEIGHT_SCHEDULER, .max_pods_per_device = 16};
+    gpa_alloc_policy_t h = gpa_alloc_policy_for(&unset, GPA_DIALECT_HAMI | GPA_DIALECT_VENDOR);
+    ck_assert_int_eq(h.strategy, GPA_STRATEGY_SPREAD);
+    ck_assert_int_eq(h.core_weight, 50);
+    /* spread: the emptier card first */
+    gpa_inventory_t *inv = inv_of(gpa_arena_printf(
+        &arena,
+        "%s---\nkind: Pod\nmetadata:\n  name: u\n  namespace: t\n  annotations:\n"
+        "    hami.io/vgpu-devices-allocated: 'GPU-a10-0,NVIDIA,4000,20:;'\n"
+        "spec:\n  nodeName: a10\n  containers:\n" HC(
+            "c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 4000, nvidia.com/gpucores: 20}") "status: {phase: Running}\n",
+        hami_node("a10", 2, 10)));
+    gpa_request_t req;
+    const gpa_podspec_t *pod = hami_pod("{}", "  containers:\n" HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &req);
+    gpa_alloc_policy_t saved = cfg;
+    cfg = unset;
+    gpa_placement_t p = place(inv, pod, &req, 1);
+    ck_assert(p.feasible);
+    ck_assert_int_eq(p.shares[0].minor, 1);
+    /* the Pod's hami.io/gpu-scheduler-policy: binpack (first of a chain) takes the busier card; unknown is spread */
+    static const struct {
+        const char *policy;
+        int minor;
+    } policies[] = {{"binpack", 0}, {"topology-aware, binpack", 0}, {"spread", 1}, {"numa", 1}, {"", 1}};
+    for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+        pod = hami_pod(gpa_arena_printf(&arena, "{hami.io/gpu-scheduler-policy: '%s'}", policies[i].policy),
+                       "  containers:\n" HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &req);
+        p = place(inv, pod, &req, 1);
+        ck_assert_msg(p.feasible && p.shares[0].minor == policies[i].minor, "policy %s", policies[i].policy);
+    }
+    /* what the configuration names wins */
+    cfg = unset;
+    cfg.strategy = GPA_STRATEGY_SPREAD;
+    pod = hami_pod("{hami.io/gpu-scheduler-policy: binpack}",
+                   "  containers:\n" HC("c", "{nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}"), &req);
+    p = place(inv, pod, &req, 1);
+    ck_assert_int_eq(p.shares[0].minor, 1);
+    cfg = saved;
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alloc");
@@ -1180,6 +1455,12 @@ int main(void)
     tcase_add_test(tc, koordinator_pod_room_message);
     tcase_add_test(tc, whole_device_respects_compute_total);
     tcase_add_test(tc, one_device_is_singular);
+    tcase_add_test(tc, hami_valid_forms_fit);
+    tcase_add_test(tc, hami_infeasible_reasons);
+    tcase_add_test(tc, hami_slots_and_exclusive_cards);
+    tcase_add_test(tc, hami_allocation_reads_back);
+    tcase_add_test(tc, hami_default_strategy);
+    tcase_add_test(tc, hami_whole_cards_written);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

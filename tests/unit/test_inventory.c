@@ -832,8 +832,8 @@ static gpa_inventory_t *with_hami_pod(const char *where, const char *phase, cons
 }
 
 #define ON_A "  nodeName: a\n"
-#define ONE_VGPU "  - {name: c, resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 4000}}}"
-#define TWO_VGPUS "  - {name: c, resources: {limits: {nvidia.com/gpu: 2, nvidia.com/gpumem: 4000}}}"
+#define ONE_VGPU "  - {name: c, resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 4000, nvidia.com/gpucores: 20}}}"
+#define TWO_VGPUS "  - {name: c, resources: {limits: {nvidia.com/gpu: 2, nvidia.com/gpumem: 4000, nvidia.com/gpucores: 20}}}"
 
 static int hami_untouched(const gpa_inventory_t *inv, int minor)
 {
@@ -903,8 +903,28 @@ START_TEST(hami_usage_bounded)
     ck_assert(hami_untouched(inv, 1)); /* one vGPU asked, one held */
     gpa_inventory_release(inv);
     inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,999999999,500:;", ONE_VGPU);
-    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 23028 * MI); /* never more than the card */
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 4000 * MI); /* never more than its vGPU asks (gpumem, gpucores) */
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 20);
+    gpa_inventory_release(inv);
+    /* a vGPU of a percentage or the whole card: never more than the card */
+    inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,999999999,500:;",
+                        "  - {name: c, resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 50}}}");
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 23028 * MI);
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 0); /* defaultCores: the vGPU asks none */
+    gpa_inventory_release(inv);
+    inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,999999999,500:;",
+                        "  - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}");
+    ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, 23028 * MI);
     ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 100);
+    gpa_inventory_release(inv);
+    /* a request gpuadmit cannot read holds nothing, and the Pod is named */
+    inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,4000,20:;",
+                        "  - {name: c, resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 16Gi}}}");
+    ck_assert(hami_untouched(inv, 0));
+    size_t nw;
+    const gpa_error_t *uw = gpa_inventory_warnings(inv, &nw, NULL);
+    ck_assert_uint_eq(nw, 1);
+    ck_assert_msg(strstr(uw[0].message, "its request is not one gpuadmit can read") != NULL, "%s", uw[0].message);
     gpa_inventory_release(inv);
     inv = with_hami_pod(ON_A, "Running", "", A10_0 ",NVIDIA,4000,20:;", "  - {name: c, image: cpu-only}");
     ck_assert(hami_untouched(inv, 0)); /* asks no vGPU: holds none */

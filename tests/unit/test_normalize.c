@@ -17,6 +17,7 @@
 static gpa_arena_t A;
 static gpa_config_t *CFG;
 static gpa_request_t R;
+static const gpa_hami_names_t *NAMES; /* HAMi's names and defaults the containers are read with (NULL: HAMi's own) */
 
 static void setup(void)
 {
@@ -48,6 +49,9 @@ static int norm(const char *ann, const char *containers, const char *init)
     gpa_error_init(&err, "test");
     if (gpa_json_parse(&A, buf, strlen(buf), &doc, &err) != 0 || gpa_decode_object(&A, doc, &obj, &err) != 0)
         ck_abort_msg("cannot read test object: %s: %s", err.message, buf);
+    gpa_podspec_t *pod = &obj->pods[0];
+    for (size_t i = 0; NAMES != NULL && i < pod->ncontainers + pod->ninit_containers; i++)
+        (i < pod->ncontainers ? &pod->containers[i] : &pod->init_containers[i - pod->ncontainers])->hami = NAMES;
     return gpa_normalize(&A, CFG->dialects, &obj->pods[0], &R);
 }
 
@@ -316,6 +320,85 @@ START_TEST(disabled_dialects_ignored)
 }
 END_TEST
 
+/* HAMi: per container, `count` vGPUs on different cards, each its memory (MiB, percentage, default, whole card),
+ * cores and one slot; count-only containers stay whole cards; the card selection is read into the group. */
+START_TEST(hami_vgpus)
+{
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'2','nvidia.com/gpumem':'8000','nvidia.com/gpucores':'30'}"), 0);
+    ck_assert_uint_eq(R.ngroups, 1);
+    group(0, GPA_DIALECT_HAMI, 2, 0, 30, GPA_MEMORY_BYTES, 8000LL << 20);
+    ck_assert_ptr_nonnull(R.groups[0].hami);
+    ck_assert_int_eq(R.groups[0].hami->split_count, 10);
+    ck_assert_ptr_null(R.groups[0].hami->use_type);
+    /* percentage: converted on each card (floor, in MiB); cores default to defaultCores (0) */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem-percentage':'25'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 0, GPA_MEMORY_PERCENT_MIB, 0);
+    ck_assert_int_eq(R.groups[0].memory_ratio, 25);
+    /* the count absent: defaultGPUNum (1) vGPU */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpumem':'4000'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 0, GPA_MEMORY_BYTES, 4000LL << 20);
+    /* cores only: the whole card's memory, and cores as asked */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpucores':'40'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 40, GPA_MEMORY_CARD, 0);
+    /* percentage 100 and no cores: the card alone (cores 100, as HAMi's webhook writes) */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem-percentage':'100'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 100, GPA_MEMORY_PERCENT_MIB, 0);
+    /* gpumem with a percentage: gpumem wins; cores above 100 clamped as HAMi's Fit does */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'3000','nvidia.com/gpumem-percentage':'50'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 0, GPA_MEMORY_BYTES, 3000LL << 20);
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'3000','nvidia.com/gpucores':'150'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 100, GPA_MEMORY_BYTES, 3000LL << 20);
+    /* count 0: HAMi books nothing */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'0','nvidia.com/gpumem':'3000'}"), 0);
+    ck_assert_uint_eq(R.ngroups, 0);
+    /* count-only: whole cards, the vendor reading */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'2'}"), 0);
+    group(0, GPA_DIALECT_VENDOR, 2, 1, 100, GPA_MEMORY_NONE, 0);
+}
+END_TEST
+
+START_TEST(hami_defaults_and_selection)
+{
+    CFG->hami.device[GPA_HAMI_NVIDIA].default_memory = 2048;
+    CFG->hami.device[GPA_HAMI_NVIDIA].memory_factor = 2;
+    CFG->hami.device[GPA_HAMI_NVIDIA].device_split_count = 4;
+    NAMES = &CFG->hami;
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpucores':'20'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 20, GPA_MEMORY_BYTES, 2048LL << 20); /* defaultMemory, not x memoryFactor */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'1000'}"), 0);
+    group(0, GPA_DIALECT_HAMI, 1, 0, 0, GPA_MEMORY_BYTES, 2000LL << 20); /* gpumem x memoryFactor */
+    ck_assert_int_eq(R.groups[0].hami->split_count, 4);
+    NAMES = NULL;
+    ck_assert_int_eq(norm("{'nvidia.com/use-gputype':'A100, H100','nvidia.com/nouse-gpuuuid':'GPU-1'}",
+                          "[{'name':'a','resources':{'limits':{'nvidia.com/gpu':'1','nvidia.com/gpumem':'1000'}}},"
+                          "{'name':'b','resources':{'limits':{'nvidia.com/gpu':'1'}}}]",
+                          "[{'name':'i','resources':{'limits':{'nvidia.com/gpucores':'10'}}}]"),
+                     0);
+    /* HAMi beside plain nvidia.com/gpu is one Pod (one resource); init containers' groups after the app ones */
+    ck_assert_uint_eq(R.ngroups, 3);
+    ck_assert_uint_eq(R.napp_groups, 2);
+    ck_assert_str_eq(R.groups[0].hami->use_type, "A100, H100");
+    ck_assert_str_eq(R.groups[0].hami->nouse_uuid, "GPU-1");
+    ck_assert_int_eq(R.groups[1].dialect, GPA_DIALECT_VENDOR);
+    group(2, GPA_DIALECT_HAMI, 1, 0, 10, GPA_MEMORY_CARD, 0);
+}
+END_TEST
+
+/* What a HAMi rule denies does not normalize (the rule says why), and neither does HAMi beside another share API. */
+START_TEST(hami_not_normalizable)
+{
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'16Gi'}"), -1); /* beyond HAMi's 32-bit MiB */
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem-percentage':'150'}"), -1);
+    ck_assert_int_eq(norm1("{'nvidia.com/gpu':'1','nvidia.com/gpumem':'-5'}"), -1);
+    ck_assert_int_eq(
+        norm(NULL,
+             "[{'name':'a','resources':{'limits':{'nvidia.com/gpumem':'1000'}}},"
+             "{'name':'b','resources':{'limits':{'koordinator.sh/gpu-memory':'1Gi','koordinator.sh/gpu.shared':'1'}}}]",
+             NULL),
+        -1);
+}
+END_TEST
+
 static Suite *normalize_suite(void)
 {
     Suite *s = suite_create("normalize");
@@ -333,6 +416,9 @@ static Suite *normalize_suite(void)
     tcase_add_test(tc, koordinator_pod_level_init);
     tcase_add_test(tc, koordinator_pod_level_not_normalizable);
     tcase_add_test(tc, koordinator_pod_level_too_many);
+    tcase_add_test(tc, hami_vgpus);
+    tcase_add_test(tc, hami_defaults_and_selection);
+    tcase_add_test(tc, hami_not_normalizable);
     suite_add_tcase(s, tc);
     return s;
 }
