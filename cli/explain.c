@@ -2,8 +2,8 @@
  * gpuadmit explain (README.md#the-cli, docs/cluster.md#explain): why GPU Pods are Pending. The cluster is read once
  * (Nodes, Koordinator Devices, Pods, into the live view as `fit --cluster` reads it); the named Pods, or every
  * unscheduled Pending Pod of the namespace (or of all namespaces), are kept aside while the Pods are listed. A Pod asks
- * for a GPU when its request normalizes into devices or it asks HAMi for vGPUs (by the configuration's HAMi names, its
- * count written or defaulted); a Pod on which HAMi's scheduler wrote hami.io/vgpu-node is scheduled there. Each
+ * for a GPU when its request normalizes into devices (a HAMi vGPU count, written or defaulted, is a group of them); a
+ * Pod on which HAMi's scheduler wrote hami.io/vgpu-node is scheduled there. Each
  * one's Pod spec is normalized and placed twice: on the empty inventory (could it ever be placed?) and with current
  * usage (does it fit now, and where?); when it does not, every node's reason, in the allocator's one vocabulary
  * whatever the dialect. With --inventory F, the files' node templates (templates only, as `fit --cluster` takes
@@ -37,7 +37,7 @@ typedef struct st_explain_t {
     int *found;       /* per name: seen in the list */
     gpa_arena_t keep; /* the kept Pods' JSON texts */
     GPA_VEC(const char *) pods;
-    size_t explained, never, unplaced; /* unplaced: asked for a GPU the allocator places on no device */
+    size_t explained, never;
 } explain_t;
 
 /* What one Pod came to. */
@@ -45,7 +45,6 @@ typedef struct st_verdict_t {
     const char *ns, *name, *dialect; /* dialect NULL: no GPU asked */
     const char *scheduled;           /* spec.nodeName, else the node HAMi's scheduler chose, or NULL */
     int asks_gpu, ever, now, bounded;
-    int unplaced;         /* asks for a GPU in a form the allocator places on no device: nothing proves it fits or never does */
     const char *node;     /* where it would go now */
     const char *template; /* no node could ever hold it, a new node of this template could; else NULL */
     const char **reasons_node, **reasons;
@@ -225,16 +224,11 @@ static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
         return;
     }
     r->dialect = dialect_name(&req, hami);
-    r->asks_gpu = req.ngroups > 0 || rc == GPA_NORMALIZE_TOO_MANY || hami;
+    r->asks_gpu = req.ngroups > 0 || rc == GPA_NORMALIZE_TOO_MANY; /* a HAMi vGPU count is a group */
     if (rc == GPA_NORMALIZE_TOO_MANY) {
         pod_reason(&ex->vb.scratch, r,
                    gpa_arena_printf(&ex->vb.scratch, "%s for %lld devices: no node has as many", req.too_many_asks,
                                     (long long)req.too_many));
-        return;
-    }
-    if (r->asks_gpu && req.ngroups == 0 && r->scheduled == NULL) { /* asked, yet no device to place: say so, never guess */
-        r->ever = r->unplaced = 1;
-        pod_reason(&ex->vb.scratch, r, "the allocator places this request on no device: gpuadmit cannot tell where it fits");
         return;
     }
     if (!r->asks_gpu || r->scheduled != NULL) {
@@ -265,10 +259,9 @@ static json_t *verdict_json(const verdict_t *r)
         json_array_append_new(reasons, json_pack("{s:s?, s:s?, s:s}", "node", t ? NULL : r->reasons_node[i], "template",
                                                  t ? r->reasons_node[i] : NULL, "reason", r->reasons[i]));
     }
-    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s?, s:s?, s:o, s:b, s:b, s:b, s:b}", "namespace", r->ns, "name", r->name,
-                     "dialect", r->dialect, "everFits", r->ever, "fitsNow", r->now, "node", r->node, "template", r->template,
-                     "reasons", reasons, "scheduled", r->scheduled != NULL, "asksForGPU", r->asks_gpu, "bounded", r->bounded,
-                     "placed", !r->unplaced);
+    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s?, s:s?, s:o, s:b, s:b, s:b}", "namespace", r->ns, "name", r->name, "dialect",
+                     r->dialect, "everFits", r->ever, "fitsNow", r->now, "node", r->node, "template", r->template, "reasons",
+                     reasons, "scheduled", r->scheduled != NULL, "asksForGPU", r->asks_gpu, "bounded", r->bounded);
 }
 
 static void verdict_text(gpa_arena_t *a, const verdict_t *r)
@@ -279,8 +272,6 @@ static void verdict_text(gpa_arena_t *a, const verdict_t *r)
         printf("%s: asks for no GPU: nothing for gpuadmit to explain\n", who);
     else if (r->scheduled != NULL)
         printf("%s%s: already scheduled on node %s\n", who, dialect, esc(a, r->scheduled));
-    else if (r->unplaced)
-        printf("%s%s: asks for a GPU that gpuadmit does not place: cannot tell whether it fits\n", who, dialect);
     else if (!r->ever)
         printf("%s%s: can never be placed: no node could hold it even empty\n", who, dialect);
     else if (r->now)
@@ -327,7 +318,6 @@ static void explain_pod(explain_t *ex, const char *text)
         return; /* every Pending Pod: only those that ask for a GPU */
     ex->explained++;
     ex->never += !r.ever;
-    ex->unplaced += r.unplaced;
     if (ex->vb.json)
         gpa_verb_print_json(&ex->vb, verdict_json(&r), "cluster", "explanation", obj->name);
     else
@@ -440,11 +430,9 @@ int gpa_cmd_explain(int argc, char **argv)
     rc = GPA_EXIT_USAGE;
     if (gpa_verb_init(&ex.vb, &o.common, on_none, &ex) == 0) {
         run(&ex, &t);
-        size_t could = ex.explained - ex.never - ex.unplaced;
-        const char *summary =
-            gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be%s", ex.explained,
-                             ex.explained == 1 ? "" : "s", could, ex.never,
-                             ex.unplaced == 0 ? "" : gpa_arena_printf(&ex.vb.scratch, ", %zu not placed by gpuadmit", ex.unplaced));
+        size_t could = ex.explained - ex.never;
+        const char *summary = gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be",
+                                               ex.explained, ex.explained == 1 ? "" : "s", could, ex.never);
         rc = gpa_verb_finish(&ex.vb, ex.never, summary);
     }
     gpa_view_free(ex.view);
