@@ -51,7 +51,6 @@ typedef struct st_minor_sum_t {
     int64_t ratio; /* percent of the device's memory, from shares asked as a ratio (or whole devices) */
     int64_t bytes; /* bytes, from shares asked in bytes */
     int has_ratio, has_bytes;
-    int bytes_binary; /* the bytes asked were written with a binary suffix (kept in the annotation) */
 } minor_sum_t;
 
 /* koord-scheduler's order: the best-scored device first, ties to the lower minor. */
@@ -115,11 +114,10 @@ static void add_share(minor_sum_t *m, const gpa_device_group_t *g)
         m->ratio = gpa_sat_add_i64(m->ratio, g->whole ? 100 : g->memory_ratio);
         m->has_ratio = 1;
     } else if (g->memory_kind == GPA_MEMORY_BYTES) {
-        /* a group built without the total (by hand) writes its per-device bytes, in binary form */
+        /* koord-scheduler's total / count, truncated (a group built by hand has no total: its per-device bytes) */
         int by_total = g->memory_total > 0 && g->count > 0;
         m->bytes = gpa_sat_add_i64(m->bytes, by_total ? g->memory_total / (int64_t)g->count : g->memory_bytes);
         m->has_bytes = 1;
-        m->bytes_binary = by_total ? g->memory_binary : 1;
     }
     if (g->whole || g->core > 0) {
         m->core = gpa_sat_add_i64(m->core, g->whole ? 100 : g->core);
@@ -138,7 +136,8 @@ static void put_entry(gpa_buf_t *b, const minor_sum_t *m)
     if (m->has_bytes)
         percent = gpa_sat_add_i64(percent, gpa_annotate_bytes_ratio(m->bytes, m->total));
     gpa_quantity_format(m->core, 0, core);
-    gpa_quantity_format(bytes, !m->has_bytes || m->bytes_binary, mem);
+    /* bytes, asked or converted, are a new binary-SI quantity in the scheduler: "40G" is written "39062500Ki" */
+    gpa_quantity_format(bytes, 1, mem);
     gpa_quantity_format(percent, 0, ratio);
     gpa_buf_printf(b, "{\"minor\":%d,\"resources\":{", (int)m->minor);
     if (m->has_core)

@@ -124,18 +124,6 @@ static const char *joined_names(gpa_arena_t *a, const koord_pod_t *k)
     return s;
 }
 
-/* The format of the Pod's total bytes: the first container's that asks for bytes (Kubernetes adds quantities
- * into the first one's format). */
-static int memory_binary(unsigned dialects, const koord_pod_t *k)
-{
-    for (size_t i = 0; i < k->containers.len; i++) {
-        const gpa_amount_t *am = gpa_gpu_amount(dialects, k->containers.items[i], GPA_R_GPU_MEMORY);
-        if (am != NULL && am->status == GPA_Q_OK && am->value > 0)
-            return am->suffix == GPA_QS_BINARY;
-    }
-    return 1;
-}
-
 static int koord_pod_group(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, groups_t *v)
 {
     koord_pod_t k = {0};
@@ -165,7 +153,6 @@ static int koord_pod_group(gpa_arena_t *a, unsigned dialects, const gpa_podspec_
         g->memory_kind = GPA_MEMORY_BYTES;
         g->memory_bytes = share.memory;
         g->memory_total = total.v[GPA_R_GPU_MEMORY];
-        g->memory_binary = memory_binary(dialects, &k);
     } else {
         g->memory_kind = GPA_MEMORY_RATIO;
         g->memory_ratio = share.ratio;

@@ -48,10 +48,8 @@ typedef struct st_gpa_device_group_t {
     gpa_memory_kind_t memory_kind;
     int64_t memory_bytes; /* GPA_MEMORY_BYTES: per device, ceil(total / count) */
     /* GPA_MEMORY_BYTES, as the scheduler writes it (annotations only, never fit): the bytes asked in all (it
-     * writes total / count per device, truncated), and whether the request wrote them with a binary suffix (a
-     * quantity keeps its format: "40G" stays "40G", "20Gi" stays "20Gi") */
+     * writes total / count per device, truncated, as a new binary-SI quantity: "40G" becomes "39062500Ki") */
     int64_t memory_total;
-    int memory_binary;
     int64_t memory_ratio;          /* GPA_MEMORY_RATIO, GPA_MEMORY_PERCENT_MIB: per-device percent */
     const gpa_hami_select_t *hami; /* dialect GPA_DIALECT_HAMI: the card selection (arena-owned); else NULL */
 } gpa_device_group_t;

@@ -547,11 +547,11 @@ EOF
     expect_grep "$tmp/out" "Pod/t/share: fits on k \(score [0-9]+, spread, coreWeight 0\)$"
     expect_grep "$tmp/out" "^  main: device 3: "
     # 40e9 bytes of an 80Gi card: koord-scheduler writes ratio 46 (float64, truncated) and the bytes as asked
-    expect_grep "$tmp/out" '^  annotation scheduling.koordinator.sh/device-allocated: \{"gpu":\[\{"minor":3,"resources":\{"koordinator.sh/gpu-core":"10","koordinator.sh/gpu-memory":"40G","koordinator.sh/gpu-memory-ratio":"46"\}\}\]\}$'
+    expect_grep "$tmp/out" '^  annotation scheduling.koordinator.sh/device-allocated: \{"gpu":\[\{"minor":3,"resources":\{"koordinator.sh/gpu-core":"10","koordinator.sh/gpu-memory":"39062500Ki","koordinator.sh/gpu-memory-ratio":"46"\}\}\]\}$'
     expect_exit 0 "$gpuadmit" fit --now --inventory "$tmp/inv.yaml" -o json "$tmp/koord.yaml"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; assert d["strategy"]=="spread" and d["coreWeight"]==0 and d["devices"][0]["minor"]==3, d
 a=json.loads(d["annotations"]["scheduling.koordinator.sh/device-allocated"])
-assert a=={"gpu":[{"minor":3,"resources":{"koordinator.sh/gpu-core":"10","koordinator.sh/gpu-memory":"40G","koordinator.sh/gpu-memory-ratio":"46"}}]}, a' "$tmp/out" ||
+assert a=={"gpu":[{"minor":3,"resources":{"koordinator.sh/gpu-core":"10","koordinator.sh/gpu-memory":"39062500Ki","koordinator.sh/gpu-memory-ratio":"46"}}]}, a' "$tmp/out" ||
         fail "fit -o json: strategy and device-allocated"
     # mGPU: Volcano's binpack with coreWeight 20, the fuller card
     expect_exit 0 "$gpuadmit" fit --now --inventory "$tmp/inv.yaml" "$tmp/mgpu.yaml"
