@@ -335,21 +335,46 @@ static int amount_of(const gpa_container_t *c, gpa_resource_t r, int64_t *out)
     return 0;
 }
 
+/*
+ * An allocation's minor as koord-scheduler's Go decoder reads it into an int32: a JSON integer literal within
+ * int32; absent or null leaves it 0. Anything else (the string "0", 1.5, 1e2) fails its json.Unmarshal of the
+ * whole annotation, so the Pod holds nothing for the scheduler: -1 here, and the Pod is named in a warning.
+ */
+static int allocation_minor(loader_t *l, const gpa_value_t *alloc, const char *path, int32_t *out)
+{
+    const gpa_value_t *v = gpa_value_get(alloc, "minor");
+    *out = 0;
+    if (v == NULL || v->type == GPA_VNULL)
+        return 0;
+    const char *at = gpa_schema_path(l->a, path, "minor");
+    if (v->type != GPA_VNUMBER)
+        return gpa_schema_wrong_type(l->err, v, "an integer (koord-scheduler reads an int32)", at);
+    const char *s = v->u.str.ptr;
+    size_t i = s[0] == '-';
+    int64_t m = 0;
+    for (; i < v->u.str.len; i++) {
+        if (s[i] < '0' || s[i] > '9' || (m = m * 10 + (s[i] - '0')) > (int64_t)INT32_MAX + 1)
+            return gpa_error_set(l->err, v->line, v->column, at, "%.32s is not an int32 (koord-scheduler cannot read it)", s);
+    }
+    if (s[0] == '-')
+        m = -m;
+    if (m > INT32_MAX)
+        return gpa_error_set(l->err, v->line, v->column, at, "%.32s is not an int32 (koord-scheduler cannot read it)", s);
+    *out = (int32_t)m; /* a minor the node does not have is ignored where usage is added, as any unknown device */
+    return 0;
+}
+
 /* One allocation of device-allocated: {"minor": 0, "resources": {...}}. */
 static int load_allocation(pod_ctx_t *p, const gpa_value_t *v, const char *path)
 {
     loader_t *l = p->l;
     gpa_usage_desc_t u = {.node = p->spec->node_name, .pod = p->pod, .memory = -1, .source = l->source, .line = p->at->line};
-    int64_t minor = -1;
     const gpa_value_t *res = gpa_value_get(v, "resources");
-    if (opt_quantity(l, v, "minor", path, &minor) != 0 ||
+    if (allocation_minor(l, v, path, &u.minor) != 0 ||
         opt_quantity2(l, res, "koordinator.sh/gpu-core", "kubernetes.io/gpu-core", path, &u.core) != 0 ||
         opt_quantity2(l, res, "koordinator.sh/gpu-memory", "kubernetes.io/gpu-memory", path, &u.memory) != 0 ||
         opt_quantity2(l, res, "koordinator.sh/gpu-memory-ratio", "kubernetes.io/gpu-memory-ratio", path, &u.ratio) != 0)
         return -1;
-    if (minor < 0 || minor > INT32_MAX)
-        return fail(l, v, path, "%s", "an allocation needs a minor number");
-    u.minor = (int32_t)minor;
     hold(p, &u);
     return 0;
 }

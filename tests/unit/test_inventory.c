@@ -276,6 +276,27 @@ START_TEST(usage_unknown_device_ignored)
     ck_assert(untouched(inv, 1));
     ck_assert(gpa_inventory_find(inv, "a")->ngpus == 2);
     gpa_inventory_release(inv);
+    /* a negative minor decodes in Go and names no device: ignored, no warning */
+    inv = with_pod(koord_pod("p", "nodeName: a", "Running", SHARE,
+                             "{\"gpu\":[{\"minor\":-1,\"resources\":{\"koordinator.sh/gpu-core\":\"50\"}}]}"));
+    ck_assert(untouched(inv, 0));
+    ck_assert(untouched(inv, 1));
+    size_t n;
+    gpa_inventory_warnings(inv, &n, NULL);
+    ck_assert_uint_eq(n, 0);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* An allocation without minor is minor 0, as koord-scheduler's decoder leaves an absent int32 */
+START_TEST(usage_absent_minor_is_zero)
+{
+    gpa_inventory_t *inv = with_pod(
+        koord_pod("p", "nodeName: a", "Running", SHARE,
+                  "{\"gpu\":[{\"resources\":{\"koordinator.sh/gpu-core\":\"50\",\"koordinator.sh/gpu-memory-ratio\":\"50\"}}]}"));
+    ck_assert_int_eq(gpu(inv, "a", 0)->core_used, 50);
+    ck_assert(untouched(inv, 1));
+    gpa_inventory_release(inv);
 }
 END_TEST
 
@@ -415,8 +436,12 @@ START_TEST(usage_unreadable_pod_warns)
     static const char *const bad[][2] = {
         {"'{bad'", "not JSON"},
         {"'{\"gpu\": 3}'", "must be a list"},
-        {"'{\"gpu\":[{\"minor\":\"x\"}]}'", "\"x\""},
-        {"'{\"gpu\":[{\"resources\":{}}]}'", "needs a minor"},
+        {"'{\"gpu\":[{\"minor\":0,\"resources\":{\"koordinator.sh/gpu-core\":\"x\"}}]}'", "\"x\""},
+        /* koord-scheduler decodes minor into an int32: a string, a fraction or an exponent fails its whole annotation */
+        {"'{\"gpu\":[{\"minor\":\"0\",\"resources\":{}}]}'", "must be an integer"},
+        {"'{\"gpu\":[{\"minor\":0.0,\"resources\":{}}]}'", "0.0 is not an int32"},
+        {"'{\"gpu\":[{\"minor\":1e0,\"resources\":{}}]}'", "1e0 is not an int32"},
+        {"'{\"gpu\":[{\"minor\":2147483648,\"resources\":{}}]}'", "2147483648 is not an int32"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         gpa_inventory_t *inv = gpa_inventory_new();
@@ -985,6 +1010,7 @@ int main(void)
     tcase_add_test(tc, retain_release);
     tcase_add_test(tc, usage_scheduled_running_pods_only);
     tcase_add_test(tc, usage_unknown_device_ignored);
+    tcase_add_test(tc, usage_absent_minor_is_zero);
     tcase_add_test(tc, usage_capped_by_the_request);
     tcase_add_test(tc, usage_koordinator_pod_level);
     tcase_add_test(tc, usage_mgpu_counts_containers);
