@@ -20,6 +20,23 @@ void gpa_patch_push(gpa_arena_t *a, gpa_patch_t *p, gpa_patch_kind_t kind, const
 
 /* ---- encoding ---------------------------------------------------------------------------------------------------- */
 
+const char *gpa_patch_pointer(gpa_arena_t *a, const char *parent, const char *key)
+{
+    if (strpbrk(key, "~/") == NULL)
+        return gpa_arena_printf(a, "%s/%s", parent, key);
+    GPA_VEC(char) s = {0};
+    for (const char *p = parent; *p != '\0'; p++)
+        *gpa_vec_push(a, &s) = *p;
+    *gpa_vec_push(a, &s) = '/';
+    for (const char *p = key; *p != '\0'; p++) {
+        if (*p == '~' || *p == '/')
+            *gpa_vec_push(a, &s) = '~';
+        *gpa_vec_push(a, &s) = *p == '~' ? '0' : *p == '/' ? '1' : *p;
+    }
+    *gpa_vec_push(a, &s) = '\0';
+    return s.items;
+}
+
 void gpa_patch_encode(gpa_buf_t *out, const gpa_patch_t *p)
 {
     static const char *const names[] = {"add", "remove", "replace"};

@@ -30,6 +30,9 @@ typedef struct st_gpa_patch_t {
 } gpa_patch_t;
 
 void gpa_patch_push(gpa_arena_t *a, gpa_patch_t *p, gpa_patch_kind_t kind, const char *path, gpa_value_t *value);
+/* The pointer `parent` + "/" + `key` escaped as RFC 6901 says ('~' as ~0, '/' as ~1), arena-owned:
+ * gpa_patch_pointer(a, "/spec/limits", "nvidia.com/gpumem") is "/spec/limits/nvidia.com~1gpumem". */
+const char *gpa_patch_pointer(gpa_arena_t *a, const char *parent, const char *key);
 /* Appends the patch as a JSON array ("[]" when empty). */
 void gpa_patch_encode(gpa_buf_t *out, const gpa_patch_t *p);
 /*

@@ -3,6 +3,8 @@
  * (docs/DEVELOPERS.md, "How to add a kind"); docs/rules.md#objects lists it for users.
  */
 #include "kube/workloads.h"
+
+#include "document/patch.h"
 #include "document/schema.h"
 
 #include <string.h>
@@ -122,24 +124,6 @@ static const char *path_key(gpa_arena_t *a, const char *parent, const char *key)
     return gpa_schema_path(a, parent, key);
 }
 
-/* RFC 6901: '~' is written ~0 and '/' ~1. */
-static const char *pointer_key(gpa_arena_t *a, const char *parent, const char *key)
-{
-    if (strpbrk(key, "~/") == NULL)
-        return gpa_arena_printf(a, "%s/%s", parent, key);
-    GPA_VEC(char) s = {0};
-    for (const char *p = parent; *p != '\0'; p++)
-        *gpa_vec_push(a, &s) = *p;
-    *gpa_vec_push(a, &s) = '/';
-    for (const char *p = key; *p != '\0'; p++) {
-        if (*p == '~' || *p == '/')
-            *gpa_vec_push(a, &s) = '~';
-        *gpa_vec_push(a, &s) = *p == '~' ? '0' : *p == '/' ? '1' : *p;
-    }
-    *gpa_vec_push(a, &s) = '\0';
-    return s.items;
-}
-
 static int walk(walk_t *w, gpa_value_t *v, const char *rest, const gpa_workload_node_t *at, const char *prev);
 
 /* Walks on from `child`, found under `at` by the step named `name` (path and pointer already built). */
@@ -159,7 +143,8 @@ static int walk_values(walk_t *w, gpa_value_t *v, const char *rest, const gpa_wo
         return gpa_schema_want(w->err, v, GPA_VOBJECT, at->path);
     for (size_t i = 0; i < v->u.object.len; i++) {
         const gpa_member_t *m = &v->u.object.members[i];
-        int rc = descend(w, m->value, rest, path_key(w->a, at->path, m->key), pointer_key(w->a, at->pointer, m->key), m->key, at);
+        int rc =
+            descend(w, m->value, rest, path_key(w->a, at->path, m->key), gpa_patch_pointer(w->a, at->pointer, m->key), m->key, at);
         if (rc != 0)
             return rc;
     }

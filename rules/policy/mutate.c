@@ -4,6 +4,7 @@
 
 #include "alloc/landing.h"
 #include "alloc/normalize.h"
+#include "document/patch.h"
 #include "kube/gpu_request.h"
 #include "kube/quantity.h"
 #include "kube/ray.h"
@@ -25,8 +26,9 @@ typedef struct st_gpa_mutate_ctx_t {
     const gpa_container_t *c;
     planned_t req[GPA_R__COUNT];
     planned_t lim[GPA_R__COUNT];
-    const char *mutation;     /* id of the mutation being planned */
-    gpa_warnings_t *warnings; /* planned: raw lines, kept only when the container is mutated */
+    const gpa_value_t *priority; /* mirror-limits: HAMi's priority request to copy into limits, or NULL */
+    const char *mutation;        /* id of the mutation being planned */
+    gpa_warnings_t *warnings;    /* planned: raw lines, kept only when the container is mutated */
 } gpa_mutate_ctx_t;
 
 /* ---- the plan ---------------------------------------------------------------------------------------------------- */
@@ -130,20 +132,34 @@ static int inject_gpu_shared(gpa_mutate_ctx_t *ctx)
     return 1;
 }
 
-/* A request with no limit fails the API server's validation of extended resources; give it the same limit. */
+/* The configured HAMi priority name written in requests with no limit: its request as written, else NULL. It has no
+ * token (no GPU amount), so it is read from the map itself. */
+static const gpa_value_t *priority_unmirrored(const gpa_mutate_ctx_t *ctx)
+{
+    if (!dialect_on(ctx, GPA_DIALECT_HAMI))
+        return NULL;
+    const char *name = ctx->cfg->hami.device[GPA_HAMI_NVIDIA].name[GPA_HAMI_PRIORITY];
+    const gpa_value_t *req = gpa_value_get(gpa_value_get(ctx->c->resources, "requests"), name);
+    if (req == NULL || (req->type != GPA_VSTRING && req->type != GPA_VNUMBER))
+        return NULL;
+    return gpa_value_get(gpa_value_get(ctx->c->resources, "limits"), name) == NULL ? req : NULL;
+}
+
+/* A request with no limit fails the API server's validation of extended resources; give it the same limit. Every
+ * name of every dialect, HAMi's as configured (HAMi's quota guide writes requests alone). */
 static int mirror_limits(gpa_mutate_ctx_t *ctx)
 {
     int changed = 0;
     for (int r = 0; r < GPA_R__COUNT; r++) {
         const planned_t *req = &ctx->req[r];
-        /* HAMi's names are configured, the patch's are not: its amounts are left as written. */
-        if (!dialect_on(ctx, gpa_resource_dialect((gpa_resource_t)r)) ||
-            gpa_resource_dialect((gpa_resource_t)r) == GPA_DIALECT_HAMI || !req->usable || ctx->lim[r].present)
+        if (!dialect_on(ctx, gpa_resource_dialect((gpa_resource_t)r)) || !req->usable || ctx->lim[r].present)
             continue;
-        plan_set(ctx, &ctx->lim[r], req->value, req->binary);
+        ctx->lim[r] = *req; /* spelt as the request is: `gpumem: 2000` is no `2k` (a suffix HAMi misreads) */
+        ctx->lim[r].changed = 1;
         changed = 1;
     }
-    return changed;
+    ctx->priority = priority_unmirrored(ctx);
+    return changed || ctx->priority != NULL;
 }
 
 /* The container mutations, by the index of their row in gpa_mutations (mutations.h); NULL for a group's. */
@@ -177,13 +193,17 @@ static void object_add(gpa_value_t *obj, const char *key, gpa_value_t *value)
     obj->u.object.members[obj->u.object.len++] = (gpa_member_t){key, strlen(key), value};
 }
 
-/* A whole requests or limits map for a document that has none: every planned entry is ours. NULL when empty. */
-static gpa_value_t *whole_map(gpa_arena_t *a, const planned_t *plan)
+/* A whole requests or limits map for a document that has none: every planned entry is ours (HAMi's under the
+ * configured names), and `extra` (a name and its value) when given. NULL when empty. */
+static gpa_value_t *whole_map(gpa_arena_t *a, const gpa_hami_names_t *names, const planned_t *plan, const char *extra,
+                              gpa_value_t *extra_value)
 {
-    gpa_value_t *map = object_value(a, GPA_R__COUNT);
+    gpa_value_t *map = object_value(a, GPA_R__COUNT + 1);
     for (int r = 0; r < GPA_R__COUNT; r++)
         if (plan[r].present)
-            object_add(map, gpa_resource_name((gpa_resource_t)r), string_value(a, plan[r].text));
+            object_add(map, gpa_resource_name_in(names, (gpa_resource_t)r), string_value(a, plan[r].text));
+    if (extra != NULL)
+        object_add(map, extra, extra_value);
     return map->u.object.len != 0 ? map : NULL;
 }
 
@@ -196,12 +216,13 @@ static int plan_changed(const planned_t *plan, const gpa_amount_t *doc)
 }
 
 /* Edits of one existing map, key by key: only the entries the plan changed. */
-static void diff_map(gpa_arena_t *a, gpa_patch_t *patch, const char *map_pointer, const planned_t *plan, const gpa_amount_t *doc)
+static void diff_map(gpa_arena_t *a, const gpa_hami_names_t *names, gpa_patch_t *patch, const char *map_pointer,
+                     const planned_t *plan, const gpa_amount_t *doc)
 {
     for (int r = 0; r < GPA_R__COUNT; r++) {
         const char *path = NULL;
         if (doc[r].present != plan[r].present || plan[r].changed)
-            path = gpa_arena_printf(a, "%s/%s", map_pointer, gpa_resource_pointer_name((gpa_resource_t)r));
+            path = gpa_patch_pointer(a, map_pointer, gpa_resource_name_in(names, (gpa_resource_t)r));
         if (doc[r].present && !plan[r].present)
             gpa_patch_push(a, patch, GPA_PATCH_REMOVE, path, NULL);
         else if (!doc[r].present && plan[r].present)
@@ -211,38 +232,45 @@ static void diff_map(gpa_arena_t *a, gpa_patch_t *patch, const char *map_pointer
     }
 }
 
-static void emit_map(gpa_arena_t *a, gpa_patch_t *patch, const char *resources, const char *key, int has_map, const planned_t *plan,
-                     const gpa_amount_t *doc)
+/* One map's edits; `extra` (limits only: HAMi's priority) is added under its name beside the planned entries. */
+static void emit_map(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch, const char *key, int has_map, const planned_t *plan,
+                     const gpa_amount_t *doc, const char *extra, gpa_value_t *extra_value)
 {
-    if (!plan_changed(plan, doc))
-        return;
-    const char *pointer = gpa_arena_printf(a, "%s/%s", resources, key);
-    if (has_map) {
-        diff_map(a, patch, pointer, plan, doc);
+    gpa_arena_t *a = ctx->a;
+    const gpa_hami_names_t *names = &ctx->cfg->hami;
+    const char *pointer = gpa_arena_printf(a, "%s/%s", ctx->c->resources_pointer, key);
+    if (!has_map) {
+        gpa_value_t *map = plan_changed(plan, doc) || extra != NULL ? whole_map(a, names, plan, extra, extra_value) : NULL;
+        if (map != NULL)
+            gpa_patch_push(a, patch, GPA_PATCH_ADD, pointer, map);
         return;
     }
-    gpa_value_t *map = whole_map(a, plan);
-    if (map != NULL)
-        gpa_patch_push(a, patch, GPA_PATCH_ADD, pointer, map);
+    if (plan_changed(plan, doc))
+        diff_map(a, names, patch, pointer, plan, doc);
+    if (extra != NULL)
+        gpa_patch_push(a, patch, GPA_PATCH_ADD, gpa_patch_pointer(a, pointer, extra), extra_value);
 }
 
 static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
 {
     const gpa_container_t *c = ctx->c;
     const char *resources = c->resources_pointer;
+    const char *priority = ctx->priority != NULL ? ctx->cfg->hami.device[GPA_HAMI_NVIDIA].name[GPA_HAMI_PRIORITY] : NULL;
+    gpa_value_t *priority_value = priority != NULL ? string_value(ctx->a, ctx->priority->u.str.ptr) : NULL;
     if (c->has_resources) {
         gpa_amount_t req[GPA_R__COUNT], lim[GPA_R__COUNT]; /* as written, indexed by resource */
         for (int r = 0; r < GPA_R__COUNT; r++) {
             req[r] = *gpa_container_request(c, (gpa_resource_t)r);
             lim[r] = *gpa_container_limit(c, (gpa_resource_t)r);
         }
-        emit_map(ctx->a, patch, resources, "requests", c->has_requests, ctx->req, req);
-        emit_map(ctx->a, patch, resources, "limits", c->has_limits, ctx->lim, lim);
+        emit_map(ctx, patch, "requests", c->has_requests, ctx->req, req, NULL, NULL);
+        emit_map(ctx, patch, "limits", c->has_limits, ctx->lim, lim, priority, priority_value);
         return;
     }
     /* No resources map at all: add it whole (a container with no resources has nothing to mutate today, but
      * the diff must stay correct for any plan). */
-    gpa_value_t *req = whole_map(ctx->a, ctx->req), *lim = whole_map(ctx->a, ctx->lim);
+    gpa_value_t *req = whole_map(ctx->a, &ctx->cfg->hami, ctx->req, NULL, NULL),
+                *lim = whole_map(ctx->a, &ctx->cfg->hami, ctx->lim, NULL, NULL);
     if (req == NULL && lim == NULL)
         return;
     gpa_value_t *res = object_value(ctx->a, 2);

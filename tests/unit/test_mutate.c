@@ -226,6 +226,35 @@ START_TEST(mirror_limits_adds_missing_map)
 }
 END_TEST
 
+/* HAMi's quota guide writes requests alone: every name of the HAMi block gets its limit, the priority too */
+START_TEST(mirror_limits_hami_names)
+{
+    result_t r = check_mutation(
+        POD(C("a", "{\"requests\":{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem\":\"2000\",\"nvidia.com/priority\":\"1\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits\",\"value\":{\"nvidia.com/gpu\":\"2\","
+        "\"nvidia.com/gpumem\":\"2000\",\"nvidia.com/priority\":\"1\"}}]",
+        POD(C("a", "{\"requests\":{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem\":\"2000\",\"nvidia.com/priority\":\"1\"},"
+                   "\"limits\":{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpumem\":\"2000\",\"nvidia.com/priority\":\"1\"}}")));
+    static const char *const ids[] = {"mirror-limits"};
+    check_applied(&r, ids, 1);
+    /* into an existing limits map, key by key; a priority already limited is left alone */
+    check_mutation(
+        POD(C("a", "{\"requests\":{\"nvidia.com/gpucores\":\"30\",\"nvidia.com/gpumem-percentage\":\"25\","
+                   "\"nvidia.com/priority\":\"0\"},\"limits\":{\"cpu\":\"1\",\"nvidia.com/priority\":\"0\"}}")),
+        "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/nvidia.com~1gpumem-percentage\",\"value\":\"25\"},"
+        "{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/nvidia.com~1gpucores\",\"value\":\"30\"}]",
+        POD(C("a", "{\"requests\":{\"nvidia.com/gpucores\":\"30\",\"nvidia.com/gpumem-percentage\":\"25\","
+                   "\"nvidia.com/priority\":\"0\"},\"limits\":{\"cpu\":\"1\",\"nvidia.com/priority\":\"0\","
+                   "\"nvidia.com/gpumem-percentage\":\"25\",\"nvidia.com/gpucores\":\"30\"}}")));
+    /* the priority alone is mirrored too, into an existing map */
+    check_mutation(POD(C("a", "{\"requests\":{\"nvidia.com/gpumem\":\"1000\",\"nvidia.com/priority\":\"1\"},"
+                              "\"limits\":{\"nvidia.com/gpumem\":\"1000\"}}")),
+                   "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources/limits/nvidia.com~1priority\",\"value\":\"1\"}]",
+                   POD(C("a", "{\"requests\":{\"nvidia.com/gpumem\":\"1000\",\"nvidia.com/priority\":\"1\"},"
+                              "\"limits\":{\"nvidia.com/gpumem\":\"1000\",\"nvidia.com/priority\":\"1\"}}")));
+}
+END_TEST
+
 START_TEST(mirror_limits_into_existing_map_and_user_shared_untouched)
 {
     check_mutation(
@@ -353,6 +382,7 @@ int main(void)
     tcase_add_test(tc, expand_gpu_whole_devices);
     tcase_add_test(tc, expand_gpu_beside_zeros);
     tcase_add_test(tc, mirror_limits_adds_missing_map);
+    tcase_add_test(tc, mirror_limits_hami_names);
     tcase_add_test(tc, mirror_limits_into_existing_map_and_user_shared_untouched);
     tcase_add_test(tc, escaped_key_in_input);
     tcase_add_test(tc, escaped_deprecated_key_removed);
