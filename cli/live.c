@@ -94,7 +94,7 @@ static uint64_t mono_ns(void)
 
 gpa_check_opts_t gpa_audit_check_opts(int mutate)
 {
-    return (gpa_check_opts_t){.operation = GPA_OP_CREATE, .mutate = mutate, .validate = 1};
+    return (gpa_check_opts_t){.operation = GPA_OP_CREATE, .mutate = mutate, .as_written = !mutate, .validate = 1};
 }
 
 /* The distinct rules the Pod breaks under the configuration in force (waited for: the server loads it after the

@@ -37,7 +37,8 @@ static void usage(FILE *out)
 static void on_object(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 {
     validate_t *v = vb->ctx;
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = v->mutate, .validate = 1, .inventory = vb->inv};
+    gpa_check_opts_t opts = {
+        .operation = GPA_OP_CREATE, .mutate = v->mutate, .as_written = !v->mutate, .validate = 1, .inventory = vb->inv};
     gpa_verdict_t verdict;
     if (gpa_verb_check(vb, source, obj, &opts, &verdict) != 0)
         return;

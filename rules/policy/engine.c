@@ -104,6 +104,12 @@ int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const 
         return -1;
     if (opts->validate && opts->operation == GPA_OP_UPDATE && as_mutated(a, cfg, opts, obj, &target, err) != 0)
         return -1;
+    gpa_config_t written; /* as written: no mutation is on, so no rule counts on one (a shallow copy: borrowed) */
+    if (opts->as_written) {
+        written = *cfg;
+        written.mutations = 0;
+        cfg = &written;
+    }
     if (opts->validate && run_validation(a, cfg, opts, target, out, err) != 0)
         return -1;
     return 0;

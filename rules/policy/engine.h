@@ -31,6 +31,10 @@ typedef struct st_gpa_check_opts_t {
     int mutate;                       /* CREATE: apply the mutations first, then validate the mutated object. An UPDATE
                                          is never patched, and is always judged as the mutations (those the
                                          configuration leaves on) would leave it, the old object as well */
+    int as_written;                   /* the object is judged as stored, no mutation will ever run on it (validate and
+                                         audit --no-mutate): no rule counts on a mutation to fix what it sees (a Ray
+                                         group with no count advertises 0 GPUs). Off for the webhook's /validate,
+                                         which follows the mutating webhook */
     int validate;                     /* run the validation rules */
     const gpa_inventory_t *inventory; /* enables the infeasible rule; NULL = no inventory */
     gpa_alloc_budget_t *budget;       /* borrowed: the search budget of every Pod template of the object (and of

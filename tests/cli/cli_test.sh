@@ -159,6 +159,14 @@ case_json_schema() {
     $check schema "$tmp/out" || fail "schema of examples/bad"
     expect_exit 1 "$gpuadmit" validate -o json --no-mutate "$src/examples/good/koordinator-pod.yaml"
     $check expect "$tmp/out" shared-required || fail "--no-mutate shows shared-required"
+    # --no-mutate is the object as stored: a Ray worker on a share with no count of its own advertises 0 GPUs
+    # there (ray-num-gpus), though the mutation would write the count on CREATE
+    sed 's/koordinator.sh\/gpu-memory: 12Gi/koordinator.sh\/gpu-memory: 12Gi\n              koordinator.sh\/gpu.shared: "1"/' \
+        "$src/examples/good/raycluster.yaml" >"$tmp/ray-stored.yaml"
+    expect_exit 0 "$gpuadmit" validate -o json "$tmp/ray-stored.yaml"
+    expect_exit 1 "$gpuadmit" validate -o json --no-mutate "$tmp/ray-stored.yaml"
+    $check expect "$tmp/out" ray-num-gpus || fail "--no-mutate shows ray-num-gpus as stored"
+    expect_grep "$tmp/out" 'advertises 0'
     expect_exit 0 "$gpuadmit" validate -o json "$data/tree/c/two.yml"
     $check schema "$tmp/out" || fail "schema of one object"
 }
