@@ -368,6 +368,10 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         s->stop = s->first_fit;
         return;
     }
+    if (i >= GPA_SEARCH_MAX_DEPTH) { /* the recursion never follows the input further */
+        cut(s);
+        return;
+    }
     /* Bound: each remaining share scores at most 10000; a tie with the best found is not better. */
     if (s->found && score + (int64_t)(s->nshares - i) * 10000 <= s->best_score)
         return;

@@ -104,6 +104,10 @@ gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_devi
  * not searched (no card registers that many MIG instances). */
 int gpa_search_hami_mig(const gpa_gpu_t *gpu);
 #define GPA_SEARCH_HAMI_MIG_SLOTS 8
+/* The deepest the search goes: one level per share of the Pod. A Pod whose search would go deeper (a thousand
+ * containers of many vGPUs on cards registering thousands of slots) is cut there, "could not prove", never denied
+ * and never a stack overflow; the capacity and count bounds still prove "never" at the root without descending. */
+#define GPA_SEARCH_MAX_DEPTH 1024
 /* The card's slots: its registered count, else the configuration's deviceSplitCount. */
 int64_t gpa_search_hami_slots(const gpa_search_dev_t *d, const gpa_device_group_t *g);
 

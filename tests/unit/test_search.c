@@ -167,6 +167,42 @@ START_TEST(cut_short_warns_never_denies)
 }
 END_TEST
 
+/* The placement search recursed once per share: a HAMi node registering 8 MIG cards of 2^31 slots and a Pod of
+ * 1,200 containers x 64 vGPUs went 56,000 levels deep (SIGSEGV). Scaled down: 300 containers x 8 vGPUs (2,400
+ * levels) on 8 cards of 2^31 slots each is cut at GPA_SEARCH_MAX_DEPTH, a warning, and never a crash or a denial. */
+START_TEST(deep_searches_are_cut_not_overflowed)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    char *reg = gpa_arena_printf(&arena, "%s", "[");
+    for (int c = 0; c < 8; c++)
+        reg = gpa_arena_printf(&arena,
+                               "%s%s{\\\"id\\\":\\\"GPU-%d\\\",\\\"count\\\":2147483648,\\\"devmem\\\":81920,"
+                               "\\\"devcore\\\":100,\\\"type\\\":\\\"NVIDIA-A100\\\",\\\"mode\\\":\\\"mig\\\","
+                               "\\\"health\\\":true}",
+                               reg, c ? "," : "", c);
+    const char *node = gpa_arena_printf(&arena,
+                                        "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"mig\",\"annotations\":"
+                                        "{\"hami.io/node-nvidia-register\":\"%s]\"}}}",
+                                        reg);
+    ck_assert_msg(gpa_inventory_parse(inv, node, strlen(node), "nodes", &err) == 0, "%s", err.message);
+    const char *containers = "";
+    for (int i = 0; i < 300; i++)
+        containers = gpa_arena_printf(&arena, "%s%s{name: c%d, resources: {limits: {nvidia.com/gpu: 8, nvidia.com/gpumem: 260}}}",
+                                      containers, i ? ", " : "", i);
+    gpa_object_t *obj = pod("", containers);
+    const char *why;
+    gpa_alloc_budget_t b = gpa_alloc_budget(0);
+    ck_assert_int_eq(feasible(inv, obj, 0, &b, &why), GPA_FEASIBLE_UNKNOWN);
+    ck_assert_uint_ge(b.cut, 1);
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv};
+    gpa_verdict_t v;
+    ck_assert_int_eq(gpa_check(&arena, cfg, obj, &opts, &v, &err), 0);
+    ck_assert(v.allowed);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(the_deadline_cuts_the_search)
 {
     gpa_inventory_t *inv = hosts(3);
@@ -308,6 +344,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, a_budget_is_shared_by_every_template);
     tcase_add_test(tc, cut_short_warns_never_denies);
+    tcase_add_test(tc, deep_searches_are_cut_not_overflowed);
     tcase_add_test(tc, the_deadline_cuts_the_search);
     tcase_add_test(tc, noop_hostname_affinity_keeps_one_search_per_shape);
     tcase_add_test(tc, large_in_and_notin_lists);
