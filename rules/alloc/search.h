@@ -77,6 +77,8 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
 void gpa_search_node(gpa_search_t *s, const gpa_node_t *node);
 /* Sets s->dev and s->ndev to the node's devices as a search starts: empty, or with current usage when s->now. */
 void gpa_search_start(gpa_search_t *s, const gpa_node_t *node);
+/* The steps one gpa_search_fits of group g costs: 1, and a HAMi group's card lists by their length. */
+uint64_t gpa_search_fit_steps(const gpa_device_group_t *g);
 /* Whether group g's share fits device d as things stand; its core and memory there in *core, *mem. */
 int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem);
 /* Whether group g's share on device d adds one to d's count toward maxPodsPerDevice: a Pod counts once per device,
