@@ -186,10 +186,24 @@ void gpa_explain_refusal(gpa_arena_t *a, const gpa_request_t *req, const gpa_nod
 
 /* ---- nodes whose devices cannot hold the shares ---- */
 
+/* A value a tenant or a node wrote, as a message quotes it: whole up to GPA_EXPLAIN_QUOTE bytes, else its start and
+ * how much more there is (a 250 KB UUID list is not copied into every node's reason). */
+#define GPA_EXPLAIN_QUOTE 96
+static const char *quoted(gpa_arena_t *a, const char *value)
+{
+    size_t len = strlen(value);
+    if (len <= GPA_EXPLAIN_QUOTE)
+        return value;
+    size_t cut = GPA_EXPLAIN_QUOTE - 16;
+    while (cut > 0 && ((unsigned char)value[cut] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        cut--;
+    return gpa_arena_printf(a, "%.*s... (%zu bytes)", (int)cut, value, len);
+}
+
 /* "nvidia.com/use-gputype \"A100\"": a card-selection annotation of the Pod and its value, as the message quotes it. */
 static const char *selection(gpa_arena_t *a, gpa_hami_annotation_t which, const char *value)
 {
-    return gpa_arena_printf(a, "%s \"%s\"", gpa_hami_annotation(GPA_HAMI_NVIDIA, which), value);
+    return gpa_arena_printf(a, "%s \"%s\"", gpa_hami_annotation(GPA_HAMI_NVIDIA, which), quoted(a, value));
 }
 
 /* Which of a pair of lists (use-, nouse-) refuses the card: the use- list unless the card passes it. */
@@ -220,11 +234,14 @@ static const char *hami_failure(gpa_arena_t *a, const gpa_search_dev_t *d, const
     case GPA_HAMI_CARD_HELD:
         return gpa_arena_printf(a, "card %d is held whole by another Pod", minor);
     case GPA_HAMI_CARD_TYPE:
-        return list_failure(a, minor, "type", gpu->type, sel->use_type, GPA_HAMI_USE_TYPE, sel->nouse_type, GPA_HAMI_NOUSE_TYPE);
+        return list_failure(a, minor, "type", quoted(a, gpu->type), sel->use_type, GPA_HAMI_USE_TYPE, sel->nouse_type,
+                            GPA_HAMI_NOUSE_TYPE);
     case GPA_HAMI_CARD_MODE:
-        return gpa_arena_printf(a, "card %d's mode %s is not in %s", minor, gpu->mode, selection(a, GPA_HAMI_MODE, sel->mode));
+        return gpa_arena_printf(a, "card %d's mode %s is not in %s", minor, quoted(a, gpu->mode),
+                                selection(a, GPA_HAMI_MODE, sel->mode));
     case GPA_HAMI_CARD_UUID:
-        return list_failure(a, minor, "UUID", gpu->uuid, sel->use_uuid, GPA_HAMI_USE_UUID, sel->nouse_uuid, GPA_HAMI_NOUSE_UUID);
+        return list_failure(a, minor, "UUID", quoted(a, gpu->uuid), sel->use_uuid, GPA_HAMI_USE_UUID, sel->nouse_uuid,
+                            GPA_HAMI_NOUSE_UUID);
     case GPA_HAMI_CARD_SLOTS:
         return gpa_arena_printf(a, "card %d has all its %" PRId64 " vGPU slots taken", minor, gpa_search_hami_slots(d, g));
     case GPA_HAMI_CARD_MEMORY:
@@ -330,6 +347,8 @@ static const gpa_search_dev_t *closest_device(const gpa_search_t *s, const gpa_d
     for (size_t i = 0; i < s->ndev; i++) {
         const gpa_search_dev_t *d = &s->dev[i];
         int64_t core, mem;
+        if (gpa_alloc_budget_take(s->budget, gpa_search_fit_steps(g)) != 0)
+            break; /* the request's budget is spent: the next node stops the search ("could not prove") */
         if (gpa_search_fits(s, d, g, &core, &mem)) {
             (*nfit)++;
             continue;

@@ -185,8 +185,12 @@ static const gpa_hami_select_t *hami_select(gpa_arena_t *a, const gpa_podspec_t 
     const char **to[] = {&sel->use_type, &sel->nouse_type, &sel->use_uuid, &sel->nouse_uuid, &sel->mode};
     static const gpa_hami_annotation_t from[] = {GPA_HAMI_USE_TYPE, GPA_HAMI_NOUSE_TYPE, GPA_HAMI_USE_UUID, GPA_HAMI_NOUSE_UUID,
                                                  GPA_HAMI_MODE};
-    for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++)
+    size_t bytes = 0;
+    for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
         *to[i] = gpa_pairs_get(pod->annotations, pod->nannotations, gpa_hami_annotation(hv->vendor, from[i]));
+        bytes += *to[i] != NULL ? strlen(*to[i]) : 0;
+    }
+    sel->list_steps = bytes / 64;
     sel->policy = gpa_pairs_get(pod->annotations, pod->nannotations, GPA_ANNOTATION_HAMI_GPU_POLICY);
     sel->split_count = hv->device->device_split_count;
     return sel;

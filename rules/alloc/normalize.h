@@ -30,6 +30,8 @@ typedef struct st_gpa_hami_select_t {
     const char *mode;                  /* vgpu-mode: the card is kept when the value contains its mode */
     const char *policy;                /* hami.io/gpu-scheduler-policy: binpack or spread (a chain: its first of them) */
     int64_t split_count;               /* deviceSplitCount */
+    uint64_t list_steps;               /* what testing one card against the lists costs, in search steps (a step per
+                                          64 bytes of them): a 250 KB UUID list pays for its scans */
 } gpa_hami_select_t;
 
 /*

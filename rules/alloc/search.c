@@ -247,6 +247,11 @@ gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_devi
     return GPA_HAMI_CARD_FITS;
 }
 
+uint64_t gpa_search_fit_steps(const gpa_device_group_t *g)
+{
+    return 1 + (g->hami != NULL ? g->hami->list_steps : 0);
+}
+
 int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem)
 {
     const gpa_gpu_t *gpu = d->gpu;
@@ -368,6 +373,10 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
         s->stop = s->first_fit;
         return;
     }
+    if (i >= GPA_SEARCH_MAX_DEPTH) { /* the recursion never follows the input further */
+        cut(s);
+        return;
+    }
     /* Bound: each remaining share scores at most 10000; a tie with the best found is not better. */
     if (s->found && score + (int64_t)(s->nshares - i) * 10000 <= s->best_score)
         return;
@@ -381,7 +390,7 @@ static void dfs(gpa_search_t *s, size_t i, int64_t score)
                        : (size_t)s->cur[i - 1].dev + !(g->hami != NULL && gpa_search_hami_mig(s->dev[s->cur[i - 1].dev].gpu));
     for (size_t d = start; d < s->ndev && !s->stop; d++) {
         int64_t core, mem;
-        if (gpa_alloc_budget_take(s->budget, 1) != 0) {
+        if (gpa_alloc_budget_take(s->budget, gpa_search_fit_steps(g)) != 0) {
             cut(s);
             return;
         }

@@ -77,6 +77,8 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
 void gpa_search_node(gpa_search_t *s, const gpa_node_t *node);
 /* Sets s->dev and s->ndev to the node's devices as a search starts: empty, or with current usage when s->now. */
 void gpa_search_start(gpa_search_t *s, const gpa_node_t *node);
+/* The steps one gpa_search_fits of group g costs: 1, and a HAMi group's card lists by their length. */
+uint64_t gpa_search_fit_steps(const gpa_device_group_t *g);
 /* Whether group g's share fits device d as things stand; its core and memory there in *core, *mem. */
 int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem);
 /* Whether group g's share on device d adds one to d's count toward maxPodsPerDevice: a Pod counts once per device,
@@ -104,6 +106,10 @@ gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_devi
  * not searched (no card registers that many MIG instances). */
 int gpa_search_hami_mig(const gpa_gpu_t *gpu);
 #define GPA_SEARCH_HAMI_MIG_SLOTS 8
+/* The deepest the search goes: one level per share of the Pod. A Pod whose search would go deeper (a thousand
+ * containers of many vGPUs on cards registering thousands of slots) is cut there, "could not prove", never denied
+ * and never a stack overflow; the capacity and count bounds still prove "never" at the root without descending. */
+#define GPA_SEARCH_MAX_DEPTH 1024
 /* The card's slots: its registered count, else the configuration's deviceSplitCount. */
 int64_t gpa_search_hami_slots(const gpa_search_dev_t *d, const gpa_device_group_t *g);
 

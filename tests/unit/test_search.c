@@ -167,6 +167,84 @@ START_TEST(cut_short_warns_never_denies)
 }
 END_TEST
 
+/* The placement search recursed once per share: a HAMi node registering 8 MIG cards of 2^31 slots and a Pod of
+ * 1,200 containers x 64 vGPUs went 56,000 levels deep (SIGSEGV). Scaled down: 300 containers x 8 vGPUs (2,400
+ * levels) on 8 cards of 2^31 slots each is cut at GPA_SEARCH_MAX_DEPTH, a warning, and never a crash or a denial. */
+START_TEST(deep_searches_are_cut_not_overflowed)
+{
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    char *reg = gpa_arena_printf(&arena, "%s", "[");
+    for (int c = 0; c < 8; c++)
+        reg = gpa_arena_printf(&arena,
+                               "%s%s{\\\"id\\\":\\\"GPU-%d\\\",\\\"count\\\":2147483648,\\\"devmem\\\":81920,"
+                               "\\\"devcore\\\":100,\\\"type\\\":\\\"NVIDIA-A100\\\",\\\"mode\\\":\\\"mig\\\","
+                               "\\\"health\\\":true}",
+                               reg, c ? "," : "", c);
+    const char *node = gpa_arena_printf(&arena,
+                                        "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"mig\",\"annotations\":"
+                                        "{\"hami.io/node-nvidia-register\":\"%s]\"}}}",
+                                        reg);
+    ck_assert_msg(gpa_inventory_parse(inv, node, strlen(node), "nodes", &err) == 0, "%s", err.message);
+    const char *containers = "";
+    for (int i = 0; i < 300; i++)
+        containers = gpa_arena_printf(&arena, "%s%s{name: c%d, resources: {limits: {nvidia.com/gpu: 8, nvidia.com/gpumem: 260}}}",
+                                      containers, i ? ", " : "", i);
+    gpa_object_t *obj = pod("", containers);
+    const char *why;
+    gpa_alloc_budget_t b = gpa_alloc_budget(0);
+    ck_assert_int_eq(feasible(inv, obj, 0, &b, &why), GPA_FEASIBLE_UNKNOWN);
+    ck_assert_uint_ge(b.cut, 1);
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv};
+    gpa_verdict_t v;
+    ck_assert_int_eq(gpa_check(&arena, cfg, obj, &opts, &v, &err), 0);
+    ck_assert(v.allowed);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
+/* A HAMi Pod with a long use-gpuuuid list on many HAMi nodes: every card's test against the list pays its bytes into
+ * the request's steps, and no reason copies the list (each quotes its start). 40 nodes of 8 cards, a 100 KB list. */
+START_TEST(hami_lists_pay_and_are_quoted_short)
+{
+    const char *nodes = "";
+    for (int n = 0; n < 40; n++) {
+        const char *cards = "";
+        for (int i = 0; i < 8; i++)
+            cards = gpa_arena_printf(&arena,
+                                     "%s%s{\"id\":\"GPU-n%d-%d\",\"index\":%d,\"count\":10,\"devmem\":23028,\"devcore\":100,"
+                                     "\"type\":\"NVIDIA A10\",\"mode\":\"hami-core\",\"health\":true}",
+                                     cards, i ? "," : "", n, i, i);
+        nodes = gpa_arena_printf(&arena,
+                                 "%s---\nkind: Node\nmetadata:\n  name: n%02d\n  annotations:\n"
+                                 "    hami.io/node-nvidia-register: '[%s]'\n",
+                                 nodes, n, cards);
+    }
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_msg(gpa_inventory_parse(inv, nodes, strlen(nodes), "nodes", &err) == 0, "%s", err.message);
+    size_t cap = 100 * 1024 + 64, len = 0;
+    char *list = gpa_arena_alloc(&arena, cap);
+    while (len + 48 < cap)
+        len += (size_t)snprintf(list + len, cap - len, "%sGPU-00000000-0000-0000-0000-%012zu", len ? "," : "", len);
+    gpa_object_t *obj = yaml_object(gpa_arena_printf(&arena,
+                                                     "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d, annotations: "
+                                                     "{nvidia.com/use-gpuuuid: \"%s\"}}\nspec: {containers: [{name: c, "
+                                                     "resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}}}]}\n",
+                                                     list));
+    gpa_alloc_budget_t b = gpa_alloc_budget(0);
+    uint64_t initial = b.steps;
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv, .budget = &b};
+    gpa_verdict_t v;
+    ck_assert_int_eq(gpa_check(&arena, cfg, obj, &opts, &v, &err), 0);
+    ck_assert(!v.allowed); /* no card has any of the UUIDs: infeasible, proven within the budget */
+    ck_assert_uint_ge(spent(&b, initial), 40 * 8 * (len / 64));
+    for (size_t i = 0; i < v.violations.len; i++)
+        ck_assert_msg(strlen(v.violations.items[i].message) < 1024, "%zu bytes", strlen(v.violations.items[i].message));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(the_deadline_cuts_the_search)
 {
     gpa_inventory_t *inv = hosts(3);
@@ -257,7 +335,7 @@ START_TEST(capacity_bound_proves_without_searching)
     gpa_alloc_budget_t b = gpa_alloc_budget(0);
     const char *why;
     ck_assert_int_eq(feasible(inv, pod("", c), 0, &b, &why), GPA_FEASIBLE_NEVER);
-    ck_assert_uint_lt(spent(&b, GPA_ALLOC_BUDGET_STEPS), 100);
+    ck_assert_uint_lt(spent(&b, GPA_ALLOC_BUDGET_STEPS), 100 + 17 * 8); /* the reason costs a step per group and device */
     gpa_inventory_release(inv);
 }
 END_TEST
@@ -270,7 +348,7 @@ START_TEST(count_bound_proves_distinct_sizes)
     gpa_alloc_budget_t b = gpa_alloc_budget(0);
     const char *why;
     ck_assert_int_eq(feasible(inv, pod("", mgpu("c", 17, 34, 1024)), 0, &b, &why), GPA_FEASIBLE_NEVER);
-    ck_assert_uint_lt(spent(&b, GPA_ALLOC_BUDGET_STEPS), 100);
+    ck_assert_uint_lt(spent(&b, GPA_ALLOC_BUDGET_STEPS), 100 + 17 * 8); /* the reason costs a step per group and device */
     b = gpa_alloc_budget(100000);
     ck_assert_int_eq(feasible(inv, pod("", heavy()), 0, &b, &why), GPA_FEASIBLE_UNKNOWN);
     gpa_inventory_release(inv);
@@ -308,6 +386,8 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, a_budget_is_shared_by_every_template);
     tcase_add_test(tc, cut_short_warns_never_denies);
+    tcase_add_test(tc, deep_searches_are_cut_not_overflowed);
+    tcase_add_test(tc, hami_lists_pay_and_are_quoted_short);
     tcase_add_test(tc, the_deadline_cuts_the_search);
     tcase_add_test(tc, noop_hostname_affinity_keeps_one_search_per_shape);
     tcase_add_test(tc, large_in_and_notin_lists);
