@@ -23,7 +23,7 @@ if(GPA_FUZZ)
     target_compile_options(gpa_${layer} PRIVATE -fsanitize=fuzzer-no-link)
   endforeach()
   # Every driver: tests/fuzz/fuzz_<name>.c, seeds in tests/fuzz/seeds/<name>/, target fuzz_<name>.
-  set(GPA_FUZZ_DRIVERS json yaml quantity decode review config inventory suite stream kubeconfig)
+  set(GPA_FUZZ_DRIVERS json yaml quantity decode review config inventory suite stream kubeconfig cel)
   foreach(name ${GPA_FUZZ_DRIVERS})
     add_executable(fuzz_${name} ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_${name}.c)
     target_include_directories(fuzz_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
