@@ -54,7 +54,7 @@ static int decode(gpa_arena_t *a, const gpa_suite_t *s, const gpa_value_t *doc, 
                   gpa_object_t **out, gpa_error_t *err)
 {
     gpa_error_init(err, file);
-    if (gpa_decode_object_with(a, &s->config->workloads, clone(a, doc), out, err) != 0)
+    if (gpa_decode_object_with(a, &s->config->decode, clone(a, doc), out, err) != 0)
         return -1;
     gpa_object_set_request(*out, ns, NULL);
     return 0;

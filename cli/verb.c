@@ -128,8 +128,8 @@ static int on_document(void *ctx, const char *file, const char *source, long ite
         free(vb->file_);
         vb->file_ = gpa_xstrdup(file);
     }
-    int rc = item < 0 ? gpa_cli_objects(a, &vb->cfg->workloads, file, doc, &objs)
-                      : gpa_cli_item_objects(a, &vb->cfg->workloads, file, doc, item, &objs);
+    int rc = item < 0 ? gpa_cli_objects(a, &vb->cfg->decode, file, doc, &objs)
+                      : gpa_cli_item_objects(a, &vb->cfg->decode, file, doc, item, &objs);
     if (rc != 0) {
         count_unreadable(vb);
         return 0; /* reported; the next document is still read */

@@ -144,7 +144,7 @@ static int decode(gpa_arena_t *a, const gpa_config_t *cfg, gpa_webhook_t hook, c
 {
     gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
-    if (gpa_decode_object_with(a, &cfg->workloads, doc, obj, &err) != 0) {
+    if (gpa_decode_object_with(a, &cfg->decode, doc, obj, &err) != 0) {
         gpa_decode_error_within(&err, gpa_arena_printf(a, "request.%s", key));
         const char *why = gpa_arena_printf(a, "cannot read %s: %s", err.path, err.message);
         out->allowed = 0;
@@ -197,7 +197,7 @@ gpa_json_filter_t *gpa_review_filter(gpa_arena_t *a, const gpa_config_t *cfg)
     static const char *const objects[] = {"request.object", "request.oldObject"};
     for (size_t i = 0; i < 2; i++) {
         gpa_json_filter_t *object = gpa_json_filter_path(a, root, objects[i]);
-        gpa_decode_filter(a, &cfg->workloads, object);
+        gpa_decode_filter(a, &cfg->decode, object);
         gpa_ray_filter(a, object); /* the ray-num-gpus rule and mutation read each group beside its template */
     }
     gpa_json_filter_seal(a, root);
