@@ -56,13 +56,13 @@ static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t 
     return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
 }
 
-static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t n, char *err, size_t size)
+static gpa_inventory_t *load_inventory(void *ctx, const gpa_config_t *cfg, const char *const *files, size_t n, char *err, size_t size)
 {
     (void)ctx, (void)size;
     err[0] = '\0';
     gpa_load_report_t rep = {first_error, err, NULL};
     gpa_inventory_t *inv = NULL;
-    return gpa_load_inventory_files(files, n, &inv, &rep) == 0 ? inv : NULL;
+    return gpa_load_inventory_files_with(cfg, files, n, &inv, &rep) == 0 ? inv : NULL;
 }
 
 static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};
