@@ -694,7 +694,8 @@ int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const ch
     static const gpa_decode_opts_t only_dra = {.dialects = GPA_DIALECT_DRA};
     gpa_object_t *obj;
     if (gpa_decode_object_with(&inv->rec_, &only_dra, gpa_value_clone(&inv->rec_, doc), &obj, err) != 0) {
-        gpa_decode_error_within(err, path);
+        if (path[0] != '\0')
+            gpa_decode_error_within(err, path); /* items[2].spec...: where the object sits in its List */
         return -1;
     }
     if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS)
