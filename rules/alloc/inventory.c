@@ -705,6 +705,11 @@ int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const ch
     return 0;
 }
 
+void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind)
+{
+    gpa_dra_known_set_complete(&inv->dra, kind);
+}
+
 const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv)
 {
     return inv != NULL ? &inv->dra : NULL;
@@ -713,6 +718,8 @@ const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv)
 void gpa_inventory_rollback(gpa_inventory_t *inv)
 {
     inv->dra.len_ = inv->committed_dra;
+    if (inv->dra.indexed_ > inv->dra.len_)
+        inv->dra.nslots_ = inv->dra.indexed_ = 0; /* the index names dropped entries: unused until the next seal */
     inv->dra.complete = inv->committed_dra_complete;
     inv->nodes_rec.len = inv->committed_nodes;
     inv->gpus_rec.len = inv->committed_gpus;
@@ -743,6 +750,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
         free(inv->view_arena);
     }
     inv->view_arena = a;
+    gpa_dra_known_seal(&inv->rec_, &inv->dra);
     inv->committed_dra = inv->dra.len_;
     inv->committed_dra_complete = inv->dra.complete;
     inv->nodes = r.nodes;

@@ -53,6 +53,9 @@ int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts
  * layer is borrowed from the inventory (NULL for a NULL inventory) and never changes once the inventory is shared.
  */
 int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err);
+/* Marks the inventory as holding the cluster's whole set of `kind` even with none of it (the live view, once its list
+ * of that kind is read). */
+void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind);
 const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv);
 
 /* ---- the resolved view ---- */

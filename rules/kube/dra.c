@@ -486,6 +486,45 @@ void gpa_dra_known_add(gpa_arena_t *a, gpa_dra_known_t *k, const gpa_dra_object_
     k->entries_[k->len_++] = (gpa_dra_known_entry_t){obj, key_hash(obj->kind, obj->ns, obj->name)};
 }
 
+void gpa_dra_known_seal(gpa_arena_t *a, gpa_dra_known_t *k)
+{
+    size_t n = 16;
+    while (n < 2 * k->len_)
+        n *= 2;
+    uint32_t *slots = gpa_arena_calloc(a, n, sizeof(*slots));
+    for (size_t i = 0; i < k->len_; i++) {
+        size_t s = (size_t)k->entries_[i].hash_ & (n - 1);
+        while (slots[s] != 0)
+            s = (s + 1) & (n - 1);
+        slots[s] = (uint32_t)(i + 1);
+    }
+    k->slots_ = slots;
+    k->nslots_ = n;
+    k->indexed_ = k->len_;
+}
+
+static int entry_is(const gpa_dra_known_entry_t *e, uint64_t h, gpa_dra_kind_t kind, const char *ns, const char *name)
+{
+    const gpa_dra_object_t *o = e->object;
+    return e->hash_ == h && o->kind == kind && strcmp(o->ns, ns) == 0 && strcmp(o->name, name) == 0;
+}
+
+/* The first entry of one layer that is (kind, ns, name): through the index, then among the entries added after it. */
+static const gpa_dra_object_t *layer_find(const gpa_dra_known_t *k, uint64_t h, gpa_dra_kind_t kind, const char *ns,
+                                          const char *name)
+{
+    const gpa_dra_known_entry_t *best = NULL;
+    for (size_t s = (size_t)h & (k->nslots_ - 1); k->nslots_ != 0 && k->slots_[s] != 0; s = (s + 1) & (k->nslots_ - 1)) {
+        const gpa_dra_known_entry_t *e = &k->entries_[k->slots_[s] - 1];
+        if (entry_is(e, h, kind, ns, name) && (best == NULL || e < best))
+            best = e;
+    }
+    for (size_t i = k->indexed_; best == NULL && i < k->len_; i++)
+        if (entry_is(&k->entries_[i], h, kind, ns, name))
+            best = &k->entries_[i];
+    return best != NULL ? best->object : NULL;
+}
+
 void gpa_dra_known_set_complete(gpa_dra_known_t *k, gpa_dra_kind_t kind)
 {
     if (kind < GPA_DRA__KINDS)
@@ -501,12 +540,11 @@ const gpa_dra_object_t *gpa_dra_known_find(const gpa_dra_known_t *k, gpa_dra_kin
     if (ns == NULL)
         return NULL;
     uint64_t h = key_hash(kind, ns, name);
-    for (; k != NULL; k = k->below)
-        for (size_t i = 0; i < k->len_; i++) {
-            const gpa_dra_object_t *o = k->entries_[i].object;
-            if (k->entries_[i].hash_ == h && o->kind == kind && strcmp(o->ns, ns) == 0 && strcmp(o->name, name) == 0)
-                return o;
-        }
+    for (; k != NULL; k = k->below) {
+        const gpa_dra_object_t *o = layer_find(k, h, kind, ns, name);
+        if (o != NULL)
+            return o;
+    }
     return NULL;
 }
 
