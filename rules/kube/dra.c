@@ -165,12 +165,13 @@ static int read_selectors(reader_t *r, const gpa_value_t *obj, const char *path,
 /* capacity.requests: {name: quantity}. */
 static int read_capacity(reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
 {
-    gpa_value_t *cap, *reqs;
-    if (field(r, obj, "capacity", GPA_VOBJECT, path, &cap) != 0)
-        return -1;
+    gpa_value_t *cap, *reqs = NULL;
     const char *cp = join(r, path, "capacity");
-    if (cap == NULL || field(r, cap, "requests", GPA_VOBJECT, cp, &reqs) != 0 || reqs == NULL)
-        return cap == NULL ? 0 : r->err->set_ ? -1 : 0;
+    if (field(r, obj, "capacity", GPA_VOBJECT, path, &cap) != 0 ||
+        (cap != NULL && field(r, cap, "requests", GPA_VOBJECT, cp, &reqs) != 0))
+        return -1;
+    if (reqs == NULL)
+        return 0;
     const char *rp = join(r, cp, "requests");
     e->ncapacity = reqs->u.object.len;
     e->capacity = gpa_arena_calloc(r->a, e->ncapacity + 1, sizeof(*e->capacity));
@@ -256,7 +257,8 @@ static int read_alternatives(reader_t *r, const gpa_value_t *req, const char *pa
     return 0;
 }
 
-/* One request: v1 and v1beta2 under `exactly` or `firstAvailable`; v1beta1 on the request itself (or firstAvailable). */
+/* One request: v1 and v1beta2 under `exactly` or `firstAvailable`; v1beta1 (and v1alpha3, which dra-api-version
+ * flags) on the request itself (or firstAvailable). */
 static int read_request(reader_t *r, const gpa_value_t *req, const char *path, gpa_dra_version_t version, gpa_dra_request_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -267,7 +269,7 @@ static int read_request(reader_t *r, const gpa_value_t *req, const char *path, g
     if (out->nalternatives != 0)
         return 0;
     gpa_value_t *exactly;
-    if (version == GPA_DRA_V1BETA1) {
+    if (version == GPA_DRA_V1BETA1 || version == GPA_DRA_V1ALPHA3) { /* the request's fields on the request itself */
         out->has_exact = 1;
         return read_exact(r, req, path, out->name, &out->exact);
     }
@@ -381,8 +383,10 @@ int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, 
 static int read_source(reader_t *r, const gpa_value_t *item, const char *path, gpa_dra_pod_claim_t *c)
 {
     gpa_value_t *source;
-    if (field(r, item, "source", GPA_VOBJECT, path, &source) != 0 || source == NULL)
-        return r->err->set_ ? -1 : 0;
+    if (field(r, item, "source", GPA_VOBJECT, path, &source) != 0)
+        return -1;
+    if (source == NULL)
+        return 0;
     const char *sp = join(r, path, "source");
     c->has_source = 1;
     return string_field(r, source, "resourceClaimName", sp, &c->source_claim) != 0 ||
