@@ -940,6 +940,11 @@ START_TEST(dra_objects_known)
     ck_assert(gpa_dra_known_complete(k, GPA_DRA_CLASS) && gpa_dra_known_complete(k, GPA_DRA_TEMPLATE));
     ck_assert(!gpa_dra_known_complete(k, GPA_DRA_CLAIM));
     ck_assert_str_eq(gpa_dra_known_extended(k, "nvidia.com/gpu", 14)->name, "gpu.nvidia.com");
+    /* DRA objects alone describe no node: infeasible does not run on such an inventory; an empty one says "no node" */
+    ck_assert(!gpa_inventory_has_nodes(inv));
+    gpa_inventory_t *empty = gpa_inventory_new();
+    ck_assert(gpa_inventory_has_nodes(empty));
+    gpa_inventory_release(empty);
     /* a bad DRA object fails the file, and the objects it added before are dropped with it */
     const char *bad = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: other}\nspec: {}\n---\n"
                       "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: 3}}\n";
