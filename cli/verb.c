@@ -174,6 +174,7 @@ static void walk_known(gpa_verb_t *vb, char *const *paths, size_t npaths)
     if (n > 0)
         gpa_input_walk_with(files, n, on_dra_document, vb, NULL, &quiet);
     free(files);
+    gpa_dra_known_seal(&vb->known_arena_, &vb->known); /* stdin's, if any, are added after: found by a scan */
 }
 
 static int on_document(void *ctx, const char *file, const char *source, long item, gpa_arena_t *a, gpa_value_t *doc)
