@@ -126,17 +126,19 @@ static void count_unreadable(gpa_verb_t *vb)
     vb->unreadable_doc_files++;
 }
 
-/* A class, claim or template of the input becomes known: decoded again from a copy in the walk's long-lived arena. */
+/* A class, claim or template of the input becomes known (once: the input's own, over the inventory's version of it):
+ * decoded again from a copy in the walk's long-lived arena. */
 static void know(gpa_verb_t *vb, const gpa_object_t *obj)
 {
+    gpa_dra_known_t input = vb->known;
+    input.below = NULL; /* this layer alone */
     if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS ||
-        gpa_dra_known_find(&vb->known, obj->dra->kind, obj->dra->ns, obj->dra->name) != NULL)
+        gpa_dra_known_find(&input, obj->dra->kind, obj->dra->ns, obj->dra->name) != NULL)
         return;
     gpa_error_t err = {0};
     gpa_object_t *copy;
     if (gpa_decode_object_with(&vb->known_arena_, &vb->decode, gpa_value_clone(&vb->known_arena_, obj->root), &copy, &err) == 0 &&
         copy->dra != NULL) {
-        gpa_object_set_request(copy, obj->ns, obj->name);
         gpa_dra_known_add(&vb->known_arena_, &vb->known, copy->dra);
     }
 }
