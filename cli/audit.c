@@ -69,7 +69,7 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
     gpa_arena_clear(&au->obj);
     gpa_error_init(&err, au->source);
     gpa_value_t *doc = gpa_kube_kind_stamp(&au->obj, object, au->kind);
-    if (gpa_decode_object_with(&au->obj, &au->vb.cfg->workloads, doc, &obj, &err) != 0) {
+    if (gpa_decode_object_with(&au->obj, &au->vb.cfg->decode, doc, &obj, &err) != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
         gpa_report_line(stderr, "%s %s/%s: %s", au->source, au->kind->kind,

@@ -298,8 +298,8 @@ static void explain_pod(explain_t *ex, const char *text)
     gpa_arena_clear(&ex->vb.scratch);
     gpa_error_init(&err, "cluster");
     if (gpa_json_parse(&ex->vb.scratch, text, strlen(text), &doc, &err) != 0 ||
-        gpa_decode_object_with(&ex->vb.scratch, &ex->vb.cfg->workloads,
-                               gpa_kube_kind_stamp(&ex->vb.scratch, doc, &gpa_kube_kind_pod), &obj, &err) != 0 ||
+        gpa_decode_object_with(&ex->vb.scratch, &ex->vb.cfg->decode, gpa_kube_kind_stamp(&ex->vb.scratch, doc, &gpa_kube_kind_pod),
+                               &obj, &err) != 0 ||
         obj->npods == 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));

@@ -28,20 +28,24 @@ typedef struct st_reader_t {
     gpa_arena_t arenas[2];
     gpa_input_cb cb;
     void *ctx;
+    const gpa_load_report_t *rep; /* NULL: errors on stderr */
 } reader_t;
 
-static int report(const gpa_error_t *err)
+static int report(const reader_t *r, const gpa_error_t *err)
 {
-    gpa_report_error(stderr, err);
+    if (r->rep != NULL)
+        gpa_load_report(r->rep, err);
+    else
+        gpa_report_error(stderr, err);
     return GPA_EXIT_USAGE;
 }
 
-static int report_errno(const char *file, const char *what)
+static int report_errno(const reader_t *r, const char *file, const char *what)
 {
     gpa_error_t err = {0};
     gpa_error_init(&err, file);
     gpa_error_set(&err, 0, 0, "", "%s: %s", what, strerror(errno));
-    return report(&err);
+    return report(r, &err);
 }
 
 /* The next piece of the stream, feeding it from the file as it asks. */
@@ -74,7 +78,7 @@ static gpa_stream_status_t pull(reader_t *r, gpa_stream_t *s, gpa_arena_t *a, gp
 static int rewind_file(reader_t *r)
 {
     if (fseek(r->f, 0, SEEK_SET) != 0)
-        return report_errno(r->file, "cannot read");
+        return report_errno(r, r->file, "cannot read");
     return 0;
 }
 
@@ -93,11 +97,11 @@ static int walk_whole(reader_t *r)
     gpa_arena_t *a = &r->arenas[0];
     gpa_docs_t docs = {0};
     if (ferror(r->f))
-        rc = report_errno(r->file, "cannot read");
+        rc = report_errno(r, r->file, "cannot read");
     else if (text.len > MAX_PIECE_BYTES && gpa_error_set(&err, 0, 0, "", "larger than %zu bytes", MAX_PIECE_BYTES) != 0)
-        rc = report(&err);
+        rc = report(r, &err);
     else if (gpa_docs_parse(a, text.base != NULL ? text.base : "", text.len, &docs, &err) != 0)
-        rc = report(&err);
+        rc = report(r, &err);
     for (size_t i = 0; i < docs.len && rc == 0; i++) {
         const char *source = docs.len == 1 ? r->file : gpa_arena_printf(a, "%s#%zu", r->file, i + 1);
         rc = r->cb(r->ctx, r->file, source, -1, a, docs.docs[i]);
@@ -124,7 +128,7 @@ static int walk_items(reader_t *r)
         gpa_arena_clear(a);
     }
     if (rc == 0 && st == GPA_STREAM_ERROR) /* the file changed since the first reading */
-        rc = report(&err);
+        rc = report(r, &err);
     gpa_stream_free(s);
     return rc;
 }
@@ -152,7 +156,7 @@ static int walk_yaml(reader_t *r, gpa_stream_t *s, gpa_value_t *first, gpa_error
     const char *source = n == 1 && st == GPA_STREAM_END ? r->file : gpa_arena_printf(held_arena, "%s#%zu", r->file, n);
     rc = r->cb(r->ctx, r->file, source, -1, held_arena, held);
     if (rc == 0 && st == GPA_STREAM_ERROR)
-        rc = report(err);
+        rc = report(r, err);
     return rc;
 }
 
@@ -183,7 +187,7 @@ static int walk_stream(reader_t *r)
         gpa_stream_free(s);
         gpa_arena_clear(a);
         if (switch_to_copy(r) != 0)
-            return report_errno(r->file, "cannot read");
+            return report_errno(r, r->file, "cannot read");
         return walk_stream(r);
     }
     if (r->tee != NULL) { /* YAML is read once: no copy needed */
@@ -195,7 +199,7 @@ static int walk_stream(reader_t *r)
         if (st == GPA_STREAM_PIECE)
             rc = walk_yaml(r, s, doc, &err);
         else if (st == GPA_STREAM_ERROR)
-            rc = report(&err);
+            rc = report(r, &err);
     } else {
         /* First reading: is it a List that reads without fault? Items are checked, not built. */
         gpa_stream_check_only(s);
@@ -218,11 +222,11 @@ static int walk_file(reader_t *r, const char *file)
     r->file = file;
     r->f = is_stdin ? stdin : fopen(file, "rb");
     if (r->f == NULL)
-        return report_errno(file, "cannot open");
+        return report_errno(r, file, "cannot open");
     /* stdin that is not a regular file cannot be read twice: its bytes are copied as they are read, until the
      * first piece tells JSON (which may need a second reading: from the copy) from YAML (which does not). */
     if (is_stdin && (fstat(fileno(stdin), &st) != 0 || !S_ISREG(st.st_mode)) && (r->tee = tmpfile()) == NULL)
-        return report_errno(file, "cannot read");
+        return report_errno(r, file, "cannot read");
     int rc = walk_stream(r);
     if (r->f != stdin)
         fclose(r->f);
@@ -234,23 +238,30 @@ static int walk_file(reader_t *r, const char *file)
 
 int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx, size_t *unreadable)
 {
+    return gpa_input_walk_with(paths, npaths, cb, ctx, unreadable, NULL);
+}
+
+int gpa_input_walk_with(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx, size_t *unreadable,
+                        const gpa_load_report_t *rep)
+{
     gpa_load_files_t files = {0};
     int rc = 0;
     int stdin_seen = 0;
     size_t failed = 0;
     for (size_t i = 0; i < npaths; i++) {
         if (strcmp(paths[i], "-") == 0 && stdin_seen++) {
-            fprintf(stderr, "-: stdin given more than once (it can be read only once)\n");
+            if (rep == NULL)
+                fprintf(stderr, "-: stdin given more than once (it can be read only once)\n");
             rc = GPA_EXIT_USAGE;
             failed++;
             continue;
         }
-        if (gpa_load_files((const char *const *)&paths[i], 1, &files, NULL) != 0) {
+        if (gpa_load_files((const char *const *)&paths[i], 1, &files, rep) != 0) {
             rc = GPA_EXIT_USAGE;
             failed++;
         }
     }
-    reader_t r = {.cb = cb, .ctx = ctx, .chunk = gpa_xmalloc(CHUNK)};
+    reader_t r = {.cb = cb, .ctx = ctx, .rep = rep, .chunk = gpa_xmalloc(CHUNK)};
     gpa_arena_init(&r.arenas[0]);
     gpa_arena_init(&r.arenas[1]);
     for (size_t i = 0; i < files.len; i++) {

@@ -118,8 +118,7 @@ static size_t judge_pod(kind_state_t *k, const gpa_value_t *obj, const char **ru
     gpa_verdict_t v;
     gpa_check_opts_t opts = gpa_audit_check_opts(1); /* as created now: a legacy Pod the mutations complete is fine */
     gpa_error_init(&err, NULL);
-    if (gpa_decode_object_with(&k->judge, &cfg->workloads, doc, &o, &err) == 0 &&
-        gpa_check(&k->judge, cfg, o, &opts, &v, &err) == 0)
+    if (gpa_decode_object_with(&k->judge, &cfg->decode, doc, &o, &err) == 0 && gpa_check(&k->judge, cfg, o, &opts, &v, &err) == 0)
         for (size_t i = 0; i < v.violations.len && n < MAX_FINDINGS; i++) {
             const char *id = v.violations.items[i].rule;
             size_t j = 0;

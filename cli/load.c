@@ -275,6 +275,12 @@ static void report_warnings(const gpa_inventory_t *inv, const gpa_load_report_t 
 
 int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_inventory_t **out, const gpa_load_report_t *rep)
 {
+    return gpa_load_inventory_files_with(NULL, files, nfiles, out, rep);
+}
+
+int gpa_load_inventory_files_with(const gpa_config_t *cfg, const char *const *files, size_t nfiles, gpa_inventory_t **out,
+                                  const gpa_load_report_t *rep)
+{
     gpa_inventory_t *inv = gpa_inventory_new();
     int rc = 0;
     for (size_t i = 0; i < nfiles && rc == 0; i++) {
@@ -284,7 +290,7 @@ int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_invent
         gpa_error_init(&err, files[i]);
         size_t len = 0;
         char *text = gpa_read_file(files[i], &len, &err);
-        if (text == NULL || gpa_inventory_parse(inv, text, len, files[i], &err) != 0) {
+        if (text == NULL || gpa_inventory_parse_with(inv, cfg != NULL ? &cfg->decode : NULL, text, len, files[i], &err) != 0) {
             gpa_load_report(rep, &err);
             rc = -1;
         }
@@ -301,10 +307,16 @@ int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_invent
 
 int gpa_load_inventory(const char *const *paths, size_t npaths, gpa_inventory_t **out, const gpa_load_report_t *rep)
 {
+    return gpa_load_inventory_with(NULL, paths, npaths, out, rep);
+}
+
+int gpa_load_inventory_with(const gpa_config_t *cfg, const char *const *paths, size_t npaths, gpa_inventory_t **out,
+                            const gpa_load_report_t *rep)
+{
     gpa_load_files_t files = {0};
     int rc = gpa_load_files(paths, npaths, &files, rep);
     if (rc == 0)
-        rc = gpa_load_inventory_files((const char *const *)files.items, files.len, out, rep);
+        rc = gpa_load_inventory_files_with(cfg, (const char *const *)files.items, files.len, out, rep);
     gpa_load_files_dispose(&files);
     return rc;
 }

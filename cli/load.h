@@ -68,5 +68,11 @@ int gpa_load_config(const char *path, gpa_config_t **out, const gpa_load_report_
 int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_inventory_t **out, const gpa_load_report_t *rep);
 /* --inventory PATH (repeatable): gpa_load_files then gpa_load_inventory_files. */
 int gpa_load_inventory(const char *const *paths, size_t npaths, gpa_inventory_t **out, const gpa_load_report_t *rep);
+/* The same two, Pods decoded as `cfg` says (its HAMi names: cfg->decode; NULL: the defaults). An inventory depends on
+ * the configuration it was read with: load it again when the configuration changes. */
+int gpa_load_inventory_files_with(const gpa_config_t *cfg, const char *const *files, size_t nfiles, gpa_inventory_t **out,
+                                  const gpa_load_report_t *rep);
+int gpa_load_inventory_with(const gpa_config_t *cfg, const char *const *paths, size_t npaths, gpa_inventory_t **out,
+                            const gpa_load_report_t *rep);
 
 #endif

@@ -14,15 +14,15 @@ static int report(const gpa_error_t *err)
     return -1;
 }
 
-int gpa_cli_item_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *item, long index,
+int gpa_cli_item_objects(gpa_arena_t *a, const gpa_decode_opts_t *opts, const char *file, gpa_value_t *item, long index,
                          gpa_objects_t *out)
 {
     gpa_error_t err = {0};
     gpa_error_init(&err, file);
-    return gpa_decode_item(a, workloads, item, (size_t)index, out, &err) != 0 ? report(&err) : 0;
+    return gpa_decode_item(a, opts, item, (size_t)index, out, &err) != 0 ? report(&err) : 0;
 }
 
-int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char *file, gpa_value_t *doc, gpa_objects_t *out)
+int gpa_cli_objects(gpa_arena_t *a, const gpa_decode_opts_t *opts, const char *file, gpa_value_t *doc, gpa_objects_t *out)
 {
     gpa_error_t err = {0};
     gpa_error_init(&err, file);
@@ -33,7 +33,7 @@ int gpa_cli_objects(gpa_arena_t *a, const gpa_workloads_t *workloads, const char
     if (review && env.object == NULL)
         return 0; /* DELETE or CONNECT without an object: nothing to judge */
     size_t first = out->len;
-    if (gpa_decode_document_with(a, workloads, review ? env.object : doc, out, &err) != 0) {
+    if (gpa_decode_document_with(a, opts, review ? env.object : doc, out, &err) != 0) {
         if (review)
             gpa_decode_error_within(&err, "request.object"); /* the path the webhook's denial names too */
         goto Error;

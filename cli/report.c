@@ -172,11 +172,14 @@ static const char *template_of(gpa_arena_t *a, const gpa_object_t *obj, const ch
     return group != NULL ? gpa_arena_printf(a, " in %s \"%s\"", shown, group) : gpa_arena_printf(a, " in %s", shown);
 }
 
-/* Where a finding is, unmistakably: `container "main"` (a name can look like a rule or a dialect), or `pod`;
+/* Where a finding is, unmistakably: `container "main"` (a name can look like a rule or a dialect), `pod`, or
+ * `object` (a resource.k8s.io object, which has no Pod);
  * in an object of several Pod templates, which one (`container "worker" in spec.workerGroupSpecs[1].template
  * "big"`): two templates may hold containers of the same name. */
 static const char *finding_place(gpa_arena_t *a, const gpa_object_t *obj, const gpa_violation_t *f)
 {
+    if (obj->npods == 0 && f->container == NULL)
+        return "object"; /* a claim, template or class: its own finding */
     const char *where = template_of(a, obj, f->path != NULL ? f->path : "");
     return f->container != NULL ? gpa_arena_printf(a, "container \"%s\"%s", f->container, where)
                                 : gpa_arena_printf(a, "pod%s", where);

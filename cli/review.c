@@ -109,7 +109,7 @@ int gpa_cmd_review(int argc, char **argv)
     gpa_config_t *cfg = NULL;
     gpa_inventory_t *inv = NULL;
     if (gpa_load_config(o.config, &cfg, NULL) != 0 ||
-        (o.ninventories > 0 && gpa_load_inventory(o.inventories, o.ninventories, &inv, NULL) != 0))
+        (o.ninventories > 0 && gpa_load_inventory_with(cfg, o.inventories, o.ninventories, &inv, NULL) != 0))
         rc = GPA_EXIT_USAGE;
     else
         rc = answer(&o, argv[optind], cfg, inv);

@@ -694,13 +694,14 @@ static void log_warning(void *ctx, const gpa_error_t *why)
     gpa_log_msg(GPA_LOG_WARN, "inventory: an object is read in part: an annotation or spec cannot be read", line);
 }
 
-static gpa_inventory_t *load_inventory(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize)
+static gpa_inventory_t *load_inventory(void *ctx, const gpa_config_t *cfg, const char *const *files, size_t nfiles, char *err,
+                                       size_t errsize)
 {
     (void)ctx;
     gpa_load_first_t f = {err, errsize, 0};
     gpa_load_report_t rep = {gpa_load_keep_first, &f, log_warning};
     gpa_inventory_t *inv = NULL;
-    return gpa_load_inventory_files(files, nfiles, &inv, &rep) == 0 ? inv : NULL;
+    return gpa_load_inventory_files_with(cfg, files, nfiles, &inv, &rep) == 0 ? inv : NULL;
 }
 
 static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};

@@ -25,36 +25,16 @@ typedef GPA_VEC(const char *) strvec_t;
 /* A deep copy in the case's arena, so decoding and mutation never touch the suite's documents. */
 static gpa_value_t *clone(gpa_arena_t *a, const gpa_value_t *v)
 {
-    gpa_value_t *c = gpa_arena_alloc(a, sizeof(*c));
-    *c = *v;
-    switch (v->type) {
-    case GPA_VSTRING:
-    case GPA_VNUMBER:
-        c->u.str.ptr = gpa_arena_strndup(a, v->u.str.ptr, v->u.str.len);
-        break;
-    case GPA_VARRAY:
-        c->u.array.items = gpa_arena_calloc(a, v->u.array.len + 1, sizeof(*c->u.array.items));
-        for (size_t i = 0; i < v->u.array.len; i++)
-            c->u.array.items[i] = clone(a, v->u.array.items[i]);
-        break;
-    case GPA_VOBJECT:
-        c->u.object.members = gpa_arena_calloc(a, v->u.object.len + 1, sizeof(*c->u.object.members));
-        for (size_t i = 0; i < v->u.object.len; i++) {
-            const gpa_member_t *m = &v->u.object.members[i];
-            c->u.object.members[i] = (gpa_member_t){gpa_arena_strndup(a, m->key, m->key_len), m->key_len, clone(a, m->value)};
-        }
-        break;
-    default:
-        break;
-    }
-    return c;
+    return gpa_value_clone(a, v);
 }
 
 static int decode(gpa_arena_t *a, const gpa_suite_t *s, const gpa_value_t *doc, const char *file, const char *ns,
                   gpa_object_t **out, gpa_error_t *err)
 {
     gpa_error_init(err, file);
-    if (gpa_decode_object_with(a, &s->config->workloads, clone(a, doc), out, err) != 0)
+    gpa_decode_opts_t opts = s->config->decode; /* the suite inventory's DeviceClasses known (DRA) */
+    opts.known = gpa_inventory_dra(s->inventory);
+    if (gpa_decode_object_with(a, &opts, clone(a, doc), out, err) != 0)
         return -1;
     gpa_object_set_request(*out, ns, NULL);
     return 0;
@@ -68,8 +48,12 @@ static int check_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case
         return -1;
     if (tc->object != NULL && decode(a, s, tc->object, tc->object_file, tc->ns, &obj, err) != 0)
         return -1;
-    gpa_check_opts_t opts = {
-        .operation = tc->operation, .old_object = old, .mutate = tc->mutate, .validate = 1, .inventory = s->inventory};
+    gpa_check_opts_t opts = {.operation = tc->operation,
+                             .old_object = old,
+                             .mutate = tc->mutate,
+                             .validate = 1,
+                             .inventory = s->inventory,
+                             .known = gpa_inventory_dra(s->inventory)};
     gpa_error_init(err, tc->object_file);
     /* DELETE carries only the old object; the engine admits it whatever it holds. */
     return gpa_check(a, s->config, obj != NULL ? obj : old, &opts, v, err);

@@ -70,6 +70,11 @@ struct st_gpa_verb_t {
     gpa_arena_t scratch;     /* per object: cleared and used by the callback */
     gpa_verb_object_cb on_object;
     void *ctx; /* the verb's own state, for the callback */
+    /* DRA (kube/dra.h): the classes, claims and templates of the same input (the files read before the walk; stdin's
+     * as they come), over the inventory's; the objects are decoded with them known (decode.known = &known). */
+    gpa_dra_known_t known;
+    gpa_decode_opts_t decode;
+    gpa_arena_t known_arena_;
 };
 
 /*
@@ -82,14 +87,17 @@ void gpa_verb_dispose(gpa_verb_t *vb);
 
 /*
  * Opens the JSON array (when vb->json), then reads every path (files, directories, "-") and calls
- * vb->on_object for each object of each document, List items flattened. What cannot be read or decoded is
+ * vb->on_object for each object of each document, List items flattened. With the dra dialect on, the files are
+ * read once before (quietly) for their DeviceClasses, ResourceClaims and ResourceClaimTemplates (vb->known); stdin,
+ * which can be read only once, adds its own as they come (docs/decisions.md). What cannot be read or decoded is
  * reported on stderr and counted in vb->unreadable; the walk goes on.
  */
 void gpa_verb_walk(gpa_verb_t *vb, char *const *paths, size_t npaths);
 
 /*
- * gpa_check() of one object in vb->scratch (cleared first). Returns 0 with *verdict filled, or -1 after
- * reporting the error on stderr and counting the object as unreadable.
+ * gpa_check() of one object in vb->scratch (cleared first), with vb->known as what the cluster holds when opts
+ * says nothing (opts->known NULL). Returns 0 with *verdict filled, or -1 after reporting the error on stderr and
+ * counting the object as unreadable.
  */
 int gpa_verb_check(gpa_verb_t *vb, const char *source, gpa_object_t *obj, const gpa_check_opts_t *opts, gpa_verdict_t *verdict);
 

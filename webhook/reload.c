@@ -164,8 +164,8 @@ static int inventory_changed(char *err, size_t errsize)
     return any;
 }
 
-/* Every inventory file into one new inventory; NULL with err when any fails (nothing half-loaded). */
-static gpa_inventory_t *load_inventory(char *err, size_t errsize)
+/* Every inventory file into one new inventory, read with cfg; NULL with err when any fails (nothing half-loaded). */
+static gpa_inventory_t *load_inventory(const gpa_config_t *cfg, char *err, size_t errsize)
 {
     if (!st.inventory_listed)
         return NULL; /* err says why, from inventory_changed() */
@@ -173,7 +173,7 @@ static gpa_inventory_t *load_inventory(char *err, size_t errsize)
     for (size_t i = 0; i < st.ninventory_w; i++)
         files[i] = st.inventory_w[i].path;
     const gpa_reload_loader_t *l = st.opts->loader;
-    gpa_inventory_t *inv = l->inventory(l->ctx, files, st.ninventory_w, err, errsize);
+    gpa_inventory_t *inv = l->inventory(l->ctx, cfg, files, st.ninventory_w, err, errsize);
     free(files);
     return inv;
 }
@@ -230,7 +230,7 @@ int gpa_reload_init(const gpa_reload_opts_t *opts, gpa_tls_t *tls, char *err, si
     gpa_inventory_t *inv = NULL;
     if (opts->ninventory != 0) {
         inventory_changed(err, errsize);
-        if ((inv = load_inventory(err, errsize)) == NULL) {
+        if ((inv = load_inventory(cfg, err, errsize)) == NULL) {
             gpa_config_release(cfg);
             return -1;
         }
@@ -257,9 +257,19 @@ static void poll_config(void)
         return;
     char err[768];
     gpa_config_t *cfg = load_config(err, sizeof(err));
-    if (cfg != NULL)
-        install(cfg, NULL);
     log_reload(GPA_RELOAD_CONFIG, "config", st.opts->config, cfg != NULL ? NULL : err);
+    if (cfg == NULL)
+        return;
+    /* The inventory was decoded with the old configuration's names: read it again with the new one, and put both in
+     * force together (an inventory that no longer loads keeps the old one). */
+    gpa_inventory_t *inv = NULL;
+    if (st.opts->ninventory != 0) {
+        char ierr[768] = "";
+        inventory_changed(ierr, sizeof(ierr));
+        inv = load_inventory(cfg, ierr, sizeof(ierr));
+        log_reload(GPA_RELOAD_INVENTORY, "inventory", st.opts->inventory[0], inv != NULL ? NULL : ierr);
+    }
+    install(cfg, inv);
 }
 
 static void poll_inventory(void)
@@ -267,7 +277,9 @@ static void poll_inventory(void)
     char err[768] = "";
     if (st.opts->ninventory == 0 || !inventory_changed(err, sizeof(err)))
         return;
-    gpa_inventory_t *inv = load_inventory(err, sizeof(err));
+    gpa_config_t *cfg = gpa_reload_config();
+    gpa_inventory_t *inv = load_inventory(cfg, err, sizeof(err));
+    gpa_config_release(cfg);
     if (inv != NULL)
         install(NULL, inv);
     log_reload(GPA_RELOAD_INVENTORY, "inventory", st.opts->inventory[0], inv != NULL ? NULL : err);

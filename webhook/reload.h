@@ -35,12 +35,14 @@
  * - files: the files `paths` stand for (a directory: the manifests in it), as a new array of new strings
  *   (the reloader frees both with free()), in a stable order.
  * - config: a new configuration from one file.
- * - inventory: one new inventory from every file that `files` listed.
+ * - inventory: one new inventory from every file that `files` listed, read with `cfg` (the configuration it will
+ *   be used with: decoding reads its names), which is why a new configuration reloads the inventory too.
  */
 typedef struct st_gpa_reload_loader_t {
     int (*files)(void *ctx, const char *const *paths, size_t npaths, char ***files, size_t *nfiles, char *err, size_t errsize);
     gpa_config_t *(*config)(void *ctx, const char *path, char *err, size_t errsize);
-    gpa_inventory_t *(*inventory)(void *ctx, const char *const *files, size_t nfiles, char *err, size_t errsize);
+    gpa_inventory_t *(*inventory)(void *ctx, const gpa_config_t *cfg, const char *const *files, size_t nfiles, char *err,
+                                  size_t errsize);
     void *ctx;
 } gpa_reload_loader_t;
 

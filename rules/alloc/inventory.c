@@ -36,6 +36,9 @@ struct st_gpa_inventory_t {
     char *advisory;         /* set once before sharing: the infeasible rule only warns (inventory.h) */
     warning_vec_t warnings; /* Pods left out (the first GPA_INVENTORY_MAX_WARNINGS); in rec_ */
     size_t nwarnings, committed_warnings, committed_nwarnings; /* all of them, and both at the last good commit */
+    gpa_dra_known_t dra;                                       /* DeviceClasses, claims, templates (in rec_) */
+    size_t committed_dra;
+    unsigned committed_dra_complete;
 };
 
 gpa_inventory_t *gpa_inventory_new(void)
@@ -686,8 +689,43 @@ const char *gpa_inventory_advisory(const gpa_inventory_t *inv)
     return inv->advisory;
 }
 
+int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
+{
+    static const gpa_decode_opts_t only_dra = {.dialects = GPA_DIALECT_DRA};
+    gpa_object_t *obj;
+    if (gpa_decode_object_with(&inv->rec_, &only_dra, gpa_value_clone(&inv->rec_, doc), &obj, err) != 0) {
+        if (path[0] != '\0')
+            gpa_decode_error_within(err, path); /* items[2].spec...: where the object sits in its List */
+        return -1;
+    }
+    if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS)
+        return 0; /* a ResourceSlice: part 2 reads them */
+    gpa_dra_known_add(&inv->rec_, &inv->dra, obj->dra);
+    gpa_dra_known_set_complete(&inv->dra, obj->dra->kind);
+    return 0;
+}
+
+int gpa_inventory_has_nodes(const gpa_inventory_t *inv)
+{
+    return inv->dra.len_ == 0 || inv->committed_nodes != 0 || inv->committed_gpus != 0 || inv->committed_usages != 0;
+}
+
+void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind)
+{
+    gpa_dra_known_set_complete(&inv->dra, kind);
+}
+
+const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv)
+{
+    return inv != NULL ? &inv->dra : NULL;
+}
+
 void gpa_inventory_rollback(gpa_inventory_t *inv)
 {
+    inv->dra.len_ = inv->committed_dra;
+    if (inv->dra.indexed_ > inv->dra.len_)
+        inv->dra.nslots_ = inv->dra.indexed_ = 0; /* the index names dropped entries: unused until the next seal */
+    inv->dra.complete = inv->committed_dra_complete;
     inv->nodes_rec.len = inv->committed_nodes;
     inv->gpus_rec.len = inv->committed_gpus;
     inv->usages_rec.len = inv->committed_usages;
@@ -717,6 +755,9 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
         free(inv->view_arena);
     }
     inv->view_arena = a;
+    gpa_dra_known_seal(&inv->rec_, &inv->dra);
+    inv->committed_dra = inv->dra.len_;
+    inv->committed_dra_complete = inv->dra.complete;
     inv->nodes = r.nodes;
     inv->nnodes = r.nnodes;
     inv->templates = r.templates;

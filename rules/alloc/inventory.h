@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "kube/decode.h"
+#include "kube/dra.h"
 #include "kube/model.h"
 #include "base/arena.h"
 #include "document/value.h"
@@ -30,12 +32,35 @@ gpa_inventory_t *gpa_inventory_new(void);
 /*
  * Adds every node, device and usage a text (JSON or YAML, any number of documents) describes, then commits.
  * Understood: Kubernetes Node, Device (scheduling.koordinator.sh) and Pod objects, bare or in a List; the
- * compact `kind: GPUInventory` form (docs/allocator.md). Other kinds are skipped. On error the inventory is
+ * compact `kind: GPUInventory` form (docs/allocator.md); resource.k8s.io DeviceClasses, ResourceClaims and
+ * ResourceClaimTemplates (gpa_inventory_dra), ResourceSlices accepted. Other kinds are skipped. On error the inventory is
  * unchanged (nothing half-loaded) and err says file, line and what.
  */
 int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, const char *source, gpa_error_t *err);
 gpa_inventory_t *gpa_inventory_retain(gpa_inventory_t *inv);
 void gpa_inventory_release(gpa_inventory_t *inv); /* NULL is fine */
+
+/* The same, with what decoding needs (kube/decode.h; NULL: the defaults): the HAMi names the configuration gives,
+ * so that a cluster's renamed HAMi Pods read as holding what they hold. */
+int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts, const char *text, size_t len, const char *source,
+                             gpa_error_t *err);
+
+/*
+ * DRA (kube/dra.h): the DeviceClasses, ResourceClaims and ResourceClaimTemplates the inventory's files hold, one
+ * known layer, complete for each kind it holds any object of (a dump of `kubectl get resourceclaims -A` is the
+ * whole set). ResourceSlices are accepted and not read yet. gpa_inventory_add_dra reads one such object (copied
+ * into the inventory; `path` names it in errors); it counts from the next commit, and a rollback drops it. The
+ * layer is borrowed from the inventory (NULL for a NULL inventory) and never changes once the inventory is shared.
+ */
+int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err);
+/* Whether the inventory describes nodes: it holds a node, device or usage record (templates included), or no DRA
+ * object either (an empty inventory says "no GPU nodes"). An inventory of DRA objects alone says what the cluster
+ * holds of DRA and nothing of its nodes, so `infeasible` does not run on it. */
+int gpa_inventory_has_nodes(const gpa_inventory_t *inv);
+/* Marks the inventory as holding the cluster's whole set of `kind` even with none of it (the live view, once its list
+ * of that kind is read). */
+void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind);
+const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv);
 
 /* ---- the resolved view ---- */
 

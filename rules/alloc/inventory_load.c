@@ -26,6 +26,8 @@ typedef struct st_loader_t {
     gpa_arena_t *a;
     gpa_error_t *err;
     const char *source;
+    gpa_inventory_t *inv;          /* gpa_inventory_parse's: where DRA objects go (NULL: read one object at a time) */
+    const gpa_decode_opts_t *opts; /* how Pods are decoded (NULL: the defaults) */
 } loader_t;
 
 static int fail(loader_t *l, const gpa_value_t *at, const char *path, const char *fmt, const char *what)
@@ -544,7 +546,7 @@ static int load_pod(loader_t *l, gpa_value_t *doc, const char *path)
     pl.err = &why;
     gpa_error_init(&why, l->source);
     gpa_object_t *obj;
-    if (gpa_decode_object(l->a, doc, &obj, &why) != 0) {
+    if (gpa_decode_object_with(l->a, l->opts, doc, &obj, &why) != 0) {
         warn_pod(l, doc, path, &why);
         return 0;
     }
@@ -802,6 +804,8 @@ static int load_doc(loader_t *l, gpa_value_t *doc, const char *path)
         return load_pod(l, doc, path);
     if (strcmp(kind, "GPUInventory") == 0)
         return located(l, path, load_compact(l, doc));
+    if (l->inv != NULL && gpa_dra_kind_of(str_of(doc, "apiVersion"), kind) != GPA_DRA_NONE)
+        return gpa_inventory_add_dra(l->inv, doc, path, l->err);
     return 0; /* any other kind: not inventory */
 }
 
@@ -827,10 +831,16 @@ static void to_inventory_warning(void *ctx, const gpa_error_t *why)
 
 int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, const char *source, gpa_error_t *err)
 {
+    return gpa_inventory_parse_with(inv, NULL, text, len, source, err);
+}
+
+int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts, const char *text, size_t len, const char *source,
+                             gpa_error_t *err)
+{
     gpa_arena_t a;
     gpa_docs_t docs;
     gpa_inventory_sink_t sink = {to_inventory_node, to_inventory_gpu, to_inventory_usage, inv, to_inventory_warning};
-    loader_t l = {.sink = &sink, .a = &a, .err = err, .source = source};
+    loader_t l = {.sink = &sink, .a = &a, .err = err, .source = source, .inv = inv, .opts = opts};
     int rc = -1;
     gpa_arena_init(&a);
     gpa_error_init(err, source);

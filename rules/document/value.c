@@ -207,3 +207,31 @@ const char *gpa_vtype_name(gpa_vtype_t type)
     static const char *const names[] = {"null", "a boolean", "a number", "a string", "a list", "a mapping"};
     return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
 }
+
+gpa_value_t *gpa_value_clone(gpa_arena_t *a, const gpa_value_t *v)
+{
+    gpa_value_t *c = gpa_arena_alloc(a, sizeof(*c));
+    *c = *v;
+    switch (v->type) {
+    case GPA_VSTRING:
+    case GPA_VNUMBER:
+        c->u.str.ptr = gpa_arena_strndup(a, v->u.str.ptr, v->u.str.len);
+        break;
+    case GPA_VARRAY:
+        c->u.array.items = gpa_arena_calloc(a, v->u.array.len + 1, sizeof(*c->u.array.items));
+        for (size_t i = 0; i < v->u.array.len; i++)
+            c->u.array.items[i] = gpa_value_clone(a, v->u.array.items[i]);
+        break;
+    case GPA_VOBJECT:
+        c->u.object.members = gpa_arena_calloc(a, v->u.object.len + 1, sizeof(*c->u.object.members));
+        for (size_t i = 0; i < v->u.object.len; i++) {
+            const gpa_member_t *m = &v->u.object.members[i];
+            c->u.object.members[i] =
+                (gpa_member_t){gpa_arena_strndup(a, m->key, m->key_len), m->key_len, gpa_value_clone(a, m->value)};
+        }
+        break;
+    default:
+        break;
+    }
+    return c;
+}

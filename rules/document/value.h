@@ -84,6 +84,9 @@ gpa_value_t *gpa_value_new_object(gpa_arena_t *a, size_t nmembers); /* members z
 size_t gpa_members_dedupe(gpa_member_t *members, size_t n);
 /* "null", "a boolean", "a number", "a string", "a list", "a mapping": for "must be X, not Y" messages (schema.h). */
 const char *gpa_vtype_name(gpa_vtype_t type);
+/* A deep copy of v in `a` (keys and strings copied; positions kept). Recursion follows v's depth, which the parsers
+ * bound by GPA_MAX_DEPTH. */
+gpa_value_t *gpa_value_clone(gpa_arena_t *a, const gpa_value_t *v);
 /* Deep equality (numbers compared by literal text; object members compared as sets, order ignored). */
 int gpa_value_equal(const gpa_value_t *x, const gpa_value_t *y);
 

@@ -19,7 +19,11 @@ typedef struct st_decoder_t {
     gpa_error_t *err;
     gpa_object_t *obj;            /* the object being decoded: where Pod specs go */
     const gpa_hami_names_t *hami; /* HAMi's names to intern (NULL: its defaults) */
+    const gpa_decode_opts_t *opts;
+    int dra; /* the dra dialect is on */
 } decoder_t;
+
+const gpa_decode_opts_t gpa_decode_opts_default = {.dialects = GPA_DIALECT_ALL};
 
 /* s1 s2 s3 as one arena string: paths are built for every container and amount, so no printf here. */
 static char *concat(gpa_arena_t *a, const char *s1, const char *s2, const char *s3)
@@ -229,6 +233,27 @@ static void decode_amount(decoder_t *d, const gpa_member_t *m, where_t w, const 
     }
 }
 
+/* The class serving extended resource `name`, when the dra dialect is on: a known class mapping it, or the class an
+ * implicit name spells (kube/dra.h); NULL when the name is no DRA use (then it may be a vendor or HAMi amount). */
+static const char *extended_class(decoder_t *d, const char *name, size_t len)
+{
+    size_t np = strlen(GPA_DRA_IMPLICIT_PREFIX);
+    if (!d->dra)
+        return NULL;
+    if (len > np && memcmp(name, GPA_DRA_IMPLICIT_PREFIX, np) == 0)
+        return name + np;
+    const gpa_dra_object_t *cls = gpa_dra_known_extended(d->opts->known, name, len);
+    return cls != NULL ? cls->name : NULL;
+}
+
+/* The token decoding gives a name: none for one a DeviceClass serves (read by decode_extended instead). */
+static gpa_resource_t intern(decoder_t *d, const gpa_member_t *m)
+{
+    if (extended_class(d, m->key, m->key_len) != NULL)
+        return GPA_R_UNKNOWN;
+    return gpa_resource_intern(d->hami, m->key, m->key_len);
+}
+
 /* The GPU entries of a requests or limits map, into an array of just those (at[r]: 1 + the index of r's); other
  * names (cpu, memory, ...) are not ours to read. */
 static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char *key, where_t w, int *has_map, gpa_amount_t **out,
@@ -242,14 +267,14 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
         return 0;
     size_t n = 0;
     for (size_t i = 0; i < map->u.object.len; i++)
-        n += gpa_resource_intern(d->hami, map->u.object.members[i].key, map->u.object.members[i].key_len) != GPA_R_UNKNOWN;
+        n += intern(d, &map->u.object.members[i]) != GPA_R_UNKNOWN;
     if (n == 0)
         return 0;
     gpa_amount_t *amounts = gpa_arena_calloc(d->a, n, sizeof(*amounts));
     size_t used = 0;
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
-        gpa_resource_t r = gpa_resource_intern(d->hami, m->key, m->key_len);
+        gpa_resource_t r = intern(d, m);
         if (r == GPA_R_UNKNOWN)
             continue;
         if (at[r] == 0)
@@ -258,6 +283,32 @@ static int decode_amounts(decoder_t *d, const gpa_value_t *resources, const char
     }
     *out = amounts;
     return 0;
+}
+
+/* The extended resources of c that DeviceClasses serve: each name once, its request, or its limit where no request
+ * is given (the maps were checked to be mappings by decode_amounts). */
+static void decode_extended(decoder_t *d, const gpa_value_t *resources, where_t w, gpa_container_t *c)
+{
+    const gpa_value_t *requests = gpa_value_get(resources, "requests");
+    for (int limits = 0; limits < 2; limits++) {
+        const char *key = limits ? "limits" : "requests";
+        const gpa_value_t *map = gpa_value_get(resources, key);
+        for (size_t i = 0; map != NULL && map->type == GPA_VOBJECT && i < map->u.object.len; i++) {
+            const gpa_member_t *m = &map->u.object.members[i];
+            const char *cls = extended_class(d, m->key, m->key_len);
+            if (cls == NULL ||
+                (limits && requests != NULL && requests->type == GPA_VOBJECT && gpa_value_get(requests, m->key) != NULL))
+                continue;
+            c->extended = gpa_arena_grow(d->a, c->extended, c->nextended, c->nextended + 1, sizeof(*c->extended));
+            gpa_dra_extended_use_t *u = &c->extended[c->nextended++];
+            int scalar = m->value->type == GPA_VSTRING || m->value->type == GPA_VNUMBER;
+            u->resource = m->key;
+            u->class = cls;
+            u->text = scalar ? m->value->u.str.ptr : "";
+            u->amount = scalar ? gpa_quantity_parse(u->text, m->value->u.str.len) : (gpa_quantity_t){.status = GPA_Q_SYNTAX};
+            u->path = gpa_arena_printf(d->a, "%s.%s[\"%s\"]", w.path, key, m->key);
+        }
+    }
 }
 
 /* A ResourceRequirements (a mapping, checked by the caller) at `w`: a container's resources, or one read as a container. */
@@ -270,7 +321,10 @@ static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t 
     if (decode_amounts(d, resources, "requests", w, &c->has_requests, &c->requests_, c->request_at_) != 0 ||
         decode_amounts(d, resources, "limits", w, &c->has_limits, &c->limits_, c->limit_at_) != 0)
         return -1;
-    return 0;
+    if (!d->dra)
+        return 0;
+    decode_extended(d, resources, w, c);
+    return gpa_dra_decode_container_claims(d->a, resources, w.path, &c->claims, &c->nclaims, d->err);
 }
 
 static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int is_init, size_t index, gpa_container_t *c)
@@ -434,6 +488,8 @@ static int decode_podspec(decoder_t *d, const gpa_value_t *meta, where_t meta_wh
         return -1;
     if (decode_node_selector(d, spec, spec_where, pod) != 0 || decode_node_affinity(d, spec, spec_where, pod) != 0)
         return -1;
+    if (d->dra && gpa_dra_decode_pod_claims(d->a, spec, spec_where.path, &pod->claims, &pod->nclaims, d->err) != 0)
+        return -1;
     return string_member(d, spec, "nodeName", spec_where, &pod->node_name);
 }
 
@@ -565,12 +621,62 @@ static int decode_metadata(decoder_t *d, const gpa_value_t *root, int read)
     return 0;
 }
 
-int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)
+/* A resource.k8s.io object (the dra dialect on): a claim a controller made is read no further. */
+static int decode_dra(decoder_t *d, gpa_value_t *doc, gpa_dra_kind_t kind)
+{
+    gpa_object_t *obj = d->obj;
+    int generated = gpa_pairs_get(obj->annotations, obj->nannotations, GPA_DRA_ANNOTATION_POD_CLAIM) != NULL ||
+                    gpa_pairs_get(obj->annotations, obj->nannotations, GPA_DRA_ANNOTATION_EXTENDED_CLAIM) != NULL;
+    gpa_dra_object_t *dra;
+    if (gpa_dra_decode(d->a, doc, kind, obj->api_version, obj->ns, obj->name, generated, &dra, d->err) != 0)
+        return -1;
+    obj->dra = dra;
+    return 0;
+}
+
+/* An integer at `path` (steps joined by dots) of root, `dflt` when absent or not a whole number (the API server
+ * refuses those): how many Pods a workload makes at once. */
+static int64_t count_at(const gpa_value_t *root, const char *const *steps, size_t n, int64_t dflt)
+{
+    const gpa_value_t *v = root;
+    for (size_t i = 0; i < n && v != NULL; i++)
+        v = v->type == GPA_VOBJECT ? gpa_value_get(v, steps[i]) : NULL;
+    if (v == NULL || v->type != GPA_VNUMBER)
+        return dflt;
+    gpa_quantity_t q = gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
+    return q.status == GPA_Q_OK && q.suffix == GPA_QS_NONE && q.value >= 0 ? q.value : dflt;
+}
+
+/* gpa_object_t.replicas for the kinds whose replica count Kubernetes defines. */
+static int64_t replicas_of(const gpa_object_t *obj, const gpa_value_t *root)
+{
+    static const char *const replicas[] = {"spec", "replicas"}, *const parallelism[] = {"spec", "parallelism"},
+                             *const cron[] = {"spec", "jobTemplate", "spec", "parallelism"};
+    const char *group = strchr(obj->api_version, '/') != NULL ? obj->api_version : "";
+    if (strcmp(obj->api_version, "v1") == 0 && strcmp(obj->kind, "Pod") == 0)
+        return 1;
+    if (strncmp(group, "apps/", 5) == 0) {
+        if (strcmp(obj->kind, "DaemonSet") == 0)
+            return GPA_REPLICAS_MANY;
+        if (strcmp(obj->kind, "Deployment") == 0 || strcmp(obj->kind, "ReplicaSet") == 0 || strcmp(obj->kind, "StatefulSet") == 0)
+            return count_at(root, replicas, 2, 1);
+    }
+    if (strncmp(group, "batch/", 6) == 0 && strcmp(obj->kind, "Job") == 0)
+        return count_at(root, parallelism, 2, 1);
+    if (strncmp(group, "batch/", 6) == 0 && strcmp(obj->kind, "CronJob") == 0)
+        return count_at(root, cron, 4, 1);
+    return GPA_REPLICAS_UNKNOWN;
+}
+
+int gpa_decode_object_with(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)
 {
     if (doc->type != GPA_VOBJECT)
         return gpa_schema_want(err, doc, GPA_VOBJECT, "");
+    if (opts == NULL)
+        opts = &gpa_decode_opts_default;
+    const gpa_workloads_t *extra = opts->workloads;
     gpa_object_t *obj = gpa_arena_calloc(a, 1, sizeof(*obj));
-    decoder_t d = {a, err, obj, extra != NULL ? extra->hami : NULL};
+    decoder_t d = {a, err, obj, opts->hami, opts, (opts->dialects & GPA_DIALECT_DRA) != 0};
     obj->root = doc;
     obj->line = doc->line;
     obj->column = doc->column;
@@ -582,8 +688,11 @@ int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_val
     if (obj->kind == NULL)
         obj->kind = "";
     const gpa_workload_t *w = gpa_workload_find(extra, obj->api_version, obj->kind);
-    if (decode_metadata(&d, doc, w != NULL) != 0 || (w != NULL && decode_pods(&d, w, doc) != 0))
+    gpa_dra_kind_t dk = d.dra ? gpa_dra_kind_of(obj->api_version, obj->kind) : GPA_DRA_NONE;
+    if (decode_metadata(&d, doc, w != NULL || dk != GPA_DRA_NONE) != 0 || (w != NULL && decode_pods(&d, w, doc) != 0) ||
+        (dk != GPA_DRA_NONE && decode_dra(&d, doc, dk) != 0))
         return -1;
+    obj->replicas = replicas_of(obj, doc);
     *out = obj;
     return 0;
 }
@@ -601,7 +710,7 @@ static void filter_containers(gpa_arena_t *a, gpa_json_filter_t *spec, const cha
 static void filter_podspec(gpa_arena_t *a, gpa_json_filter_t *spec)
 {
     static const char *const read[] = {"nodeSelector", "nodeName",
-                                       "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"};
+                                       "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", "resourceClaims"};
     filter_containers(a, spec, "containers");
     filter_containers(a, spec, "initContainers");
     gpa_json_filter_keep(a, spec, read, sizeof(read) / sizeof(read[0]));
@@ -638,15 +747,28 @@ static void filter_table(gpa_arena_t *a, const gpa_workloads_t *table, gpa_json_
     }
 }
 
-void gpa_decode_filter(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_json_filter_t *object)
+void gpa_decode_filter(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_json_filter_t *object)
 {
-    /* What decode_metadata and gpa_decode_object_with read. */
-    static const char *const read[] = {
-        "apiVersion",           "kind",        "metadata.namespace", "metadata.name", "metadata.generateName", "metadata.labels",
-        "metadata.annotations", "status.phase"};
+    /* What decode_metadata, gpa_decode_object_with and replicas_of read. */
+    static const char *const read[] = {"apiVersion",
+                                       "kind",
+                                       "metadata.namespace",
+                                       "metadata.name",
+                                       "metadata.generateName",
+                                       "metadata.labels",
+                                       "metadata.annotations",
+                                       "status.phase",
+                                       "spec.replicas",
+                                       "spec.parallelism",
+                                       "spec.jobTemplate.spec.parallelism"};
     gpa_json_filter_keep(a, object, read, sizeof(read) / sizeof(read[0]));
     filter_table(a, &gpa_workloads_builtin, object);
-    filter_table(a, extra, object);
+    filter_table(a, opts != NULL ? opts->workloads : NULL, object);
+    /* What gpa_dra_decode reads: the devices of a claim (spec) or template (spec.spec), a class's spec fields. */
+    static const char *const dra[] = {"spec.devices", "spec.spec.devices", "spec.selectors", "spec.config",
+                                      "spec.extendedResourceName"};
+    if (opts == NULL || (opts->dialects & GPA_DIALECT_DRA) != 0)
+        gpa_json_filter_keep(a, object, dra, sizeof(dra) / sizeof(dra[0]));
 }
 
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err)
@@ -673,7 +795,7 @@ void gpa_decode_error_within(gpa_error_t *err, const char *where)
         err->path[n] = '.';
 }
 
-int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
+int gpa_decode_document_with(gpa_arena_t *a, const gpa_decode_opts_t *extra, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err)
 {
     if (doc->type == GPA_VOBJECT && is_list(doc)) {
         gpa_value_t *items = gpa_value_get(doc, "items");
@@ -698,7 +820,7 @@ int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gp
     return gpa_decode_document_with(a, NULL, doc, out, err);
 }
 
-int gpa_decode_item(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *item, size_t index, gpa_objects_t *out,
+int gpa_decode_item(gpa_arena_t *a, const gpa_decode_opts_t *extra, gpa_value_t *item, size_t index, gpa_objects_t *out,
                     gpa_error_t *err)
 {
     if (gpa_decode_document_with(a, extra, item, out, err) == 0)

@@ -21,8 +21,29 @@
 #define GPA_DECODE_H
 
 #include "document/json.h"
+#include "kube/dra.h"
 #include "kube/model.h"
 #include "kube/workloads.h"
+
+/*
+ * What decoding needs beyond the document, one value passed to every reader (the engine, the front ends, the
+ * inventory loader): which kinds to read, which names the dialects give their resources, which dialects are on,
+ * and which extended resources DeviceClasses serve. A configuration holds its part (gpa_config_t.decode); a front
+ * end that knows DeviceClasses copies it and sets `known`. All borrowed for the call; NULL (the whole value) means
+ * the defaults: the built-in kinds, HAMi's default names, every dialect, no DeviceClass known.
+ */
+typedef struct st_gpa_decode_opts_t {
+    const gpa_workloads_t *workloads; /* kinds read besides the built-in table; NULL: none */
+    const gpa_hami_names_t *hami;     /* HAMi's names to intern; NULL: HAMi's defaults */
+    unsigned dialects;                /* GPA_DIALECT_* bits; without GPA_DIALECT_DRA nothing of kube/dra.h is read */
+    /* The DeviceClasses known (kube/dra.h): a container's extended resource that one of them maps, or any
+     * GPA_DRA_IMPLICIT_PREFIX name, is read as a DRA use of that class, not as a vendor or HAMi amount. NULL: none
+     * known (only the implicit names are read as DRA). */
+    const gpa_dra_known_t *known;
+} gpa_decode_opts_t;
+
+/* The defaults (every dialect, built-in kinds, HAMi's names, no class known). */
+extern const gpa_decode_opts_t gpa_decode_opts_default;
 
 typedef struct st_gpa_objects_t {
     gpa_object_t **items;
@@ -30,29 +51,29 @@ typedef struct st_gpa_objects_t {
 } gpa_objects_t;
 
 /*
- * Decodes one object (not a List) with the built-in table extended by `extra` (a configuration's `workloads`,
- * borrowed for the call; NULL: the built-in table alone). Returns 0 and sets *out, or -1 with err filled.
+ * Decodes one object (not a List) with `opts` (borrowed for the call; NULL: gpa_decode_opts_default).
+ * Returns 0 and sets *out, or -1 with err filled.
  */
-int gpa_decode_object_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
-/* Appends the objects of one document (List items flattened, in order) to out; `extra` as above. */
-int gpa_decode_document_with(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
+int gpa_decode_object_with(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
+/* Appends the objects of one document (List items flattened, in order) to out; `opts` as above. */
+int gpa_decode_document_with(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
 /* Names an error found inside `where` (a path: "items[3]", "request.object"): err->path becomes
  * "where.path" ("where" alone for an error at the node itself). Left as is when it would not fit. */
 void gpa_decode_error_within(gpa_error_t *err, const char *where);
 /*
- * Adds to `object` (the filter node of an object that will be decoded with `extra`, borrowed for the call) every
+ * Adds to `object` (the filter node of an object that will be decoded with `opts`, borrowed for the call) every
  * path decoding reads in any kind of the table: what it names, where it says what (who the object is, its Pod
  * templates, Pod specs and ResourceRequirements, and in those only the fields the rules read). An object parsed
  * with that filter decodes exactly as the whole object does (same model, same errors at the same paths): the
  * webhook builds nothing of a review's env, volumes, managedFields and the like (docs/webhook.md#limits).
  */
-void gpa_decode_filter(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_json_filter_t *object);
+void gpa_decode_filter(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_json_filter_t *object);
 /* The same with the built-in table alone (inventories, tests). */
 int gpa_decode_object(gpa_arena_t *a, gpa_value_t *doc, gpa_object_t **out, gpa_error_t *err);
 int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gpa_error_t *err);
 /* Item `index` of a List read one item at a time, decoded as gpa_decode_document_with decodes that List's items
- * (`extra` as above), errors' paths prefixed "items[index]". */
-int gpa_decode_item(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_value_t *item, size_t index, gpa_objects_t *out,
+ * (`opts` as above), errors' paths prefixed "items[index]". */
+int gpa_decode_item(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_value_t *item, size_t index, gpa_objects_t *out,
                     gpa_error_t *err);
 
 #endif

@@ -67,14 +67,24 @@ static const gpa_value_t *resource_map(const gpa_container_t *c, int limits)
     return map != NULL && map->type == GPA_VOBJECT ? map : NULL;
 }
 
+/* Whether c's name (len bytes) is an extended resource a DeviceClass serves (decode read it as a DRA use). */
+static int extended_use(const gpa_container_t *c, const char *name, size_t len)
+{
+    for (size_t i = 0; i < c->nextended; i++)
+        if (strlen(c->extended[i].resource) == len && memcmp(c->extended[i].resource, name, len) == 0)
+            return 1;
+    return 0;
+}
+
 /* The enabled dialect whose domain m's name is in, when it is no known resource (and, in limits, not in the
  * requests as well: one name is one stray); else 0. */
-static gpa_dialect_t stray_dialect(unsigned dialects, const gpa_hami_names_t *hami, const gpa_value_t *requests,
-                                   const gpa_member_t *m, int in_limits)
+static gpa_dialect_t stray_dialect(unsigned dialects, const gpa_container_t *c, const gpa_value_t *requests, const gpa_member_t *m,
+                                   int in_limits)
 {
     /* Known names first: in a GPU container they are most of the names with a domain. HAMi's as configured are
-     * known, its priority too (no token: no GPU amount). */
-    if (gpa_resource_intern(hami, m->key, m->key_len) != GPA_R_UNKNOWN || gpa_hami_names_has(hami, m->key, m->key_len))
+     * known, its priority too (no token: no GPU amount); so is a name a DeviceClass serves (DRA). */
+    if (gpa_resource_intern(c->hami, m->key, m->key_len) != GPA_R_UNKNOWN || gpa_hami_names_has(c->hami, m->key, m->key_len) ||
+        extended_use(c, m->key, m->key_len))
         return 0;
     gpa_dialect_t d = gpa_resource_domain(m->key, m->key_len);
     if ((dialects & (unsigned)d) == 0)
@@ -92,7 +102,7 @@ size_t gpa_gpu_strays(gpa_arena_t *a, unsigned dialects, const gpa_container_t *
         const gpa_value_t *map = resource_map(c, limits);
         for (size_t i = 0; map != NULL && i < map->u.object.len; i++) {
             const gpa_member_t *m = &map->u.object.members[i];
-            if (stray_dialect(dialects, c->hami, requests, m, limits) == 0)
+            if (stray_dialect(dialects, c, requests, m, limits) == 0)
                 continue;
             *gpa_vec_push(a, &strays) =
                 (gpa_stray_t){m->key, m->key_len, limits ? "limits" : "requests", m->value->line, m->value->column};
@@ -117,8 +127,10 @@ static unsigned present_dialects(unsigned dialects, const gpa_container_t *c)
     for (int limits = 0; limits < 2; limits++) {
         const gpa_value_t *map = resource_map(c, limits);
         for (size_t i = 0; map != NULL && i < map->u.object.len; i++)
-            d |= (unsigned)stray_dialect(dialects, c->hami, NULL, &map->u.object.members[i], limits);
+            d |= (unsigned)stray_dialect(dialects, c, NULL, &map->u.object.members[i], limits);
     }
+    if (c->nclaims != 0 || c->nextended != 0)
+        d |= GPA_DIALECT_DRA;
     return d & dialects;
 }
 
@@ -155,6 +167,8 @@ void gpa_pod_facts_init(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *
     if (out->cards.text != NULL)
         out->dialects |= GPA_DIALECT_MGPU;
     out->dialects |= annotation_dialects(dialects, pod);
+    if (pod->nclaims != 0)
+        out->dialects |= dialects & GPA_DIALECT_DRA;
     if (out->dialects == 0)
         return; /* no GPU resource: no rule reads anything else */
     for (int r = 0; r < GPA_R__COUNT; r++)

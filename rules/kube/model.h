@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kube/dra.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
 #include "document/value.h"
@@ -51,6 +52,12 @@ typedef struct st_gpa_container_t {
     gpa_amount_t *requests_, *limits_;
     unsigned char request_at_[GPA_R__COUNT], limit_at_[GPA_R__COUNT];
     int privileged; /* securityContext.privileged is true (privileged-share) */
+    /* DRA (kube/dra.h): resources.claims[], and the extended resources a known DeviceClass serves (those names are
+     * not read as vendor or HAMi amounts: they have no token here). Empty when the dra dialect is off. */
+    gpa_dra_container_claim_t *claims;
+    size_t nclaims;
+    gpa_dra_extended_use_t *extended;
+    size_t nextended;
     /* HAMi's names as the decoding configuration spelt them (NULL: HAMi's defaults), borrowed: what the tokens of
      * this container were interned from, so that names read beside them (gpa_gpu_strays) agree. */
     const gpa_hami_names_t *hami;
@@ -118,9 +125,14 @@ typedef struct st_gpa_podspec_t {
     /* requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, ORed; none = any node. */
     gpa_node_term_t *node_terms;
     size_t nnode_terms;
-    const char *node_name;        /* spec.nodeName, or NULL */
+    const char *node_name;       /* spec.nodeName, or NULL */
+    gpa_dra_pod_claim_t *claims; /* spec.resourceClaims[] (DRA; empty when the dra dialect is off) */
+    size_t nclaims;
     const gpa_hami_names_t *hami; /* HAMi's names it was decoded with (gpa_container_t.hami), NULL: the defaults */
 } gpa_podspec_t;
+
+#define GPA_REPLICAS_UNKNOWN ((int64_t)-1)
+#define GPA_REPLICAS_MANY INT64_MAX
 
 typedef struct st_gpa_object_t {
     const char *api_version; /* "" when absent */
@@ -138,6 +150,13 @@ typedef struct st_gpa_object_t {
     gpa_podspec_t *pods;
     size_t npods;
     gpa_value_t *root; /* the document this object was decoded from */
+    /* A resource.k8s.io object (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice), NULL for any other
+     * kind or when the dra dialect is off. */
+    const gpa_dra_object_t *dra;
+    /* How many Pods the object's templates make at once (dra-shared-claim, dra-template-sharing): 1 for a Pod;
+     * spec.replicas of a Deployment, ReplicaSet or StatefulSet (default 1); spec.parallelism of a Job or a
+     * CronJob's Job (default 1); GPA_REPLICAS_MANY for a DaemonSet; GPA_REPLICAS_UNKNOWN for any other kind. */
+    int64_t replicas;
     unsigned line, column;
 } gpa_object_t;
 

@@ -321,7 +321,8 @@ static const struct {
 } dialect_names[] = {{"vendor", GPA_DIALECT_VENDOR},
                      {"koordinator", GPA_DIALECT_KOORDINATOR},
                      {"mgpu", GPA_DIALECT_MGPU},
-                     {"hami", GPA_DIALECT_HAMI}};
+                     {"hami", GPA_DIALECT_HAMI},
+                     {"dra", GPA_DIALECT_DRA}};
 
 gpa_dialect_t gpa_dialect_parse(const char *name)
 {

@@ -13,7 +13,8 @@ typedef enum en_gpa_dialect_t {
     GPA_DIALECT_KOORDINATOR = 1 << 1,
     GPA_DIALECT_MGPU = 1 << 2,
     GPA_DIALECT_HAMI = 1 << 3,
-    GPA_DIALECT_ALL = 15,
+    GPA_DIALECT_DRA = 1 << 4, /* resource.k8s.io claims, templates, classes; a Pod's claims (kube/dra.h) */
+    GPA_DIALECT_ALL = 31,
 } gpa_dialect_t;
 
 typedef enum en_gpa_resource_t {
@@ -142,7 +143,7 @@ gpa_dialect_t gpa_resource_domain(const char *name, size_t len);
  * the domain.
  */
 gpa_resource_t gpa_resource_near_miss(const gpa_hami_names_t *names, unsigned dialects, const char *name, size_t len);
-/* "vendor", "koordinator", "mgpu", "hami" to the dialect; 0 for an unknown name. */
+/* "vendor", "koordinator", "mgpu", "hami", "dra" to the dialect; 0 for an unknown name. */
 gpa_dialect_t gpa_dialect_parse(const char *name);
 /* The name of one dialect bit (the configuration's `dialects` spelling; static), NULL for anything else. */
 const char *gpa_dialect_name(unsigned dialect);

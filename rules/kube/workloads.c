@@ -53,7 +53,7 @@ static const gpa_workload_t builtin[] = {
     {"trainer.kubeflow.org", "TrainJob", NULL, NULL, PATHS("spec.trainer.resourcesPerNode")},
 };
 
-const gpa_workloads_t gpa_workloads_builtin = {builtin, sizeof(builtin) / sizeof(builtin[0]), NULL};
+const gpa_workloads_t gpa_workloads_builtin = {builtin, sizeof(builtin) / sizeof(builtin[0])};
 
 /* Whether apiVersion names `group` ("apps/v1" names apps; "v1", with no slash, names the core group ""). */
 static int group_is(const char *api_version, const char *group)

@@ -34,12 +34,10 @@ typedef struct st_gpa_workload_t {
     const char *const *resources;
 } gpa_workload_t;
 
-/* What decode reads beyond the built-in kinds: a configuration's kinds, and HAMi's resource names as that
- * configuration spells them (kube/resource.h; NULL: HAMi's defaults), which decode interns as tokens. */
+/* A table of kinds: the built-in one, or a configuration's (read besides it: kube/decode.h's gpa_decode_opts_t). */
 typedef struct st_gpa_workloads_t {
     const gpa_workload_t *items;
     size_t len;
-    const gpa_hami_names_t *hami;
 } gpa_workloads_t;
 
 /* The built-in table: Pod, PodTemplate, the apps and batch workloads, Volcano, KubeRay, LeaderWorkerSet, JobSet,

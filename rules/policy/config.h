@@ -1,6 +1,6 @@
 /*
  * Configuration (README.md#configuration): thresholds, enabled dialects, per-rule actions, excluded namespaces, placement,
- * the kinds to read besides the built-in ones (`workloads`; pass &cfg->workloads to gpa_decode_*_with),
+ * the kinds to read besides the built-in ones (`workloads`; pass &cfg->decode to gpa_decode_*_with),
  * the resource names known beyond gpuadmit's own (`knownResources`), and which mutations run (`mutations`).
  *
  * The values and what the rules ask of them live here; reading a document into them is config_load.c's (the
@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "alloc/alloc.h"
 #include "document/value.h"
+#include "kube/decode.h"
 #include "kube/resource.h"
 #include "kube/workloads.h"
 #include "policy/mutations.h"
@@ -29,7 +30,41 @@
 
 /* At least the number of rows of the rule table (rules.h; rules.c asserts it): configurations size their per-rule
  * actions by it. */
-#define GPA_RULE_MAX 32
+#define GPA_RULE_MAX 48
+
+/* The NVIDIA DRA driver's feature gates that decide what its opaque configuration may ask (dra.nvidia.featureGates;
+ * docs/rules.md#dra-opaque-config). */
+typedef enum en_gpa_nvidia_gate_t {
+    GPA_NVIDIA_GATE_TIME_SLICING, /* TimeSlicingSettings */
+    GPA_NVIDIA_GATE_MPS,          /* MPSSupport */
+    GPA_NVIDIA_GATE_CONSUMABLE,   /* ConsumableShares */
+    GPA_NVIDIA_GATE_DYNAMIC_MIG,  /* DynamicMIG */
+    GPA_NVIDIA__GATES,
+} gpa_nvidia_gate_t;
+
+/* The gate's name as the driver's chart spells it ("TimeSlicingSettings"; static). */
+const char *gpa_nvidia_gate_name(gpa_nvidia_gate_t g);
+
+/* The `dra` block (README.md#configuration). */
+typedef struct st_gpa_config_dra_t {
+    /* dra.kubernetesVersion as "1.<minor>": which resource.k8s.io versions the cluster serves (dra-api-version).
+     * kube_minor 0: unset (the live cluster's where a front end knows it, else GPA_DRA_DEFAULT_MINOR). */
+    unsigned kube_minor;
+    int64_t rounding_warn_percent; /* dra.roundingWarnPercent, default 10 (dra-capacity-rounding, part 2) */
+    /* dra.nvidia.featureGates: gates_set 0 when the block is absent (then nothing is known, no gate finding);
+     * else gate g is on when bit (1u << g) of gates_on is set (a gate the block does not name: the driver's default,
+     * off for all four). Gates the driver has that are not listed above are accepted and ignored. */
+    int nvidia_gates_set;
+    unsigned nvidia_gates_on;
+} gpa_config_dra_t;
+
+#define GPA_DRA_DEFAULT_MINOR 36
+
+/* Whether NVIDIA gate g is known to be on (1), known to be off (0), or not known (-1: no featureGates configured). */
+static inline int gpa_config_nvidia_gate(const gpa_config_dra_t *dra, gpa_nvidia_gate_t g)
+{
+    return dra->nvidia_gates_set ? (int)((dra->nvidia_gates_on >> g) & 1u) : -1;
+}
 
 typedef struct st_gpa_config_t {
     int64_t min_device_memory;          /* bytes; default 256Mi */
@@ -41,9 +76,12 @@ typedef struct st_gpa_config_t {
     const char **known_resources; /* knownResources: names unknown-resource never flags; default none */
     size_t nknown_resources;
     unsigned mutations;        /* `mutations`: bit 1u << i set when gpa_mutations[i] is on; default from the table */
-    gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default;
-                                  its `hami` points at the configuration's `hami` below */
+    gpa_workloads_t workloads; /* `workloads`: kinds read besides the built-in table (kube/workloads.h); none by default */
     gpa_hami_names_t hami;     /* `hami`: HAMi's names and defaults (kube/resource.h); default HAMi's own */
+    gpa_config_dra_t dra;      /* `dra`: the cluster's version, the NVIDIA driver's gates */
+    /* What decoding needs of this configuration (kube/decode.h): &workloads, &hami, dialects; `known` NULL. Pass
+     * &cfg->decode to gpa_decode_*_with, or a copy with `known` set where DeviceClasses are known. */
+    gpa_decode_opts_t decode;
     /* What loading noticed without refusing the configuration (HAMi keys accepted and ignored): set_ when there
      * is something to tell; the front end that loads the file prints it once, as a warning. */
     gpa_error_t warning;

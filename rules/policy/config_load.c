@@ -39,13 +39,15 @@ static gpa_config_t *config_new(void)
     cfg->placement.strategy = GPA_STRATEGY_SCHEDULER; /* unset: each dialect's scheduler default (alloc/strategy.h) */
     cfg->placement.core_weight = GPA_CORE_WEIGHT_SCHEDULER;
     cfg->hami = gpa_hami_names_default;
-    cfg->workloads.hami = &cfg->hami;
+    cfg->dra.rounding_warn_percent = 10;
     return cfg;
 }
 
 gpa_config_t *gpa_config_default(void)
 {
-    return config_new();
+    gpa_config_t *cfg = config_new();
+    cfg->decode = (gpa_decode_opts_t){.workloads = &cfg->workloads, .hami = &cfg->hami, .dialects = cfg->dialects};
+    return cfg;
 }
 
 gpa_config_t *gpa_config_retain(gpa_config_t *cfg)
@@ -99,7 +101,8 @@ static int read_dialects(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *e
             return -1;
         gpa_dialect_t one = gpa_dialect_parse(item->u.str.ptr);
         if (one == 0)
-            return gpa_schema_fail(err, item, path, "unknown dialect \"%s\" (vendor, koordinator, mgpu, hami)", item->u.str.ptr);
+            return gpa_schema_fail(err, item, path, "unknown dialect \"%s\" (vendor, koordinator, mgpu, hami, dra)",
+                                   item->u.str.ptr);
         d |= (unsigned)one;
     }
     cfg->dialects = d;
@@ -349,7 +352,7 @@ static int read_workloads(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *
                 return gpa_schema_fail(err, v->u.array.items[i], path, "%s of group \"%s\" is already workloads[%zu]",
                                        items[i].kind, items[i].group, j);
     }
-    cfg->workloads = (gpa_workloads_t){items, v->u.array.len, &cfg->hami};
+    cfg->workloads = (gpa_workloads_t){items, v->u.array.len};
     return 0;
 }
 
@@ -439,6 +442,77 @@ static int read_hami(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
     return 0;
 }
 
+/* ---- dra ---- */
+
+static const char *const nvidia_gates[GPA_NVIDIA__GATES] = {
+    [GPA_NVIDIA_GATE_TIME_SLICING] = "TimeSlicingSettings",
+    [GPA_NVIDIA_GATE_MPS] = "MPSSupport",
+    [GPA_NVIDIA_GATE_CONSUMABLE] = "ConsumableShares",
+    [GPA_NVIDIA_GATE_DYNAMIC_MIG] = "DynamicMIG",
+};
+
+const char *gpa_nvidia_gate_name(gpa_nvidia_gate_t g)
+{
+    return g < GPA_NVIDIA__GATES ? nvidia_gates[g] : "";
+}
+
+/* dra.kubernetesVersion: "1.<minor>" (a patch or a leading v accepted: "v1.36.2"), minor 20 to 99. */
+static int read_kube_version(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    static const char path[] = "dra.kubernetesVersion";
+    if (gpa_schema_want(err, v, GPA_VSTRING, path) != 0)
+        return -1;
+    const char *s = v->u.str.ptr + (v->u.str.ptr[0] == 'v');
+    unsigned minor = 0;
+    size_t i = 2, digits = 0;
+    if (strncmp(s, "1.", 2) == 0)
+        for (; s[i] >= '0' && s[i] <= '9' && digits < 3; i++, digits++)
+            minor = minor * 10 + (unsigned)(s[i] - '0');
+    int tail_ok = s[i] == '\0' || (s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9');
+    if (digits == 0 || !tail_ok || minor < 20 || minor > 99)
+        return gpa_schema_fail(err, v, path, "\"%s\" is not a Kubernetes version such as \"1.36\"", v->u.str.ptr);
+    cfg->dra.kube_minor = minor;
+    return 0;
+}
+
+/* dra.nvidia.featureGates: {Gate: true|false}; the driver's gates gpuadmit does not read are accepted. */
+static int read_nvidia(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    static const char *const known[] = {"featureGates", NULL};
+    const gpa_value_t *gates = gpa_value_get(v, "featureGates");
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "dra.nvidia") != 0 || gpa_schema_fields(err, v, "dra.nvidia", known) != 0)
+        return -1;
+    if (gates == NULL)
+        return 0;
+    if (gpa_schema_want(err, gates, GPA_VOBJECT, "dra.nvidia.featureGates") != 0)
+        return -1;
+    cfg->dra.nvidia_gates_set = 1;
+    for (size_t i = 0; i < gates->u.object.len; i++) {
+        const gpa_member_t *m = &gates->u.object.members[i];
+        const char *path = gpa_schema_path(&cfg->arena_, "dra.nvidia.featureGates", m->key);
+        if (m->value->type != GPA_VBOOL)
+            return gpa_schema_wrong_type(err, m->value, "true or false", path);
+        for (int g = 0; g < GPA_NVIDIA__GATES; g++)
+            if (strcmp(m->key, nvidia_gates[g]) == 0 && m->value->u.boolean)
+                cfg->dra.nvidia_gates_on |= 1u << g;
+    }
+    return 0;
+}
+
+static int read_dra(gpa_config_t *cfg, const gpa_value_t *v, gpa_error_t *err)
+{
+    static const char *const known[] = {"kubernetesVersion", "roundingWarnPercent", "nvidia", NULL};
+    if (gpa_schema_want(err, v, GPA_VOBJECT, "dra") != 0 || gpa_schema_fields(err, v, "dra", known) != 0)
+        return -1;
+    const gpa_value_t *version = gpa_value_get(v, "kubernetesVersion"), *rounding = gpa_value_get(v, "roundingWarnPercent"),
+                      *nvidia = gpa_value_get(v, "nvidia");
+    if (version != NULL && version->type != GPA_VNULL && read_kube_version(cfg, version, err) != 0)
+        return -1;
+    if (rounding != NULL && read_integer(err, rounding, "dra.roundingWarnPercent", 0, 1000, &cfg->dra.rounding_warn_percent) != 0)
+        return -1;
+    return nvidia != NULL ? read_nvidia(cfg, nvidia, err) : 0;
+}
+
 static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
 {
     const gpa_value_t *v = m->value;
@@ -462,8 +536,10 @@ static int read_top(gpa_config_t *cfg, const gpa_member_t *m, gpa_error_t *err)
         return read_known_resources(cfg, v, err);
     if (strcmp(m->key, "hami") == 0)
         return read_hami(cfg, v, err);
+    if (strcmp(m->key, "dra") == 0)
+        return read_dra(cfg, v, err);
     static const char *const top[] = {"minDeviceMemory", "maxPodsPerDevice", "dialects",  "rules", "namespaces", "placement",
-                                      "knownResources",  "mutations",        "workloads", "hami",  NULL};
+                                      "knownResources",  "mutations",        "workloads", "hami",  "dra",        NULL};
     return gpa_schema_unknown_field(err, m, "", top);
 }
 
@@ -479,6 +555,7 @@ int gpa_config_load(const gpa_value_t *doc, const char *source, gpa_config_t **o
             if (read_top(cfg, &doc->u.object.members[i], err) != 0)
                 goto Error;
     }
+    cfg->decode = (gpa_decode_opts_t){.workloads = &cfg->workloads, .hami = &cfg->hami, .dialects = cfg->dialects};
     *out = cfg;
     return 0;
 Error:

@@ -37,7 +37,9 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_chec
     if (!reread)
         return 0; /* nothing validates the result (the mutating webhook): skip the second decode */
     gpa_object_t *mutated;
-    if (gpa_decode_object_with(a, &cfg->workloads, root, &mutated, err) != 0)
+    gpa_decode_opts_t decode = cfg->decode; /* read as the object was: the same classes known */
+    decode.known = opts->known;
+    if (gpa_decode_object_with(a, &decode, root, &mutated, err) != 0)
         return -1;
     /* Where the caller placed the object (an AdmissionReview's request.namespace, which wins) carries over. */
     gpa_object_set_request(mutated, obj->ns, obj->name);
@@ -64,13 +66,13 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
 {
     gpa_violations_t found = {0}, old = {0};
     gpa_alloc_budget_t own = gpa_alloc_budget(0), *budget = opts->budget != NULL ? opts->budget : &own;
-    gpa_validate_object(a, cfg, opts->inventory, budget, target, &found);
+    gpa_validate_object_known(a, cfg, opts->inventory, opts->known, budget, target, &found);
     int update = opts->operation == GPA_OP_UPDATE && opts->old_object != NULL;
     if (update && found.len != 0) {
         gpa_object_t *old_target;
         if (as_mutated(a, cfg, opts, opts->old_object, &old_target, err) != 0)
             return -1;
-        gpa_validate_object(a, cfg, opts->inventory, budget, old_target, &old);
+        gpa_validate_object_known(a, cfg, opts->inventory, opts->known, budget, old_target, &old);
     }
     for (size_t i = 0; i < found.len; i++) {
         const gpa_violation_t *v = &found.items[i];
@@ -95,7 +97,7 @@ int gpa_check(gpa_arena_t *a, const gpa_config_t *cfg, gpa_object_t *obj, const 
     out->mutated = obj->root;
     if (opts->operation == GPA_OP_DELETE || opts->operation == GPA_OP_CONNECT)
         return 0;
-    if (gpa_config_excludes(cfg, obj->ns) || obj->npods == 0)
+    if (gpa_config_excludes(cfg, obj->ns) || (obj->npods == 0 && obj->dra == NULL))
         return 0;
     gpa_object_t *target = obj;
     /* Mutation warnings come first: they say what happened to the object before validation read it. */

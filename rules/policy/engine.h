@@ -37,8 +37,12 @@ typedef struct st_gpa_check_opts_t {
                                          which follows the mutating webhook */
     int validate;                     /* run the validation rules */
     const gpa_inventory_t *inventory; /* enables the infeasible rule; NULL = no inventory */
-    gpa_alloc_budget_t *budget;       /* borrowed: the search budget of every Pod template of the object (and of
-                                         oldObject's); NULL = one of GPA_ALLOC_BUDGET_STEPS steps, no deadline */
+    /* What the cluster holds (kube/dra.h: the same input over the inventory's or live view's layer), borrowed; NULL:
+     * nothing known (the DRA rules that need it stay silent). The object must have been decoded with the same
+     * known classes (gpa_decode_opts_t.known), so that extended resources read alike. */
+    const gpa_dra_known_t *known;
+    gpa_alloc_budget_t *budget; /* borrowed: the search budget of every Pod template of the object (and of
+                                   oldObject's); NULL = one of GPA_ALLOC_BUDGET_STEPS steps, no deadline */
 } gpa_check_opts_t;
 
 /*

@@ -19,7 +19,7 @@ gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container,
     v->rule = ctx->rule;
     v->action = ctx->action;
     v->container = container;
-    v->pod = ctx->pod->path;
+    v->pod = ctx->pod != NULL ? ctx->pod->path : ""; /* a resource.k8s.io object: no Pod spec */
     v->path = path != NULL ? path : "";
     if (res0 != NULL)
         v->resources[v->nresources++] = res0;

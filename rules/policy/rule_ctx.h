@@ -1,5 +1,5 @@
 /*
- * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_hami.c, rules_ray.c) share: the check
+ * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_hami.c, rules_ray.c, rules_dra.c) share: the check
  * context and the helpers that word findings. How amounts are read is kube/gpu_request.h's (one convention for the rules, the
  * mutations and the allocator). Private to policy.
  */
@@ -23,9 +23,10 @@ typedef struct st_gpa_inventory_t gpa_inventory_t;
 struct st_gpa_rule_ctx_t {
     gpa_arena_t *a;
     const gpa_config_t *cfg;
-    const gpa_inventory_t *inv; /* NULL: no inventory (infeasible does not run) */
-    gpa_alloc_budget_t *budget; /* the infeasible rule's search budget, shared by the object's Pod specs */
-    const gpa_object_t *obj;    /* the object pod belongs to (KubeRay's rule reads its groups); NULL in the container predicate */
+    const gpa_inventory_t *inv;   /* NULL: no inventory (infeasible does not run) */
+    gpa_alloc_budget_t *budget;   /* the infeasible rule's search budget, shared by the object's Pod specs */
+    const gpa_object_t *obj;      /* the object pod belongs to (KubeRay's rule reads its groups); NULL in the container predicate */
+    const gpa_dra_known_t *known; /* what the cluster holds (kube/dra.h); NULL: nothing known */
     const gpa_podspec_t *pod;
     const gpa_pod_facts_t *facts;
     const gpa_container_t *c;

@@ -7,10 +7,13 @@
  *   id        stable rule id, what configurations, messages and tests name
  *   dialects  the GPA_DIALECT_* bits whose resources the rule reads (a rule runs when any is enabled)
  *   scope     CONTAINER: checked per container (app and init); POD: checked once per Pod spec; BOTH: per
- *             container, then once on the Pod-level totals (Kubernetes' PodRequests rule, the scheduler's view)
+ *             container, then once on the Pod-level totals (Kubernetes' PodRequests rule, the scheduler's view);
+ *             OBJECT: only on resource.k8s.io objects (no Pod spec; `check` NULL)
  *   action    the default action (deny unless stated otherwise)
  *   check     appends findings through gpa_rule_ctx_t (rule_ctx.h, private to policy)
  *   doc       one line for `gpuadmit rules`-style listings and the README
+ *   on_dra    optional: checked once on a resource.k8s.io object (gpa_object_t.dra set, the claim a controller made
+ *             excepted), with no Pod spec (ctx->pod NULL): where a rule's DRA part judges claims, templates, classes
  *
  * Ownership: the table and its strings are static.
  */
@@ -25,6 +28,7 @@ typedef enum en_gpa_scope_t {
     GPA_SCOPE_CONTAINER,
     GPA_SCOPE_POD,
     GPA_SCOPE_BOTH,
+    GPA_SCOPE_OBJECT,
 } gpa_scope_t;
 
 typedef struct st_gpa_rule_ctx_t gpa_rule_ctx_t;
@@ -36,6 +40,7 @@ typedef struct st_gpa_rule_t {
     gpa_action_t action;
     void (*check)(gpa_rule_ctx_t *ctx);
     const char *doc;
+    void (*on_dra)(gpa_rule_ctx_t *ctx);
 } gpa_rule_t;
 
 extern const gpa_rule_t gpa_rules[];

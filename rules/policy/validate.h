@@ -27,6 +27,10 @@ typedef struct st_gpa_inventory_t gpa_inventory_t;
  */
 void gpa_validate_object(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
                          const gpa_object_t *obj, gpa_violations_t *out);
+/* The same, with what the cluster is known to hold (kube/dra.h; NULL: nothing), which the DRA rules read: a
+ * resource.k8s.io object gets the rules' on_dra checks (rules.h). */
+void gpa_validate_object_known(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, const gpa_dra_known_t *known,
+                               gpa_alloc_budget_t *budget, const gpa_object_t *obj, gpa_violations_t *out);
 
 /*
  * The container-level findings of one container other than shared-required, from rules whose action is deny.

@@ -44,9 +44,16 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg->min_device_memory, 256LL << 20);
     ck_assert_int_eq(cfg->placement.max_pods_per_device, 16);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_ALL);
-    /* the rule table carries the defaults: deny, except unit-hint (warn) */
-    for (size_t i = 0; i < gpa_nrules; i++)
-        ck_assert_int_eq(cfg->actions[i], strcmp(gpa_rules[i].id, "unit-hint") == 0 ? GPA_ACTION_WARN : GPA_ACTION_DENY);
+    /* the rule table carries the defaults: deny, except unit-hint and the DRA rules docs/rules.md marks warn */
+    static const char *const warn[] = {"unit-hint",       "dra-unknown-class",    "dra-unknown-claim",
+                                       "dra-api-version", "dra-template-sharing", "dra-shared-claim"};
+    for (size_t i = 0; i < gpa_nrules; i++) {
+        gpa_action_t want = GPA_ACTION_DENY;
+        for (size_t k = 0; k < sizeof(warn) / sizeof(warn[0]); k++)
+            if (strcmp(gpa_rules[i].id, warn[k]) == 0)
+                want = GPA_ACTION_WARN;
+        ck_assert_int_eq(cfg->actions[i], want);
+    }
     ck_assert_uint_eq(cfg->nknown_resources, 0);
     ck_assert(!gpa_config_knows_resource(cfg, "koordinator.sh/gpu-shared", 25));
     ck_assert(gpa_config_excludes(cfg, "kube-system"));
@@ -178,7 +185,7 @@ START_TEST(hami_key)
     gpa_config_t *cfg = gpa_config_default();
     ck_assert(cfg->dialects & GPA_DIALECT_HAMI);
     ck_assert_str_eq(cfg->hami.device[GPA_HAMI_NVIDIA].name[GPA_HAMI_MEMORY], "nvidia.com/gpumem");
-    ck_assert_ptr_eq(cfg->workloads.hami, &cfg->hami);
+    ck_assert_ptr_eq(cfg->decode.hami, &cfg->hami);
     ck_assert(!cfg->warning.set_);
     gpa_config_release(cfg);
     cfg = parse_ok("hami:\n"
@@ -204,7 +211,7 @@ START_TEST(hami_key)
     ck_assert_int_eq(d->default_cores, 10);
     ck_assert_int_eq(d->memory_factor, 2);
     ck_assert_int_eq(d->device_split_count, 8);
-    ck_assert_ptr_eq(cfg->workloads.hami, &cfg->hami); /* workloads read after hami keep it */
+    ck_assert_ptr_eq(cfg->decode.hami, &cfg->hami); /* workloads read after hami keep it */
     ck_assert(cfg->warning.set_);
     ck_assert_uint_eq(cfg->warning.line, 7);
     ck_assert_ptr_nonnull(strstr(cfg->warning.message, "overwriteEnv, deviceMemoryScaling, migProfileAllowlist"));

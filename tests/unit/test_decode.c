@@ -320,7 +320,9 @@ static gpa_object_t *object_at(const gpa_workloads_t *extra, const gpa_workload_
     gpa_error_t err = {0};
     gpa_error_init(&err, "test");
     ck_assert_msg(gpa_json_parse(&arena, text, strlen(text), &doc, &err) == 0, "%s: %s", text, err.message);
-    ck_assert_msg(gpa_decode_object_with(&arena, extra, doc, &obj, &err) == 0, "%s: %s: %s", text, err.path, err.message);
+    ck_assert_msg(
+        gpa_decode_object_with(&arena, &(gpa_decode_opts_t){.workloads = extra, .dialects = GPA_DIALECT_ALL}, doc, &obj, &err) == 0,
+        "%s: %s: %s", text, err.path, err.message);
     return obj;
 }
 
@@ -364,7 +366,7 @@ START_TEST(every_kind_of_the_table_is_read_at_its_paths)
         {"example.com", "Trainer", (const char *const[]){"spec.workers[*].template", NULL},
          (const char *const[]){"spec.launcher", NULL}, (const char *const[]){"spec.roles.*.resources", NULL}},
     };
-    const gpa_workloads_t extra = {extra_items, 1, NULL};
+    const gpa_workloads_t extra = {extra_items, 1};
     check_table(&extra, &extra);
 }
 END_TEST
@@ -383,7 +385,7 @@ START_TEST(kinds_are_matched_by_group_and_kind)
     ck_assert_str_eq(gpa_workload_find(NULL, "batch.volcano.sh/v1alpha1", "Job")->group, "batch.volcano.sh");
     /* A configuration's entry replaces the built-in one of the same group and kind. */
     const gpa_workload_t mine[] = {{"apps", "Deployment", (const char *const[]){"spec.other", NULL}, NULL, NULL}};
-    const gpa_workloads_t extra = {mine, 1, NULL};
+    const gpa_workloads_t extra = {mine, 1};
     ck_assert_ptr_eq(gpa_workload_find(&extra, "apps/v1", "Deployment"), &mine[0]);
     ck_assert_ptr_nonnull(gpa_workload_find(&extra, "apps/v1", "StatefulSet"));
 }

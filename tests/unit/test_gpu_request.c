@@ -390,7 +390,7 @@ START_TEST(hami_configured_names)
     ck_assert_str_eq(gpa_resource_name_in(&names, GPA_R_HAMI_NV_MEMORY), "example.com/vgpu-memory");
     ck_assert(gpa_hami_names_has(&names, "nvidia.com/priority", 19));
     /* decode interns the configured names; the reading uses the configured defaults */
-    gpa_workloads_t extra = {NULL, 0, &names};
+    gpa_decode_opts_t extra = {.hami = &names, .dialects = GPA_DIALECT_ALL};
     gpa_arena_t a;
     gpa_arena_init(&a);
     const char *text = POD1("{\"example.com/vgpu\":\"2\",\"example.com/vgpu-memory\":\"4\",\"nvidia.com/gpucores\":\"10\"}");

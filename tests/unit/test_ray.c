@@ -30,7 +30,7 @@ static gpa_object_t *decode_cfg(gpa_value_t *doc)
     gpa_object_t *obj = NULL;
     gpa_error_t err = {0};
     gpa_error_init(&err, "test");
-    ck_assert_msg(gpa_decode_object_with(&arena, &cfg->workloads, doc, &obj, &err) == 0, "decode: %s", err.message);
+    ck_assert_msg(gpa_decode_object_with(&arena, &cfg->decode, doc, &obj, &err) == 0, "decode: %s", err.message);
     return obj;
 }
 

@@ -44,8 +44,7 @@ static gpa_object_t *decode(const char *squoted)
     gpa_object_t *obj;
     gpa_error_t err = {0};
     gpa_error_init(&err, "test");
-    if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 ||
-        gpa_decode_object_with(&A, &CFG->workloads, doc, &obj, &err) != 0)
+    if (gpa_json_parse(&A, json, strlen(json), &doc, &err) != 0 || gpa_decode_object_with(&A, &CFG->decode, doc, &obj, &err) != 0)
         ck_abort_msg("cannot read test object: %s at %u:%u: %s", err.message, err.line, err.column, json);
     return obj;
 }
@@ -151,9 +150,10 @@ static void set_action(const char *rule, gpa_action_t action)
 
 START_TEST(table_ids_unique_and_documented)
 {
-    ck_assert_uint_eq(gpa_nrules, 25);
+    ck_assert_uint_eq(gpa_nrules, 32);
     for (size_t i = 0; i < gpa_nrules; i++) {
-        ck_assert_ptr_nonnull(gpa_rules[i].check);
+        /* a rule checks Pods, or resource.k8s.io objects (scope OBJECT: on_dra alone) */
+        ck_assert(gpa_rules[i].check != NULL || (gpa_rules[i].scope == GPA_SCOPE_OBJECT && gpa_rules[i].on_dra != NULL));
         ck_assert(gpa_rules[i].doc != NULL && strlen(gpa_rules[i].doc) > 10);
         ck_assert_uint_ne(gpa_rules[i].dialects, 0);
         ck_assert_int_eq(gpa_rule_index(gpa_rules[i].id), (int)i);
@@ -1115,7 +1115,7 @@ START_TEST(hami_invalid_forms)
     gpa_object_t *obj;
     gpa_error_t err = {0};
     ck_assert_int_eq(gpa_json_parse(&A, json, strlen(json), &doc, &err), 0);
-    ck_assert_int_eq(gpa_decode_object_with(&A, &CFG->workloads, doc, &obj, &err), 0);
+    ck_assert_int_eq(gpa_decode_object_with(&A, &CFG->decode, doc, &obj, &err), 0);
     validate(obj);
     expect("non-positive ambiguous-unit");
     ck_assert_str_eq(first("non-positive")->resources[0], "example.com/vgpu");

@@ -146,7 +146,7 @@ START_TEST(unknown_field_is_worded_alike)
 {
     ck_assert_str_eq(config_error("minDeviceMemory: 1Gi\ncolour: blue\n"),
                      "config.yaml:2:9: unknown field \"colour\"; known: minDeviceMemory, maxPodsPerDevice, dialects, rules, "
-                     "namespaces, placement, knownResources, mutations, workloads, hami");
+                     "namespaces, placement, knownResources, mutations, workloads, hami, dra");
     ck_assert_str_eq(config_error("placement:\n  colour: blue\n"),
                      "config.yaml:2:11: placement: unknown field \"colour\"; known: strategy, coreWeight");
     ck_assert_str_eq(inventory_error("kind: GPUInventory\ncolour: blue\n"),

@@ -601,7 +601,7 @@ START_TEST(audit_kinds_follow_the_table)
     /* A configured kind is added; one that replaces a built-in kind is not listed twice. */
     static const char *const paths[] = {"spec.template", NULL};
     gpa_workload_t extra_items[] = {{"example.com", "Trainer", paths, NULL, NULL}, {"apps", "Deployment", paths, NULL, NULL}};
-    gpa_workloads_t extra = {extra_items, 2, NULL};
+    gpa_workloads_t extra = {extra_items, 2};
     ck_assert_uint_eq(gpa_kube_audit_kinds(&a, &extra, &kinds), gpa_workloads_builtin.len + 1);
     ck_assert_str_eq(gpa_kube_kind_path(&a, &kinds[gpa_workloads_builtin.len], NULL), "/apis/example.com/v1/trainers");
     gpa_arena_dispose(&a);

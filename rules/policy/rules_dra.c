@@ -1,0 +1,319 @@
+/*
+ * The DRA rules (docs/rules.md#dra): on claims, templates and classes (their on_dra checks), and on the Pods and
+ * workloads that use them. What the cluster holds comes from ctx->known; where it is not known, the rules that need
+ * to know something is absent stay silent.
+ */
+#include <string.h>
+
+#include "document/schema.h"
+#include "kube/dra.h"
+#include "kube/dra_share.h"
+#include "policy/rule_checks.h"
+#include "policy/rule_ctx.h"
+
+/* ---- helpers ---------------------------------------------------------------------------------------------------- */
+
+/* Calls fn for every ExactDeviceRequest of the claim or template ctx judges (a request's, and each alternative). */
+static void each_exact(gpa_rule_ctx_t *ctx, void (*fn)(gpa_rule_ctx_t *ctx, const gpa_dra_request_t *req, const gpa_dra_exact_t *e))
+{
+    const gpa_dra_devices_t *devices = &ctx->obj->dra->devices;
+    for (size_t i = 0; i < devices->nrequests; i++) {
+        const gpa_dra_request_t *req = &devices->requests[i];
+        if (req->has_exact)
+            fn(ctx, req, &req->exact);
+        for (size_t k = 0; k < req->nalternatives; k++)
+            fn(ctx, req, &req->alternatives[k]);
+    }
+}
+
+/* "gpu" or "gpu/a100" (a firstAvailable alternative): how a request is named in messages. */
+static const char *request_name(gpa_rule_ctx_t *ctx, const gpa_dra_request_t *req, const gpa_dra_exact_t *e)
+{
+    const char *name = req->name != NULL ? req->name : "";
+    if (e == &req->exact || e->name == NULL)
+        return name;
+    return gpa_arena_printf(ctx->a, "%s/%s", name, e->name);
+}
+
+/* The claim or template a Pod claim names (resourceClaimName or resourceClaimTemplateName, the `source:` wrapper's
+ * too), with its kind; NULL name when it names neither. */
+static const char *pod_claim_target(const gpa_dra_pod_claim_t *pc, gpa_dra_kind_t *kind)
+{
+    const char *claim = pc->claim != NULL ? pc->claim : pc->source_claim;
+    const char *template = pc->template != NULL ? pc->template : pc->source_template;
+    *kind = claim != NULL ? GPA_DRA_CLAIM : GPA_DRA_TEMPLATE;
+    return claim != NULL ? claim : template;
+}
+
+static const gpa_dra_pod_claim_t *find_pod_claim(const gpa_podspec_t *pod, const char *name)
+{
+    for (size_t i = 0; name != NULL && i < pod->nclaims; i++)
+        if (pod->claims[i].name != NULL && strcmp(pod->claims[i].name, name) == 0)
+            return &pod->claims[i];
+    return NULL;
+}
+
+/* How many Pods the object makes at once, for messages ("4", "one per node"). */
+static const char *replicas_text(gpa_rule_ctx_t *ctx)
+{
+    if (ctx->obj->replicas == GPA_REPLICAS_MANY)
+        return "one per node";
+    return gpa_arena_printf(ctx->a, "%lld", (long long)ctx->obj->replicas);
+}
+
+static int several_replicas(const gpa_rule_ctx_t *ctx)
+{
+    return ctx->obj != NULL && ctx->obj->replicas > 1;
+}
+
+/* ---- dra-unknown-class ------------------------------------------------------------------------------------------ */
+
+static void unknown_class(gpa_rule_ctx_t *ctx, const gpa_dra_request_t *req, const gpa_dra_exact_t *e)
+{
+    if (e->class == NULL || gpa_dra_known_find(ctx->known, GPA_DRA_CLASS, "", e->class) != NULL)
+        return;
+    gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, e->path, "deviceClassName"), e->class, NULL,
+                        "request \"%s\": DeviceClass %s does not exist in the cluster, so the claim would wait Pending "
+                        "(\"device class %s does not exist\"); create the class first or name one that exists",
+                        request_name(ctx, req, e), e->class, e->class);
+}
+
+/* The container half: the implicit deviceclass.resource.kubernetes.io/<class> of a class the cluster does not have
+ * (a mapped name always has its class: decode found it there). */
+void gpa_rule_dra_unknown_class_container(gpa_rule_ctx_t *ctx)
+{
+    if (ctx->c == NULL || !gpa_dra_known_complete(ctx->known, GPA_DRA_CLASS))
+        return;
+    for (size_t i = 0; i < ctx->c->nextended; i++) {
+        const gpa_dra_extended_use_t *u = &ctx->c->extended[i];
+        if (gpa_dra_known_find(ctx->known, GPA_DRA_CLASS, "", u->class) == NULL)
+            gpa_rule_ctx_report(ctx, ctx->c->name, u->path, u->resource, NULL,
+                                "%s: DeviceClass %s does not exist in the cluster, so the Pod would wait Pending; create the "
+                                "class first or name one that exists",
+                                u->resource, u->class);
+    }
+}
+
+void gpa_rule_dra_unknown_class(gpa_rule_ctx_t *ctx)
+{
+    const gpa_dra_object_t *o = ctx->obj->dra;
+    if ((o->kind == GPA_DRA_CLAIM || o->kind == GPA_DRA_TEMPLATE) && gpa_dra_known_complete(ctx->known, GPA_DRA_CLASS))
+        each_exact(ctx, unknown_class);
+}
+
+/* ---- dra-api-version -------------------------------------------------------------------------------------------- */
+
+/* The first minor release that no longer serves version v of resource.k8s.io's claims, templates, classes and slices
+ * (0: never served by a release gpuadmit judges), and the first that serves it. */
+static void version_window(gpa_dra_version_t v, unsigned *from, unsigned *until)
+{
+    static const unsigned window[][2] = {
+        [GPA_DRA_V1] = {34, 0},      [GPA_DRA_V1BETA2] = {33, 39}, [GPA_DRA_V1BETA1] = {32, 38},
+        [GPA_DRA_V1ALPHA3] = {0, 0}, [GPA_DRA_V1ALPHA2] = {0, 0},  [GPA_DRA_VOTHER] = {0, 0},
+    };
+    *from = window[v][0];
+    *until = window[v][1];
+}
+
+void gpa_rule_dra_api_version(gpa_rule_ctx_t *ctx)
+{
+    const gpa_dra_object_t *o = ctx->obj->dra;
+    unsigned minor = ctx->cfg->dra.kube_minor != 0 ? ctx->cfg->dra.kube_minor : GPA_DRA_DEFAULT_MINOR, from, until;
+    version_window(o->version, &from, &until);
+    if (from != 0 && minor >= from && (until == 0 || minor < until))
+        return;
+    const char *why = from == 0      ? "no Kubernetes release gpuadmit knows serves it"
+                      : minor < from ? gpa_arena_printf(ctx->a, "it is served from 1.%u", from)
+                                     : gpa_arena_printf(ctx->a, "it was removed in 1.%u", until);
+    gpa_rule_ctx_report(ctx, NULL, "apiVersion", ctx->obj->api_version, NULL,
+                        "%s %s: the cluster (Kubernetes 1.%u) does not serve %s (%s); write resource.k8s.io/v1%s",
+                        gpa_dra_kind_name(o->kind), ctx->obj->api_version, minor, ctx->obj->api_version, why,
+                        o->version == GPA_DRA_V1ALPHA2 ? " (classic DRA's resourceClassName and parametersRef are gone: "
+                                                         "a request names a deviceClassName)"
+                                                       : "");
+}
+
+/* ---- non-positive (DRA) ----------------------------------------------------------------------------------------- */
+
+static void negative_capacity(gpa_rule_ctx_t *ctx, const gpa_dra_request_t *req, const gpa_dra_exact_t *e)
+{
+    for (size_t i = 0; i < e->ncapacity; i++) {
+        const gpa_dra_capacity_t *c = &e->capacity[i];
+        if (c->amount.status == GPA_Q_OK && c->amount.value < 0)
+            gpa_rule_ctx_report(ctx, NULL, c->path, c->name, NULL,
+                                "request \"%s\": capacity %s: %s is negative; a capacity request is an amount >= 0",
+                                request_name(ctx, req, e), c->name, c->text);
+    }
+}
+
+void gpa_rule_non_positive_dra(gpa_rule_ctx_t *ctx)
+{
+    if (ctx->obj->dra->kind == GPA_DRA_CLAIM || ctx->obj->dra->kind == GPA_DRA_TEMPLATE)
+        each_exact(ctx, negative_capacity);
+}
+
+/* The container half: an extended resource a DeviceClass serves, asked as a negative count. */
+void gpa_rule_non_positive_dra_container(gpa_rule_ctx_t *ctx)
+{
+    for (size_t i = 0; ctx->c != NULL && i < ctx->c->nextended; i++) {
+        const gpa_dra_extended_use_t *u = &ctx->c->extended[i];
+        if (u->amount.status == GPA_Q_OK && u->amount.value < 0)
+            gpa_rule_ctx_report(ctx, ctx->c->name, u->path, u->resource, NULL,
+                                "%s: %s is negative; DeviceClass %s serves it as a count of devices >= 0", u->resource, u->text,
+                                u->class);
+    }
+}
+
+/* ---- dra-claim-source ------------------------------------------------------------------------------------------- */
+
+void gpa_rule_dra_claim_source(gpa_rule_ctx_t *ctx)
+{
+    for (size_t i = 0; i < ctx->pod->nclaims; i++) {
+        const gpa_dra_pod_claim_t *pc = &ctx->pod->claims[i];
+        if (!pc->has_source)
+            continue;
+        const char *key = pc->source_claim != NULL ? "resourceClaimName" : "resourceClaimTemplateName";
+        const char *value = pc->source_claim != NULL ? pc->source_claim : pc->source_template != NULL ? pc->source_template : "...";
+        gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, pc->path, "source"), NULL, NULL,
+                            "resourceClaims \"%s\": the source: wrapper was removed in Kubernetes 1.31; kubectl apply prunes it "
+                            "and the API server answers \"must specify one of: resourceClaimName, resourceClaimTemplateName\"; "
+                            "write {name: %s, %s: %s}",
+                            pc->name != NULL ? pc->name : "", pc->name != NULL ? pc->name : "...", key, value);
+    }
+}
+
+/* ---- dra-unknown-claim ------------------------------------------------------------------------------------------ */
+
+void gpa_rule_dra_unknown_claim(gpa_rule_ctx_t *ctx)
+{
+    for (size_t i = 0; i < ctx->pod->nclaims; i++) {
+        const gpa_dra_pod_claim_t *pc = &ctx->pod->claims[i];
+        gpa_dra_kind_t kind;
+        const char *target = pod_claim_target(pc, &kind);
+        if (target == NULL || !gpa_dra_known_complete(ctx->known, kind) ||
+            gpa_dra_known_find(ctx->known, kind, ctx->obj->ns, target) != NULL)
+            continue;
+        const char *field = kind == GPA_DRA_CLAIM ? "resourceClaimName" : "resourceClaimTemplateName";
+        gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, pc->path, field), target, NULL,
+                            "resourceClaims \"%s\": %s %s does not exist in namespace %s, so the Pod would wait Pending; "
+                            "create it first or fix %s",
+                            pc->name != NULL ? pc->name : "", gpa_dra_kind_name(kind), target,
+                            ctx->obj->ns[0] != '\0' ? ctx->obj->ns : "default", field);
+    }
+}
+
+/* ---- dra-unknown-request ---------------------------------------------------------------------------------------- */
+
+static void unknown_requests_of(gpa_rule_ctx_t *ctx, const gpa_container_t *c)
+{
+    for (size_t i = 0; i < c->nclaims; i++) {
+        const gpa_dra_container_claim_t *cc = &c->claims[i];
+        const gpa_dra_pod_claim_t *pc = find_pod_claim(ctx->pod, cc->name);
+        gpa_dra_kind_t kind;
+        const char *target = pc != NULL ? pod_claim_target(pc, &kind) : NULL;
+        const gpa_dra_object_t *o = target != NULL ? gpa_dra_known_find(ctx->known, kind, ctx->obj->ns, target) : NULL;
+        const gpa_dra_exact_t *alt;
+        if (cc->request == NULL || o == NULL || o->generated || gpa_dra_devices_request(&o->devices, cc->request, &alt) != NULL)
+            continue;
+        gpa_rule_ctx_report(ctx, c->name, gpa_schema_path(ctx->a, cc->path, "request"), cc->request, NULL,
+                            "claims \"%s\": %s %s has no request \"%s\" (nor request/subrequest), so the container cannot start; "
+                            "name one of its requests",
+                            cc->name, gpa_dra_kind_name(kind), target, cc->request);
+    }
+}
+
+void gpa_rule_dra_unknown_request(gpa_rule_ctx_t *ctx)
+{
+    for (size_t i = 0; i < ctx->pod->ncontainers; i++)
+        unknown_requests_of(ctx, &ctx->pod->containers[i]);
+    for (size_t i = 0; i < ctx->pod->ninit_containers; i++)
+        unknown_requests_of(ctx, &ctx->pod->init_containers[i]);
+}
+
+/* ---- dra-shared-claim ------------------------------------------------------------------------------------------- */
+
+void gpa_rule_dra_shared_claim(gpa_rule_ctx_t *ctx)
+{
+    if (!several_replicas(ctx))
+        return;
+    for (size_t i = 0; i < ctx->pod->nclaims; i++) {
+        const gpa_dra_pod_claim_t *pc = &ctx->pod->claims[i];
+        gpa_dra_kind_t kind;
+        const char *target = pod_claim_target(pc, &kind);
+        if (target == NULL || kind != GPA_DRA_CLAIM)
+            continue;
+        int over = ctx->obj->replicas != GPA_REPLICAS_MANY && ctx->obj->replicas > GPA_DRA_MAX_CONSUMERS;
+        gpa_violation_t *v = gpa_rule_ctx_report(
+            ctx, NULL, gpa_schema_path(ctx->a, pc->path, "resourceClaimName"), target, NULL,
+            "resourceClaims \"%s\": %s replicas (%s) all name ResourceClaim %s: every replica is pinned to the same devices on "
+            "one node%s; use resourceClaimTemplateName for a device per replica",
+            pc->name != NULL ? pc->name : "", ctx->obj->kind, replicas_text(ctx), target,
+            over ? ", and a claim takes at most 256 consumers, so the replicas beyond 256 never start" : "");
+        if (v != NULL && over)
+            v->action = GPA_ACTION_DENY; /* beyond the API's limit: replicas can never start, whatever the rollout */
+    }
+}
+
+/* ---- dra-template-sharing --------------------------------------------------------------------------------------- */
+
+/* The sharing strategy a template's configuration sets, or NULL. */
+static const char *template_shares(const gpa_dra_object_t *t)
+{
+    for (size_t i = 0; i < t->devices.nconfigs; i++) {
+        const char *s = gpa_dra_sharing_strategy(&t->devices.configs[i]);
+        if (s != NULL)
+            return s;
+    }
+    return NULL;
+}
+
+void gpa_rule_dra_template_sharing(gpa_rule_ctx_t *ctx)
+{
+    if (!several_replicas(ctx))
+        return;
+    for (size_t i = 0; i < ctx->pod->nclaims; i++) {
+        const gpa_dra_pod_claim_t *pc = &ctx->pod->claims[i];
+        gpa_dra_kind_t kind;
+        const char *target = pod_claim_target(pc, &kind);
+        const gpa_dra_object_t *t = target != NULL && kind == GPA_DRA_TEMPLATE
+                                        ? gpa_dra_known_find(ctx->known, GPA_DRA_TEMPLATE, ctx->obj->ns, target)
+                                        : NULL;
+        const char *strategy = t != NULL ? template_shares(t) : NULL;
+        if (strategy == NULL)
+            continue;
+        gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, pc->path, "resourceClaimTemplateName"), target, NULL,
+                            "resourceClaims \"%s\": ResourceClaimTemplate %s shares its device (%s), but each of the %s replicas "
+                            "gets its own claim from it and so its own device, shared with nobody; to share one device, "
+                            "create one ResourceClaim and name it with resourceClaimName",
+                            pc->name != NULL ? pc->name : "", target, strategy, replicas_text(ctx));
+    }
+}
+
+/* ---- node-name-set (DRA) ---------------------------------------------------------------------------------------- */
+
+/* status.conditions has PodScheduled True: the scheduler bound the Pod (read from a cluster). */
+static int scheduled(const gpa_object_t *obj)
+{
+    const gpa_value_t *conds = gpa_value_get(gpa_value_get(obj->root, "status"), "conditions");
+    for (size_t i = 0; conds != NULL && conds->type == GPA_VARRAY && i < conds->u.array.len; i++) {
+        const char *type = gpa_value_string(gpa_value_get(conds->u.array.items[i], "type"));
+        const char *status = gpa_value_string(gpa_value_get(conds->u.array.items[i], "status"));
+        if (type != NULL && status != NULL && strcmp(type, "PodScheduled") == 0 && strcmp(status, "True") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+void gpa_rule_node_name_set_dra(gpa_rule_ctx_t *ctx)
+{
+    const char *phase = ctx->obj != NULL ? ctx->obj->phase : NULL;
+    if (ctx->c != NULL || ctx->pod->nclaims == 0 || ctx->pod->node_name == NULL || ctx->pod->node_name[0] == '\0' ||
+        (ctx->facts->dialects & (GPA_DIALECT_KOORDINATOR | GPA_DIALECT_MGPU | GPA_DIALECT_HAMI)) != 0 ||
+        (phase != NULL && phase[0] != '\0' && strcmp(phase, "Pending") != 0) || scheduled(ctx->obj))
+        return; /* a share in the Pod: the common half reports it; placed by the scheduler: its nodeName */
+    gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, ctx->pod->path, "nodeName"), NULL, NULL,
+                        "spec.nodeName: %s skips the scheduler, which alone allocates the Pod's ResourceClaims, and the kubelet "
+                        "will not start a Pod whose claims are not allocated for it; select the node with nodeSelector "
+                        "kubernetes.io/hostname: %s instead",
+                        ctx->pod->node_name, ctx->pod->node_name);
+}
