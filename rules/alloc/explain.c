@@ -219,6 +219,20 @@ static const char *list_failure(gpa_arena_t *a, int minor, const char *what, con
                             selection(a, nouse_which, nouse ? nouse : ""));
 }
 
+/* Which of the Pod's card-selection lists refuses the card (`why`: type, mode or UUID). */
+static const char *selection_failure(gpa_arena_t *a, const gpa_gpu_t *gpu, const gpa_hami_select_t *sel, gpa_hami_check_t why)
+{
+    int minor = (int)gpu->minor;
+    if (why == GPA_HAMI_CARD_TYPE)
+        return list_failure(a, minor, "type", quoted(a, gpu->type), sel->use_type, GPA_HAMI_USE_TYPE, sel->nouse_type,
+                            GPA_HAMI_NOUSE_TYPE);
+    if (why == GPA_HAMI_CARD_MODE)
+        return gpa_arena_printf(a, "card %d's mode %s is not in %s", minor, quoted(a, gpu->mode),
+                                selection(a, GPA_HAMI_MODE, sel->mode));
+    return list_failure(a, minor, "UUID", quoted(a, gpu->uuid), sel->use_uuid, GPA_HAMI_USE_UUID, sel->nouse_uuid,
+                        GPA_HAMI_NOUSE_UUID);
+}
+
 /* The first of HAMi's checks card d fails for HAMi group g, in HAMi's words where it has them. */
 static const char *hami_failure(gpa_arena_t *a, const gpa_search_dev_t *d, const gpa_device_group_t *g)
 {
@@ -227,21 +241,17 @@ static const char *hami_failure(gpa_arena_t *a, const gpa_search_dev_t *d, const
     char free_[32], need[32];
     int64_t core, mem;
     int minor = (int)gpu->minor;
-    switch (gpa_search_hami_check(d, g, &core, &mem)) {
+    gpa_hami_check_t why = gpa_search_hami_check(d, g, &core, &mem);
+    switch (why) {
     case GPA_HAMI_CARD_FITS:
     case GPA_HAMI_CARD_UNHEALTHY:
         break;
     case GPA_HAMI_CARD_HELD:
         return gpa_arena_printf(a, "card %d is held whole by another Pod", minor);
     case GPA_HAMI_CARD_TYPE:
-        return list_failure(a, minor, "type", quoted(a, gpu->type), sel->use_type, GPA_HAMI_USE_TYPE, sel->nouse_type,
-                            GPA_HAMI_NOUSE_TYPE);
     case GPA_HAMI_CARD_MODE:
-        return gpa_arena_printf(a, "card %d's mode %s is not in %s", minor, quoted(a, gpu->mode),
-                                selection(a, GPA_HAMI_MODE, sel->mode));
     case GPA_HAMI_CARD_UUID:
-        return list_failure(a, minor, "UUID", quoted(a, gpu->uuid), sel->use_uuid, GPA_HAMI_USE_UUID, sel->nouse_uuid,
-                            GPA_HAMI_NOUSE_UUID);
+        return selection_failure(a, gpu, sel, why);
     case GPA_HAMI_CARD_SLOTS:
         return gpa_arena_printf(a, "card %d has all its %" PRId64 " vGPU slots taken", minor, gpa_search_hami_slots(d, g));
     case GPA_HAMI_CARD_MEMORY:
@@ -277,6 +287,9 @@ static const char *device_failure(gpa_arena_t *a, const gpa_search_t *s, const g
         return gpa_arena_printf(a, "device %d is unhealthy", minor);
     if (d->whole_used)
         return gpa_arena_printf(a, "device %d is held whole by another Pod", minor);
+    gpa_hami_check_t why;
+    if (g->select != NULL && gpu->uuid[0] != '\0' && !gpa_search_hami_selected(g->select, gpu, &why))
+        return selection_failure(a, gpu, g->select, why);
     if (g->whole && gpu->core < g->core)
         return gpa_arena_printf(a, "device %d has %" PRId64 "%% compute in all, a whole-device share needs %" PRId64 "%%", minor,
                                 gpu->core, g->core);

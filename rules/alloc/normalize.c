@@ -45,7 +45,10 @@ const char *gpa_normalize_asks(gpa_arena_t *a, const gpa_device_group_t *g)
     return gpa_arena_printf(a, "%scontainer %s asks", g->container->is_init ? "init " : "", g->container->name);
 }
 
-static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_container_t *c, groups_t *v)
+static const gpa_hami_select_t *count_only_select(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod,
+                                                  const gpa_container_t *c);
+
+static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, const gpa_container_t *c, groups_t *v)
 {
     static const gpa_resource_t rs[] = {GPA_R_NVIDIA_GPU, GPA_R_AMD_GPU, GPA_R_DCU_GPU};
     for (size_t i = 0; i < 3; i++) {
@@ -56,6 +59,8 @@ static int vendor_groups(gpa_arena_t *a, unsigned dialects, const gpa_container_
         g->whole = 1;
         g->core = 100;
         g->memory_kind = GPA_MEMORY_NONE;
+        if (rs[i] == GPA_R_NVIDIA_GPU)
+            g->select = count_only_select(a, dialects, pod, c);
     }
     return 0;
 }
@@ -196,6 +201,20 @@ static const gpa_hami_select_t *hami_select(gpa_arena_t *a, const gpa_podspec_t 
     return sel;
 }
 
+/* A count-only container's card selection when HAMi counts with the vendor's name: the Pod's lists, else NULL. */
+static const gpa_hami_select_t *count_only_select(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod,
+                                                  const gpa_container_t *c)
+{
+    const gpa_hami_names_t *names = c->hami != NULL ? c->hami : &gpa_hami_names_default;
+    if ((dialects & GPA_DIALECT_HAMI) == 0 || gpa_hami_token(names, GPA_HAMI_NVIDIA, GPA_HAMI_COUNT) != GPA_R_NVIDIA_GPU)
+        return NULL;
+    gpa_hami_view_t hv = {.c = c, .vendor = GPA_HAMI_NVIDIA, .device = &names->device[GPA_HAMI_NVIDIA]};
+    const gpa_hami_select_t *sel = hami_select(a, pod, &hv);
+    int any =
+        sel->use_type != NULL || sel->nouse_type != NULL || sel->use_uuid != NULL || sel->nouse_uuid != NULL || sel->mode != NULL;
+    return any ? sel : NULL;
+}
+
 /* One HAMi container's group; 0 with no group when it asks for no vGPU (a count of 0: HAMi books nothing), -1 when
  * a rule denies what it asks (a memory HAMi cannot hold, a percentage above 100). */
 static int hami_group(gpa_arena_t *a, unsigned dialects, const gpa_podspec_t *pod, const gpa_container_t *c, groups_t *v)
@@ -236,7 +255,7 @@ static int container_groups(gpa_arena_t *a, unsigned dialects, const gpa_podspec
 {
     if (gpa_hami_vendor(dialects, c) >= 0)
         return hami_group(a, dialects, pod, c, v);
-    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_VENDOR) || vendor_groups(a, dialects, c, v) != 0)
+    if (!gpa_gpu_sound(dialects, c, GPA_DIALECT_VENDOR) || vendor_groups(a, dialects, pod, c, v) != 0)
         return -1;
     if (gpa_gpu_is_mgpu(dialects, c) && mgpu_group(a, dialects, cards, c, v) != 0)
         return -1;

@@ -54,6 +54,9 @@ typedef struct st_gpa_device_group_t {
     int64_t memory_total;
     int64_t memory_ratio;          /* GPA_MEMORY_RATIO, GPA_MEMORY_PERCENT_MIB: per-device percent */
     const gpa_hami_select_t *hami; /* dialect GPA_DIALECT_HAMI: the card selection (arena-owned); else NULL */
+    /* A vendor count of HAMi's count resource (nvidia.com/gpu alone): hami-scheduler places it too, so the Pod's card
+     * selection applies on the cards HAMi registered (whole cards still); NULL when the Pod selects nothing. */
+    const gpa_hami_select_t *select;
 } gpa_device_group_t;
 
 typedef struct st_gpa_request_t {

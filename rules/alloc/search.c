@@ -174,7 +174,7 @@ static int list_matches(const char *list, const char *s, int substring)
 
 /* A card that HAMi did not register (the compact form's) has no type or UUID to test: the lists pass it (the check
  * only rejects what is certain). */
-static int selected(const gpa_hami_select_t *sel, const gpa_gpu_t *gpu, gpa_hami_check_t *why)
+int gpa_search_hami_selected(const gpa_hami_select_t *sel, const gpa_gpu_t *gpu, gpa_hami_check_t *why)
 {
     *why = GPA_HAMI_CARD_TYPE;
     if (gpu->type[0] != '\0' &&
@@ -231,7 +231,7 @@ gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_devi
         return GPA_HAMI_CARD_UNHEALTHY;
     if (d->whole_used)
         return GPA_HAMI_CARD_HELD;
-    if (!selected(g->hami, gpu, &why))
+    if (!gpa_search_hami_selected(g->hami, gpu, &why))
         return why;
     if (gpa_search_hami_slots(d, g) <= d->slots_used)
         return GPA_HAMI_CARD_SLOTS;
@@ -249,7 +249,8 @@ gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_devi
 
 uint64_t gpa_search_fit_steps(const gpa_device_group_t *g)
 {
-    return 1 + (g->hami != NULL ? g->hami->list_steps : 0);
+    const gpa_hami_select_t *sel = g->hami != NULL ? g->hami : g->select;
+    return 1 + (sel != NULL ? sel->list_steps : 0);
 }
 
 int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem)
@@ -257,8 +258,11 @@ int gpa_search_fits(const gpa_search_t *s, const gpa_search_dev_t *d, const gpa_
     const gpa_gpu_t *gpu = d->gpu;
     if (g->hami != NULL) /* HAMi's slots stand for maxPodsPerDevice */
         return gpa_search_hami_check(d, g, core, mem) == GPA_HAMI_CARD_FITS;
+    gpa_hami_check_t why;
     if (!gpu->healthy || d->whole_used)
         return 0;
+    if (g->select != NULL && gpu->uuid[0] != '\0' && !gpa_search_hami_selected(g->select, gpu, &why))
+        return 0;   /* a count-only container on a card HAMi registered: hami-scheduler's lists apply */
     if (g->whole) { /* the whole device, all of it free, and compute enough: 100/100 on a 50-core device does not fit */
         *core = gpu->core;
         *mem = gpu->memory;
@@ -521,9 +525,9 @@ void gpa_search_init(gpa_search_t *s, gpa_arena_t *a, const gpa_alloc_policy_t *
     /* A group's count comes from the request (gpu-core 40G asks for 400 million devices): never size anything by it
      * beyond what a node could hold. */
     for (size_t k = from; k < to; k++) {
-        const gpa_hami_select_t *sel = req->groups[k].hami;
+        const gpa_hami_select_t *sel = req->groups[k].hami != NULL ? req->groups[k].hami : req->groups[k].select;
         /* a HAMi group may take MIG instances of fewer cards: bounded by the slots a node may register */
-        s->impossible |= req->groups[k].count > (sel != NULL ? max_gpus * GPA_SEARCH_HAMI_MIG_SLOTS : max_gpus);
+        s->impossible |= req->groups[k].count > (req->groups[k].hami != NULL ? max_gpus * GPA_SEARCH_HAMI_MIG_SLOTS : max_gpus);
         s->by_uuid |= sel != NULL && (sel->use_uuid != NULL || sel->nouse_uuid != NULL);
     }
     s->nshares = s->impossible ? 0 : make_slots(a, req, from, to, s->first_fit, &s->slots);

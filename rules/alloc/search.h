@@ -101,6 +101,9 @@ typedef enum en_gpa_hami_check_t {
 } gpa_hami_check_t;
 /* HAMi's checks of card d for group g; the vGPU's compute and bytes there in *core, *mem (as far as computed). */
 gpa_hami_check_t gpa_search_hami_check(const gpa_search_dev_t *d, const gpa_device_group_t *g, int64_t *core, int64_t *mem);
+/* Whether card gpu passes HAMi's card selection sel (type, mode and UUID lists); *why the list it fails. A card
+ * HAMi did not register (no UUID) has nothing to test and passes. */
+int gpa_search_hami_selected(const gpa_hami_select_t *sel, const gpa_gpu_t *gpu, gpa_hami_check_t *why);
 /* Whether HAMi registered the card in MIG mode: several vGPUs of one container may go on it, as MIG instances (one
  * slot each, up to its slots). A group of more than GPA_SEARCH_HAMI_MIG_SLOTS vGPUs per card of the largest node is
  * not searched (no card registers that many MIG instances). */
