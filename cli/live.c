@@ -204,7 +204,9 @@ static void on_broken(void *ctx, int unserved, const char *why)
 {
     kind_state_t *k = ctx;
     gpa_live_t *live = k->live;
-    /* unserved: the resource is absent (404) and its empty view is true, not stale. */
+    /* unserved: the resource is absent (404) and its empty view is true, not stale (nor complete: view.h). */
+    if (unserved)
+        gpa_view_not_served(live->view, k->kind);
     pthread_mutex_lock(&live->lock);
     uint64_t now = mono_ms();
     k->restarts++;

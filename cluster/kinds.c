@@ -7,6 +7,10 @@ const gpa_kube_kind_t gpa_kube_kind_node = {"", "v1", "Node", "nodes", 1};
 const gpa_kube_kind_t gpa_kube_kind_device = {"scheduling.koordinator.sh", "scheduling.koordinator.sh/v1alpha1", "Device",
                                               "devices", 1};
 const gpa_kube_kind_t gpa_kube_kind_pod = {"", "v1", "Pod", "pods", 0};
+const gpa_kube_kind_t gpa_kube_kind_device_class = {"resource.k8s.io", "resource.k8s.io/v1", "DeviceClass", "deviceclasses", 1};
+const gpa_kube_kind_t gpa_kube_kind_claim_template = {"resource.k8s.io", "resource.k8s.io/v1", "ResourceClaimTemplate",
+                                                      "resourceclaimtemplates", 0};
+const gpa_kube_kind_t gpa_kube_kind_claim = {"resource.k8s.io", "resource.k8s.io/v1", "ResourceClaim", "resourceclaims", 0};
 
 /* The version each known group serves its workloads at, when discovery does not say (docs/cluster.md). */
 static const struct {

@@ -9,6 +9,10 @@
  * A relist (begin_list … end_list) fills a fresh set for its kind while the old one stays in force; end_list
  * replaces it whole, so after any sequence of disconnects the view equals a fresh list.
  *
+ * DRA: DeviceClasses, ResourceClaimTemplates and ResourceClaims are checked as an inventory file reads them, and
+ * a copy of each one read is kept (the API server bounds an object: 1.5 MiB of JSON); a snapshot's
+ * gpa_inventory_dra() knows them, each kind listed at least once complete (a missing object is known absent).
+ *
  * Audit findings: each Pod may carry the ids of the rules it breaks as stored (given by the caller, who judges
  * it); the view keeps their count per rule and namespace, up to date through modifications and deletions.
  *
@@ -29,12 +33,17 @@ typedef enum en_gpa_view_kind_t {
     GPA_VIEW_NODES,
     GPA_VIEW_DEVICES,
     GPA_VIEW_PODS,
+    /* DRA (resource.k8s.io/v1): each object kept whole (a copy), for the engine's known objects (kube/dra.h). */
+    GPA_VIEW_DEVICE_CLASSES,
+    GPA_VIEW_CLAIM_TEMPLATES,
+    GPA_VIEW_CLAIMS,
     GPA_VIEW_NKINDS,
 } gpa_view_kind_t;
 
 typedef struct st_gpa_view_t gpa_view_t;
 
-/* The collection each kind is read from, and its name in metrics ("nodes", "devices", "pods"). */
+/* The collection each kind is read from, and its name in metrics ("nodes", "devices", "pods", "deviceclasses",
+ * "resourceclaimtemplates", "resourceclaims"). */
 const char *gpa_view_kind_path(gpa_view_kind_t kind);
 const char *gpa_view_kind_name(gpa_view_kind_t kind);
 
@@ -53,6 +62,8 @@ void gpa_view_begin_list(gpa_view_t *v, gpa_view_kind_t kind);
 int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event, const gpa_value_t *object,
                    const char *const *rules, size_t nrules, gpa_error_t *err);
 void gpa_view_end_list(gpa_view_t *v, gpa_view_kind_t kind);
+/* The list in progress found the kind not served (404): its end_list empties it without making it complete. */
+void gpa_view_not_served(gpa_view_t *v, gpa_view_kind_t kind);
 
 /*
  * A new inventory (one reference, the caller releases) from every record in force, or NULL with err when the

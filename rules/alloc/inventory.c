@@ -704,6 +704,11 @@ int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const ch
     return 0;
 }
 
+void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind)
+{
+    gpa_dra_known_set_complete(&inv->dra, kind);
+}
+
 const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv)
 {
     return inv != NULL ? &inv->dra : NULL;
