@@ -7,7 +7,7 @@
  *   - parse only: gpa_json_parse of the AdmissionReview body, µs per body;
  *   - decode + rules + response: gpa_review() for /validate and /mutate, µs per review (budget ≤ 20 µs);
  *   - the same /validate for one HAMi Pod beside one Koordinator Pod of the same shape (a HAMi Pod must cost no
- *     more than a Koordinator one);
+ *     more than a Koordinator one), and for a DRA Pod with two claim templates (no more than a share Pod);
  *   - `GPUADMIT validate` over a generated 10k-Pod file (multi-document YAML, and a JSON List), Pods/s
  *     (budget ≥ 50k Pods/s), output to /dev/null.
  * It prints figures and never fails on timing: a noisy machine must not break a build. Each figure is the best
@@ -219,23 +219,25 @@ static void row_us(const char *what, int64_t ns, const char *budget)
 }
 
 /* An AdmissionReview (CREATE) of one inference Pod: two containers, the first asking for a GPU share through
- * `limits` (JSON members), with `annotations` (JSON members) on the Pod. Heap-allocated, caller frees. */
-static char *share_review(const char *annotations, const char *limits, size_t *len)
+ * `limits` (JSON members) or DRA claims (`claims`: the Pod's resourceClaims and the container's resources.claims,
+ * JSON members after a comma each, or ""), with `annotations` (JSON members) on the Pod. Heap-allocated, caller
+ * frees. */
+static char *share_review(const char *annotations, const char *limits, const char *pod_claims, const char *claims, size_t *len)
 {
     static const char fmt[] =
         "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"b7c1\","
         "\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"resource\":{\"group\":\"\",\"version\":\"v1\","
         "\"resource\":\"pods\"},\"namespace\":\"ml-serving\",\"operation\":\"CREATE\",\"object\":{\"apiVersion\":\"v1\","
         "\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"llm-inference-7c9f8-\",\"namespace\":\"ml-serving\","
-        "\"labels\":{\"app\":\"llm-inference\",\"pod-template-hash\":\"7c9f8\"},\"annotations\":{%s}},\"spec\":{"
+        "\"labels\":{\"app\":\"llm-inference\",\"pod-template-hash\":\"7c9f8\"},\"annotations\":{%s}},\"spec\":{%s"
         "\"containers\":[{\"name\":\"server\",\"image\":\"registry.example.com/serving/vllm:0.6.3\",\"args\":[\"--model\","
         "\"/models/qwen2.5-7b\"],\"resources\":{\"requests\":{\"cpu\":\"4\",\"memory\":\"16Gi\"},\"limits\":{\"cpu\":\"8\","
-        "\"memory\":\"32Gi\",%s}}},{\"name\":\"exporter\",\"image\":\"registry.example.com/serving/exporter:1.3\","
+        "\"memory\":\"32Gi\"%s}%s}},{\"name\":\"exporter\",\"image\":\"registry.example.com/serving/exporter:1.3\","
         "\"resources\":{\"limits\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}],\"nodeSelector\":{\"gpu\":\"a100\"},"
         "\"schedulerName\":\"default-scheduler\"}}}}";
-    size_t cap = sizeof(fmt) + strlen(annotations) + strlen(limits);
+    size_t cap = sizeof(fmt) + strlen(annotations) + strlen(limits) + strlen(pod_claims) + strlen(claims);
     char *body = gpa_xmalloc(cap);
-    *len = (size_t)snprintf(body, cap, fmt, annotations, limits);
+    *len = (size_t)snprintf(body, cap, fmt, annotations, pod_claims, limits, claims);
     return body;
 }
 
@@ -243,20 +245,25 @@ static char *share_review(const char *annotations, const char *limits, size_t *l
 static void bench_dialects(bench_ctx_t *c)
 {
     static const struct {
-        const char *label, *annotations, *limits;
+        const char *label, *annotations, *limits, *pod_claims, *claims, *budget;
     } pods[] = {
         {"/validate, one Koordinator Pod", "\"koordinator.sh/gpu-isolation-provider\":\"HAMi-core\"",
-         "\"koordinator.sh/gpu-core\":\"30\",\"koordinator.sh/gpu-memory\":\"8000Mi\",\"koordinator.sh/gpu.shared\":\"1\""},
+         ",\"koordinator.sh/gpu-core\":\"30\",\"koordinator.sh/gpu-memory\":\"8000Mi\",\"koordinator.sh/gpu.shared\":\"1\"", "", "",
+         "HAMi <= Koord."},
         {"/validate, one HAMi Pod", "\"nvidia.com/use-gputype\":\"A100,H100\"",
-         "\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpumem\":\"8000\",\"nvidia.com/gpucores\":\"30\""},
+         ",\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpumem\":\"8000\",\"nvidia.com/gpucores\":\"30\"", "", "", "HAMi <= Koord."},
+        {"/validate, one DRA Pod, two claim templates", "\"prometheus.io/scrape\":\"true\"", "",
+         "\"resourceClaims\":[{\"name\":\"gpu\",\"resourceClaimTemplateName\":\"gpu-4gi\"},"
+         "{\"name\":\"nic\",\"resourceClaimTemplateName\":\"rdma-nic\"}],",
+         ",\"claims\":[{\"name\":\"gpu\",\"request\":\"gpu\"},{\"name\":\"nic\"}]", "DRA <= a share Pod"},
     };
     const char *body = c->body;
     size_t len = c->len;
     c->hook = GPA_WEBHOOK_VALIDATE;
     for (size_t i = 0; i < sizeof(pods) / sizeof(pods[0]); i++) {
-        char *review = share_review(pods[i].annotations, pods[i].limits, &c->len);
+        char *review = share_review(pods[i].annotations, pods[i].limits, pods[i].pod_claims, pods[i].claims, &c->len);
         c->body = review;
-        row_us(pods[i].label, best_ns_per_op(c, op_review, 20000), "HAMi <= Koord.");
+        row_us(pods[i].label, best_ns_per_op(c, op_review, 20000), pods[i].budget);
         free(review);
     }
     c->body = body;

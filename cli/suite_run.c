@@ -32,7 +32,9 @@ static int decode(gpa_arena_t *a, const gpa_suite_t *s, const gpa_value_t *doc, 
                   gpa_object_t **out, gpa_error_t *err)
 {
     gpa_error_init(err, file);
-    if (gpa_decode_object_with(a, &s->config->decode, clone(a, doc), out, err) != 0)
+    gpa_decode_opts_t opts = s->config->decode; /* the suite inventory's DeviceClasses known (DRA) */
+    opts.known = gpa_inventory_dra(s->inventory);
+    if (gpa_decode_object_with(a, &opts, clone(a, doc), out, err) != 0)
         return -1;
     gpa_object_set_request(*out, ns, NULL);
     return 0;
@@ -46,8 +48,12 @@ static int check_case(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case
         return -1;
     if (tc->object != NULL && decode(a, s, tc->object, tc->object_file, tc->ns, &obj, err) != 0)
         return -1;
-    gpa_check_opts_t opts = {
-        .operation = tc->operation, .old_object = old, .mutate = tc->mutate, .validate = 1, .inventory = s->inventory};
+    gpa_check_opts_t opts = {.operation = tc->operation,
+                             .old_object = old,
+                             .mutate = tc->mutate,
+                             .validate = 1,
+                             .inventory = s->inventory,
+                             .known = gpa_inventory_dra(s->inventory)};
     gpa_error_init(err, tc->object_file);
     /* DELETE carries only the old object; the engine admits it whatever it holds. */
     return gpa_check(a, s->config, obj != NULL ? obj : old, &opts, v, err);

@@ -156,7 +156,8 @@ static int on_dra_document(void *ctx, const char *file, const char *source, long
     (void)source;
     if (strcmp(file, "-") == 0)
         return 0;
-    int rc = item < 0 ? gpa_decode_document_with(a, &only_dra, doc, &objs, &err) : gpa_decode_item(a, &only_dra, doc, (size_t)item, &objs, &err);
+    int rc = item < 0 ? gpa_decode_document_with(a, &only_dra, doc, &objs, &err)
+                      : gpa_decode_item(a, &only_dra, doc, (size_t)item, &objs, &err);
     for (size_t i = 0; rc == 0 && i < objs.len; i++)
         know(vb, objs.items[i]);
     return 0;
@@ -183,7 +184,8 @@ static int on_document(void *ctx, const char *file, const char *source, long ite
         free(vb->file_);
         vb->file_ = gpa_xstrdup(file);
     }
-    int rc = item < 0 ? gpa_cli_objects(a, &vb->decode, file, doc, &objs) : gpa_cli_item_objects(a, &vb->decode, file, doc, item, &objs);
+    int rc =
+        item < 0 ? gpa_cli_objects(a, &vb->decode, file, doc, &objs) : gpa_cli_item_objects(a, &vb->decode, file, doc, item, &objs);
     if (rc != 0) {
         count_unreadable(vb);
         return 0; /* reported; the next document is still read */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "admission/envelope.h"
+#include "alloc/inventory.h"
 #include "kube/decode.h"
 #include "kube/ray.h"
 #include "document/json.h"
@@ -139,12 +140,14 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req
  * on a path gpuadmit needs is a well-formed review all the same: it is denied (HTTP 200, code 400) with the
  * reason and its path, so kube-apiserver shows the user why whatever the failurePolicy (docs/webhook.md).
  */
-static int decode(gpa_arena_t *a, const gpa_config_t *cfg, gpa_webhook_t hook, const gpa_envelope_t *req, gpa_value_t *doc,
-                  const char *key, gpa_object_t **obj, gpa_review_t *out)
+static int decode(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook,
+                  const gpa_envelope_t *req, gpa_value_t *doc, const char *key, gpa_object_t **obj, gpa_review_t *out)
 {
     gpa_error_t err = {0};
+    gpa_decode_opts_t opts = cfg->decode; /* the inventory's DeviceClasses known: extended resources read as DRA */
+    opts.known = gpa_inventory_dra(inv);
     gpa_error_init(&err, NULL);
-    if (gpa_decode_object_with(a, &cfg->decode, doc, obj, &err) != 0) {
+    if (gpa_decode_object_with(a, &opts, doc, obj, &err) != 0) {
         gpa_decode_error_within(&err, gpa_arena_printf(a, "request.%s", key));
         const char *why = gpa_arena_printf(a, "cannot read %s: %s", err.path, err.message);
         out->allowed = 0;
@@ -160,9 +163,9 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
 {
     gpa_object_t *obj = NULL, *old = NULL;
     int judged = req->op == GPA_OP_CREATE || req->op == GPA_OP_UPDATE; /* DELETE and CONNECT: admitted as they are */
-    if (judged && req->object != NULL && decode(a, cfg, hook, req, req->object, "object", &obj, out) != 0)
+    if (judged && req->object != NULL && decode(a, cfg, inv, hook, req, req->object, "object", &obj, out) != 0)
         return;
-    if (judged && req->old_object != NULL && decode(a, cfg, hook, req, req->old_object, "oldObject", &old, out) != 0)
+    if (judged && req->old_object != NULL && decode(a, cfg, inv, hook, req, req->old_object, "oldObject", &old, out) != 0)
         return;
     const gpa_object_t *facts = obj != NULL ? obj : old;
     if (facts != NULL) {
@@ -177,6 +180,7 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
                                  .mutate = hook == GPA_WEBHOOK_MUTATE,
                                  .validate = hook == GPA_WEBHOOK_VALIDATE,
                                  .inventory = inv,
+                                 .known = gpa_inventory_dra(inv),
                                  .budget = budget};
         gpa_error_t err = {0};
         gpa_error_init(&err, NULL);

@@ -37,7 +37,9 @@ static int run_mutations(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_chec
     if (!reread)
         return 0; /* nothing validates the result (the mutating webhook): skip the second decode */
     gpa_object_t *mutated;
-    if (gpa_decode_object_with(a, &cfg->decode, root, &mutated, err) != 0)
+    gpa_decode_opts_t decode = cfg->decode; /* read as the object was: the same classes known */
+    decode.known = opts->known;
+    if (gpa_decode_object_with(a, &decode, root, &mutated, err) != 0)
         return -1;
     /* Where the caller placed the object (an AdmissionReview's request.namespace, which wins) carries over. */
     gpa_object_set_request(mutated, obj->ns, obj->name);

@@ -44,7 +44,7 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg->min_device_memory, 256LL << 20);
     ck_assert_int_eq(cfg->placement.max_pods_per_device, 16);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_ALL);
-    /* the rule table carries the defaults: deny, except unit-hint and the DRA rules SPEC marks warn */
+    /* the rule table carries the defaults: deny, except unit-hint and the DRA rules docs/rules.md marks warn */
     static const char *const warn[] = {"unit-hint",       "dra-unknown-class",    "dra-unknown-claim",
                                        "dra-api-version", "dra-template-sharing", "dra-shared-claim"};
     for (size_t i = 0; i < gpa_nrules; i++) {

@@ -7,8 +7,9 @@
  *   - every resource name gpuadmit reads appears in the dialect reference;
  *   - every kind of the workloads table has a row of its group in docs/rules.md's Objects table and the README's;
  *   - every example runs through the engine: a `fires` example yields the finding (or applies the mutation),
- *     a `passes` example does not. A rule's `inventory` block, when present, is loaded for its examples, and so is a
- *     `config` block (a configuration, e.g. turning on a mutation that is off by default).
+ *     a `passes` example does not. A rule's `inventory` block, when present, is loaded for its examples (its DRA
+ *     objects what the cluster is known to hold), and so is a `config` block (a configuration, e.g. turning on a
+ *     mutation that is off by default).
  */
 #include <check.h>
 #include <ctype.h>
@@ -257,9 +258,12 @@ static int run_example(const section_t *s, const example_t *ex, const gpa_invent
     ck_assert_msg(gpa_docs_parse(&a, ex->text, strlen(ex->text), &docs, &err) == 0 && docs.len == 1, "docs/rules.md:%d: %s",
                   ex->line + (int)err.line - 1, err.message);
     gpa_object_t *obj = NULL;
-    ck_assert_msg(gpa_decode_object(&a, docs.docs[0], &obj, &err) == 0, "docs/rules.md:%d: %s: %s", ex->line, err.path,
-                  err.message);
-    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = s->mutation, .validate = !s->mutation, .inventory = inv};
+    gpa_decode_opts_t decode = cfg->decode; /* the inventory's DeviceClasses known: extended resources read as DRA */
+    decode.known = gpa_inventory_dra(inv);
+    ck_assert_msg(gpa_decode_object_with(&a, &decode, docs.docs[0], &obj, &err) == 0, "docs/rules.md:%d: %s: %s", ex->line,
+                  err.path, err.message);
+    gpa_check_opts_t opts = {
+        .operation = GPA_OP_CREATE, .mutate = s->mutation, .validate = !s->mutation, .inventory = inv, .known = decode.known};
     gpa_verdict_t v;
     ck_assert_int_eq(gpa_check(&a, cfg, obj, &opts, &v, &err), 0);
     int hit = 0;

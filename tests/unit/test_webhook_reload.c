@@ -56,7 +56,8 @@ static gpa_config_t *load_config(void *ctx, const char *path, char *err, size_t 
     return gpa_load_config(path, &cfg, &rep) == 0 ? cfg : NULL;
 }
 
-static gpa_inventory_t *load_inventory(void *ctx, const gpa_config_t *cfg, const char *const *files, size_t n, char *err, size_t size)
+static gpa_inventory_t *load_inventory(void *ctx, const gpa_config_t *cfg, const char *const *files, size_t n, char *err,
+                                       size_t size)
 {
     (void)ctx, (void)size;
     err[0] = '\0';
