@@ -77,6 +77,39 @@ def vendor_pod(name, gpus, ns="default", node_name=None):
     return p
 
 
+def dra_class(name):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == '%s'" % name}}]}}
+
+
+def dra_spec(cls):
+    return {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": cls}}]}}
+
+
+def dra_template(name, cls, ns="default"):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": name, "namespace": ns},
+            "spec": {"spec": dra_spec(cls)}}
+
+
+def dra_claim(name, cls, ns="default"):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name, "namespace": ns},
+            "spec": dra_spec(cls)}
+
+
+def dra_findings(answer):
+    """The dra-unknown-* rule ids an answer's warnings and denial name, in order."""
+    text = answer.get("warnings", []) + [answer.get("status", {}).get("message", "")]
+    return [r for w in text for r in ("dra-unknown-claim", "dra-unknown-class", "dra-unknown-request") if r + ":" in w]
+
+
+def dra_pod(name, template=None, claim=None):
+    """A Pod with one claim, from a template or a ResourceClaim by name, used by its container."""
+    p = pod(name, [("main", {"claims": [{"name": "gpu"}]})])
+    source = {"resourceClaimTemplateName": template} if template else {"resourceClaimName": claim}
+    p["spec"]["resourceClaims"] = [dict({"name": "gpu"}, **source)]
+    return p
+
+
 MIXED = pod("both", [("main", {"limits": {"koordinator.sh/gpu-memory": "8Gi", "koordinator.sh/gpu-memory-ratio": "50",
                                           "koordinator.sh/gpu.shared": "1"}})])
 
@@ -233,6 +266,47 @@ class Live(unittest.TestCase):
         time.sleep(1.5)
         self.assertFalse(validate(s, vendor_pod("big", 4))["allowed"])  # an absent CRD is not staleness
         self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
+
+    def test_dra_objects_known_from_the_cluster(self):
+        """DeviceClasses, ResourceClaimTemplates and ResourceClaims listed and watched: a Pod naming a template or claim
+        the namespace does not hold, or a claim naming a class the cluster does not have, is answered as the rules say
+        (both warn by default); what the cluster holds passes clean; an object created later counts once watched."""
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.com"))
+        self.fake.apply("resourceclaimtemplates", dra_template("one-gpu", "gpu.nvidia.com"))
+        self.fake.apply("resourceclaims", dra_claim("shared", "gpu.nvidia.com"))
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        m = s.metrics()
+        for kind in ("deviceclasses", "resourceclaimtemplates", "resourceclaims"):
+            self.assertEqual(m['gpuadmit_cluster_objects{kind="%s"}' % kind], 1, kind)
+        for clean in (dra_pod("ok", template="one-gpu"), dra_pod("ok-claim", claim="shared"), dra_claim("mine", "gpu.nvidia.com")):
+            answer = validate(s, clean)
+            self.assertTrue(answer["allowed"])
+            self.assertEqual(dra_findings(answer), [], clean["metadata"]["name"])
+        for missing in (dra_pod("no-template", template="two-gpus"), dra_pod("no-claim", claim="nope")):
+            answer = validate(s, missing)
+            self.assertTrue(answer["allowed"])
+            self.assertEqual(dra_findings(answer), ["dra-unknown-claim"], missing["metadata"]["name"])
+        self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), ["dra-unknown-class"])
+        # The template and the class are created: both pass clean once the watch has them.
+        self.fake.apply("resourceclaimtemplates", dra_template("two-gpus", "gpu.nvidia.com"))
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.co"))
+        eventually("the new template counts", lambda: dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))) == [])
+        eventually("the new class counts", lambda: dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))) == [])
+        # Deleted: unknown again.
+        self.fake.apply("resourceclaimtemplates", dra_template("two-gpus", "gpu.nvidia.com"), type_="DELETED")
+        eventually("the template is gone",
+                   lambda: dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))) == ["dra-unknown-claim"])
+
+    def test_dra_not_served_is_not_known(self):
+        """A cluster that does not serve resource.k8s.io/v1 (404): nothing is known absent, so the rules that need
+        absence stay silent."""
+        self.fake.control("fault", {"noDra": True})
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertEqual(dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))), [])
+        self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), [])
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)  # not served is not stale
 
     def test_templates_admit_autoscaled_pools(self):
         # A cluster whose GPU pool scales from zero: no GPU node at all, only a CPU node.

@@ -88,6 +88,7 @@ type faults struct {
 	Compact        bool   `json:"compact"`        // forget the history: every watch from before now is 410
 	Cut            bool   `json:"cut"`            // drop every open watch now
 	CRD            *bool  `json:"crd"`            // serve devices.scheduling.koordinator.sh or not (404)
+	NoDRA          *bool  `json:"noDra"`          // serve resource.k8s.io/v1 (false) or not (true: 404, a cluster before 1.34)
 	Token          string `json:"token"`          // the bearer token accepted from now on
 }
 
@@ -104,6 +105,7 @@ type server struct {
 	nextSnap  int
 	token     string
 	crd       bool
+	noDRA     bool
 	f         faults
 	counts    map[string]int // requests by kind, for tests: list, watch, unauthorized, gone, ...
 	bookmark  time.Duration
@@ -259,6 +261,9 @@ func (s *server) control(w http.ResponseWriter, r *http.Request) {
 		if f.CRD != nil {
 			s.crd = *f.CRD
 		}
+		if f.NoDRA != nil {
+			s.noDRA = *f.NoDRA
+		}
 		if f.Token != "" {
 			s.token = f.Token
 		}
@@ -350,7 +355,7 @@ func (s *server) api(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, ok := parsePath(r.URL.Path)
-	if !ok || (t.res == "devices" && !s.crd) {
+	if !ok || (t.res == "devices" && !s.crd) || (resources[t.res].group == "resource.k8s.io" && s.noDRA) {
 		s.counts["notfound"]++
 		s.mu.Unlock()
 		fail(w, 404, "NotFound", "the server could not find the requested resource")
