@@ -127,7 +127,7 @@ static void count_unreadable(gpa_verb_t *vb)
 }
 
 /* A class, claim or template of the input becomes known: decoded again from a copy in the walk's long-lived arena. */
-static void know(gpa_verb_t *vb, const gpa_object_t *obj)
+void gpa_verb_know(gpa_verb_t *vb, const gpa_object_t *obj)
 {
     if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS ||
         gpa_dra_known_find(&vb->known, obj->dra->kind, obj->dra->ns, obj->dra->name) != NULL)
@@ -159,7 +159,7 @@ static int on_dra_document(void *ctx, const char *file, const char *source, long
     int rc = item < 0 ? gpa_decode_document_with(a, &only_dra, doc, &objs, &err)
                       : gpa_decode_item(a, &only_dra, doc, (size_t)item, &objs, &err);
     for (size_t i = 0; rc == 0 && i < objs.len; i++)
-        know(vb, objs.items[i]);
+        gpa_verb_know(vb, objs.items[i]);
     return 0;
 }
 
@@ -192,7 +192,7 @@ static int on_document(void *ctx, const char *file, const char *source, long ite
     }
     for (size_t i = 0; i < objs.len; i++) {
         if (strcmp(file, "-") == 0)
-            know(vb, objs.items[i]);
+            gpa_verb_know(vb, objs.items[i]);
         vb->on_object(vb, source, objs.items[i]);
     }
     return 0;

@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 import unittest
+
+import yaml
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -459,6 +461,41 @@ class Commands(unittest.TestCase):
         self.fake.control("fault", {"token": "another"})  # a token the fake refuses: the lists fail
         r = run("audit", *k)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
+    def test_audit_dra(self):
+        """audit knows the cluster's DeviceClasses, templates and claims first, then judges claims, templates and
+        classes beside the Pods (text, json, policyreport); a cluster that does not serve them: noted, nothing known."""
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.com"))
+        self.fake.apply("resourceclaimtemplates", dra_template("one-gpu", "gpu.nvidia.com", ns="ml"))
+        self.fake.apply("resourceclaims", dra_claim("shared", "gpu.nvidia.com", ns="ml"), dra_claim("lost", "gpu.nvidia.co", ns="ml"))
+        pods = [dra_pod("fine", template="one-gpu"), dra_pod("waits", template="two-gpus"), dra_pod("uses", claim="shared")]
+        for p in pods:
+            p["metadata"]["namespace"] = "ml"
+        self.fake.apply("pods", *pods)
+        k = ["--kubeconfig", self.fake.kubeconfig]
+        r = run("audit", *k, "-n", "ml", "-o", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # the DRA rules that fire here warn
+        found = {(e["kind"], e["name"]): sorted({f["rule"] for f in e["violations"]})
+                 for e in json.loads(r.stdout)}
+        self.assertEqual(found, {("Pod", "fine"): [], ("Pod", "waits"): ["dra-unknown-claim"], ("Pod", "uses"): [],
+                                 ("ResourceClaimTemplate", "one-gpu"): [], ("ResourceClaim", "shared"): [],
+                                 ("ResourceClaim", "lost"): ["dra-unknown-class"]})
+        r = run("audit", *k, "-A")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("DeviceClass/gpu.nvidia.com: allowed", r.stdout)
+        self.assertIn("ResourceClaim/ml/lost", r.stdout)
+        r = run("audit", *k, "-n", "ml", "-o", "policyreport")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        reports = [d for d in yaml.safe_load_all(r.stdout) if d]
+        results = [(d["scope"]["kind"], d["scope"]["name"], res["rule"], res["result"]) for d in reports for res in d.get("results", [])]
+        self.assertIn(("ResourceClaim", "lost", "dra-unknown-class", "warn"), results)
+        self.assertIn(("Pod", "waits", "dra-unknown-claim", "warn"), results)
+        # Not served: noted, and a template the cluster may well hold is not called missing.
+        self.fake.control("fault", {"noDra": True})
+        r = run("audit", *k, "-n", "ml")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, r"not served by this cluster .*ResourceClaimTemplate \(resource\.k8s\.io/v1\)")
+        self.assertNotIn("dra-unknown", r.stdout)
 
     def test_audit_judges_as_created_now(self):
         # Koordinator's standard form, as every Pod that predates gpuadmit holds it: no gpu.shared. Created now, the
