@@ -279,6 +279,16 @@ static void reload_templates(gpa_live_t *live)
 
 /* ---- the publisher ---- */
 
+/*
+ * DRA's kinds are optional: a cluster (or a ServiceAccount without the chart's newer RBAC) that never lets them be
+ * listed leaves them incomplete, so the DRA rules stay silent, and neither holds back readiness nor makes the
+ * inventory stale. Once listed, a broken watch of theirs counts as any other's.
+ */
+static int optional_kind(const kind_state_t *k)
+{
+    return k->kind >= GPA_VIEW_DEVICE_CLASSES && !k->listed;
+}
+
 /* Under the lock: whether every kind was listed, and the longest time a watch has been broken (ms). */
 static int synced_locked(gpa_live_t *live, uint64_t now, uint64_t *broken_ms)
 {
@@ -286,6 +296,8 @@ static int synced_locked(gpa_live_t *live, uint64_t now, uint64_t *broken_ms)
     *broken_ms = 0;
     for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
         kind_state_t *k = &live->kinds[i];
+        if (optional_kind(k))
+            continue;
         synced &= k->listed;
         if (k->broken_since != 0 && now - k->last_broken > QUIET_MS)
             k->broken_since = 0;

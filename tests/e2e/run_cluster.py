@@ -310,6 +310,22 @@ class Live(unittest.TestCase):
         self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), [])
         self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)  # not served is not stale
 
+    def test_dra_forbidden_is_optional(self):
+        """A ServiceAccount that may not list resource.k8s.io (403): the server is ready, its inventory current (not
+        stale), infeasible still denies, and the DRA rules that need the cluster's objects stay silent."""
+        self.fake.apply("nodes", node("a", 2))
+        self.fake.control("fault", {"forbidDra": True})
+        s = self.serve("--inventory-stale-after", "1s")
+        eventually("ready without the DRA kinds", lambda: readyz(s) == 200)
+        time.sleep(1.5)
+        self.assertFalse(validate(s, vendor_pod("big", 4))["allowed"])
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
+        self.assertEqual(dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))), [])
+        # Granted later: the kinds are listed and known from then on.
+        self.fake.control("fault", {"forbidDra": False})
+        eventually("listed once allowed", lambda: dra_findings(validate(s, dra_pod("no-template", template="two-gpus")))
+                   == ["dra-unknown-claim"], timeout=60)
+
     def test_templates_admit_autoscaled_pools(self):
         # A cluster whose GPU pool scales from zero: no GPU node at all, only a CPU node.
         self.fake.apply("nodes", {"metadata": {"name": "cpu-0", "labels": {"kubernetes.io/os": "linux"}},

@@ -89,6 +89,7 @@ type faults struct {
 	Cut            bool   `json:"cut"`            // drop every open watch now
 	CRD            *bool  `json:"crd"`            // serve devices.scheduling.koordinator.sh or not (404)
 	NoDRA          *bool  `json:"noDra"`          // serve resource.k8s.io/v1 (false) or not (true: 404, a cluster before 1.34)
+	ForbidDRA      *bool  `json:"forbidDra"`      // refuse resource.k8s.io with 403 (a ServiceAccount without the RBAC)
 	Token          string `json:"token"`          // the bearer token accepted from now on
 }
 
@@ -106,6 +107,7 @@ type server struct {
 	token     string
 	crd       bool
 	noDRA     bool
+	forbidDRA bool
 	f         faults
 	counts    map[string]int // requests by kind, for tests: list, watch, unauthorized, gone, ...
 	bookmark  time.Duration
@@ -264,6 +266,9 @@ func (s *server) control(w http.ResponseWriter, r *http.Request) {
 		if f.NoDRA != nil {
 			s.noDRA = *f.NoDRA
 		}
+		if f.ForbidDRA != nil {
+			s.forbidDRA = *f.ForbidDRA
+		}
 		if f.Token != "" {
 			s.token = f.Token
 		}
@@ -359,6 +364,12 @@ func (s *server) api(w http.ResponseWriter, r *http.Request) {
 		s.counts["notfound"]++
 		s.mu.Unlock()
 		fail(w, 404, "NotFound", "the server could not find the requested resource")
+		return
+	}
+	if resources[t.res].group == "resource.k8s.io" && s.forbidDRA {
+		s.counts["forbidden"]++
+		s.mu.Unlock()
+		fail(w, 403, "Forbidden", t.res+".resource.k8s.io is forbidden")
 		return
 	}
 	q := r.URL.Query()
