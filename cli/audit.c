@@ -211,6 +211,7 @@ static void know_dra(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t 
     for (size_t i = 0; i < sizeof(dra_kinds) / sizeof(dra_kinds[0]); i++)
         if (list_kind(au, t, c, dra_kinds[i], dra_kinds[i]->cluster_scoped ? NULL : ns, on_known, 0) == 0)
             gpa_dra_known_set_complete(&au->vb.known, dra_known_kinds[i]);
+    gpa_verb_seal_known(&au->vb);
 }
 
 /* ---- command line ---- */

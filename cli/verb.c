@@ -126,19 +126,26 @@ static void count_unreadable(gpa_verb_t *vb)
     vb->unreadable_doc_files++;
 }
 
-/* A class, claim or template of the input becomes known: decoded again from a copy in the walk's long-lived arena. */
+/* A class, claim or template of the input becomes known (once: the input's own, over the inventory's version of it):
+ * decoded again from a copy in the walk's long-lived arena. */
 void gpa_verb_know(gpa_verb_t *vb, const gpa_object_t *obj)
 {
+    gpa_dra_known_t input = vb->known;
+    input.below = NULL; /* this layer alone */
     if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS ||
-        gpa_dra_known_find(&vb->known, obj->dra->kind, obj->dra->ns, obj->dra->name) != NULL)
+        gpa_dra_known_find(&input, obj->dra->kind, obj->dra->ns, obj->dra->name) != NULL)
         return;
     gpa_error_t err = {0};
     gpa_object_t *copy;
     if (gpa_decode_object_with(&vb->known_arena_, &vb->decode, gpa_value_clone(&vb->known_arena_, obj->root), &copy, &err) == 0 &&
         copy->dra != NULL) {
-        gpa_object_set_request(copy, obj->ns, obj->name);
         gpa_dra_known_add(&vb->known_arena_, &vb->known, copy->dra);
     }
+}
+
+void gpa_verb_seal_known(gpa_verb_t *vb)
+{
+    gpa_dra_known_seal(&vb->known_arena_, &vb->known);
 }
 
 static void ignore_error(void *ctx, const gpa_error_t *err)
@@ -163,17 +170,30 @@ static int on_dra_document(void *ctx, const char *file, const char *source, long
     return 0;
 }
 
+/* Whether the file may hold a resource.k8s.io object: its bytes name the group (a Pod's claims never do). Most inputs
+ * hold none, and a look at the bytes costs far less than parsing them twice. */
+static int may_hold_dra(const char *file)
+{
+    gpa_error_t err = {0};
+    size_t len = 0;
+    char *text = gpa_read_file(file, &len, &err);
+    int found = text != NULL && memmem(text, len, GPA_DRA_GROUP, strlen(GPA_DRA_GROUP)) != NULL;
+    free(text);
+    return found;
+}
+
 static void walk_known(gpa_verb_t *vb, char *const *paths, size_t npaths)
 {
     static const gpa_load_report_t quiet = {ignore_error, NULL, ignore_error};
-    char **files = gpa_xcalloc(npaths + 1, sizeof(*files));
-    size_t n = 0;
+    gpa_load_files_t files = {0};
     for (size_t i = 0; i < npaths; i++)
         if (strcmp(paths[i], "-") != 0)
-            files[n++] = paths[i];
-    if (n > 0)
-        gpa_input_walk_with(files, n, on_dra_document, vb, NULL, &quiet);
-    free(files);
+            gpa_load_files((const char *const *)&paths[i], 1, &files, &quiet);
+    for (size_t i = 0; i < files.len; i++)
+        if (may_hold_dra(files.items[i]))
+            gpa_input_walk_with(&files.items[i], 1, on_dra_document, vb, NULL, &quiet);
+    gpa_load_files_dispose(&files);
+    gpa_dra_known_seal(&vb->known_arena_, &vb->known); /* stdin's, if any, are added after: found by a scan */
 }
 
 static int on_document(void *ctx, const char *file, const char *source, long item, gpa_arena_t *a, gpa_value_t *doc)

@@ -694,7 +694,8 @@ int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const ch
     static const gpa_decode_opts_t only_dra = {.dialects = GPA_DIALECT_DRA};
     gpa_object_t *obj;
     if (gpa_decode_object_with(&inv->rec_, &only_dra, gpa_value_clone(&inv->rec_, doc), &obj, err) != 0) {
-        gpa_decode_error_within(err, path);
+        if (path[0] != '\0')
+            gpa_decode_error_within(err, path); /* items[2].spec...: where the object sits in its List */
         return -1;
     }
     if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS)
@@ -702,6 +703,11 @@ int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const ch
     gpa_dra_known_add(&inv->rec_, &inv->dra, obj->dra);
     gpa_dra_known_set_complete(&inv->dra, obj->dra->kind);
     return 0;
+}
+
+int gpa_inventory_has_nodes(const gpa_inventory_t *inv)
+{
+    return inv->dra.len_ == 0 || inv->committed_nodes != 0 || inv->committed_gpus != 0 || inv->committed_usages != 0;
 }
 
 void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind)
@@ -717,6 +723,8 @@ const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv)
 void gpa_inventory_rollback(gpa_inventory_t *inv)
 {
     inv->dra.len_ = inv->committed_dra;
+    if (inv->dra.indexed_ > inv->dra.len_)
+        inv->dra.nslots_ = inv->dra.indexed_ = 0; /* the index names dropped entries: unused until the next seal */
     inv->dra.complete = inv->committed_dra_complete;
     inv->nodes_rec.len = inv->committed_nodes;
     inv->gpus_rec.len = inv->committed_gpus;
@@ -747,6 +755,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
         free(inv->view_arena);
     }
     inv->view_arena = a;
+    gpa_dra_known_seal(&inv->rec_, &inv->dra);
     inv->committed_dra = inv->dra.len_;
     inv->committed_dra_complete = inv->dra.complete;
     inv->nodes = r.nodes;

@@ -53,8 +53,12 @@ int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts
  * layer is borrowed from the inventory (NULL for a NULL inventory) and never changes once the inventory is shared.
  */
 int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err);
-/* The whole set of `kind` is in (the live view listed it, perhaps empty): a missing one is known absent. Counts from
- * the next commit, as gpa_inventory_add_dra. */
+/* Whether the inventory describes nodes: it holds a node, device or usage record (templates included), or no DRA
+ * object either (an empty inventory says "no GPU nodes"). An inventory of DRA objects alone says what the cluster
+ * holds of DRA and nothing of its nodes, so `infeasible` does not run on it. */
+int gpa_inventory_has_nodes(const gpa_inventory_t *inv);
+/* Marks the inventory as holding the cluster's whole set of `kind` even with none of it (the live view, once its list
+ * of that kind is read). */
 void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind);
 const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv);
 

@@ -165,12 +165,13 @@ static int read_selectors(reader_t *r, const gpa_value_t *obj, const char *path,
 /* capacity.requests: {name: quantity}. */
 static int read_capacity(reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
 {
-    gpa_value_t *cap, *reqs;
-    if (field(r, obj, "capacity", GPA_VOBJECT, path, &cap) != 0)
-        return -1;
+    gpa_value_t *cap, *reqs = NULL;
     const char *cp = join(r, path, "capacity");
-    if (cap == NULL || field(r, cap, "requests", GPA_VOBJECT, cp, &reqs) != 0 || reqs == NULL)
-        return cap == NULL ? 0 : r->err->set_ ? -1 : 0;
+    if (field(r, obj, "capacity", GPA_VOBJECT, path, &cap) != 0 ||
+        (cap != NULL && field(r, cap, "requests", GPA_VOBJECT, cp, &reqs) != 0))
+        return -1;
+    if (reqs == NULL)
+        return 0;
     const char *rp = join(r, cp, "requests");
     e->ncapacity = reqs->u.object.len;
     e->capacity = gpa_arena_calloc(r->a, e->ncapacity + 1, sizeof(*e->capacity));
@@ -256,7 +257,8 @@ static int read_alternatives(reader_t *r, const gpa_value_t *req, const char *pa
     return 0;
 }
 
-/* One request: v1 and v1beta2 under `exactly` or `firstAvailable`; v1beta1 on the request itself (or firstAvailable). */
+/* One request: v1 and v1beta2 under `exactly` or `firstAvailable`; v1beta1 (and v1alpha3, which dra-api-version
+ * flags) on the request itself (or firstAvailable). */
 static int read_request(reader_t *r, const gpa_value_t *req, const char *path, gpa_dra_version_t version, gpa_dra_request_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -267,7 +269,7 @@ static int read_request(reader_t *r, const gpa_value_t *req, const char *path, g
     if (out->nalternatives != 0)
         return 0;
     gpa_value_t *exactly;
-    if (version == GPA_DRA_V1BETA1) {
+    if (version == GPA_DRA_V1BETA1 || version == GPA_DRA_V1ALPHA3) { /* the request's fields on the request itself */
         out->has_exact = 1;
         return read_exact(r, req, path, out->name, &out->exact);
     }
@@ -381,8 +383,10 @@ int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, 
 static int read_source(reader_t *r, const gpa_value_t *item, const char *path, gpa_dra_pod_claim_t *c)
 {
     gpa_value_t *source;
-    if (field(r, item, "source", GPA_VOBJECT, path, &source) != 0 || source == NULL)
-        return r->err->set_ ? -1 : 0;
+    if (field(r, item, "source", GPA_VOBJECT, path, &source) != 0)
+        return -1;
+    if (source == NULL)
+        return 0;
     const char *sp = join(r, path, "source");
     c->has_source = 1;
     return string_field(r, source, "resourceClaimName", sp, &c->source_claim) != 0 ||
@@ -486,6 +490,45 @@ void gpa_dra_known_add(gpa_arena_t *a, gpa_dra_known_t *k, const gpa_dra_object_
     k->entries_[k->len_++] = (gpa_dra_known_entry_t){obj, key_hash(obj->kind, obj->ns, obj->name)};
 }
 
+void gpa_dra_known_seal(gpa_arena_t *a, gpa_dra_known_t *k)
+{
+    size_t n = 16;
+    while (n < 2 * k->len_)
+        n *= 2;
+    uint32_t *slots = gpa_arena_calloc(a, n, sizeof(*slots));
+    for (size_t i = 0; i < k->len_; i++) {
+        size_t s = (size_t)k->entries_[i].hash_ & (n - 1);
+        while (slots[s] != 0)
+            s = (s + 1) & (n - 1);
+        slots[s] = (uint32_t)(i + 1);
+    }
+    k->slots_ = slots;
+    k->nslots_ = n;
+    k->indexed_ = k->len_;
+}
+
+static int entry_is(const gpa_dra_known_entry_t *e, uint64_t h, gpa_dra_kind_t kind, const char *ns, const char *name)
+{
+    const gpa_dra_object_t *o = e->object;
+    return e->hash_ == h && o->kind == kind && strcmp(o->ns, ns) == 0 && strcmp(o->name, name) == 0;
+}
+
+/* The first entry of one layer that is (kind, ns, name): through the index, then among the entries added after it. */
+static const gpa_dra_object_t *layer_find(const gpa_dra_known_t *k, uint64_t h, gpa_dra_kind_t kind, const char *ns,
+                                          const char *name)
+{
+    const gpa_dra_known_entry_t *best = NULL;
+    for (size_t s = (size_t)h & (k->nslots_ - 1); k->nslots_ != 0 && k->slots_[s] != 0; s = (s + 1) & (k->nslots_ - 1)) {
+        const gpa_dra_known_entry_t *e = &k->entries_[k->slots_[s] - 1];
+        if (entry_is(e, h, kind, ns, name) && (best == NULL || e < best))
+            best = e;
+    }
+    for (size_t i = k->indexed_; best == NULL && i < k->len_; i++)
+        if (entry_is(&k->entries_[i], h, kind, ns, name))
+            best = &k->entries_[i];
+    return best != NULL ? best->object : NULL;
+}
+
 void gpa_dra_known_set_complete(gpa_dra_known_t *k, gpa_dra_kind_t kind)
 {
     if (kind < GPA_DRA__KINDS)
@@ -501,12 +544,11 @@ const gpa_dra_object_t *gpa_dra_known_find(const gpa_dra_known_t *k, gpa_dra_kin
     if (ns == NULL)
         return NULL;
     uint64_t h = key_hash(kind, ns, name);
-    for (; k != NULL; k = k->below)
-        for (size_t i = 0; i < k->len_; i++) {
-            const gpa_dra_object_t *o = k->entries_[i].object;
-            if (k->entries_[i].hash_ == h && o->kind == kind && strcmp(o->ns, ns) == 0 && strcmp(o->name, name) == 0)
-                return o;
-        }
+    for (; k != NULL; k = k->below) {
+        const gpa_dra_object_t *o = layer_find(k, h, kind, ns, name);
+        if (o != NULL)
+            return o;
+    }
     return NULL;
 }
 

@@ -240,6 +240,9 @@ typedef struct st_gpa_dra_known_t {
     gpa_dra_known_entry_t *entries_;
     size_t len_, cap_;
     unsigned complete; /* bit (1u << kind): this layer holds the cluster's whole set of that kind */
+    /* gpa_dra_known_seal's index of entries_[0 .. indexed_): slots of 1 + entry index (0 empty), nslots_ a power of 2 */
+    uint32_t *slots_;
+    size_t nslots_, indexed_;
 } gpa_dra_known_t;
 
 /* An empty layer on top of `below` (NULL: none). */
@@ -247,6 +250,10 @@ void gpa_dra_known_init(gpa_dra_known_t *k, const gpa_dra_known_t *below);
 /* Adds a class, claim or template (the object borrowed; a ResourceSlice or NONE is ignored). The first of two
  * entries of one kind, namespace and name is the one found. */
 void gpa_dra_known_add(gpa_arena_t *a, gpa_dra_known_t *k, const gpa_dra_object_t *obj);
+/* Indexes the entries added so far (hashing, in `a`), so that a find costs O(1) in them whatever the layer's size (the
+ * live view's thousands of claims); entries added later are still found, by a scan of those alone. Call it once a
+ * layer is filled (gpa_inventory_commit does), never while another thread reads the layer. */
+void gpa_dra_known_seal(gpa_arena_t *a, gpa_dra_known_t *k);
 /* Marks this layer as holding the cluster's whole set of `kind`. */
 void gpa_dra_known_set_complete(gpa_dra_known_t *k, gpa_dra_kind_t kind);
 /* The object of `kind` named `name` in namespace `ns` ("" for classes), searching from k down; NULL when no layer has

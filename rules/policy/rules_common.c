@@ -292,8 +292,8 @@ static gpa_violation_t *warn_only(gpa_rule_ctx_t *ctx, const char *message)
 
 void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
 {
-    if (ctx->inv == NULL)
-        return;
+    if (ctx->inv == NULL || !gpa_inventory_has_nodes(ctx->inv))
+        return; /* no inventory of nodes (one of DRA objects only says nothing about them) */
     gpa_request_t req;
     /* A spec that does not normalize breaks another rule, which says why; an empty request needs no GPU. */
     int normalized = gpa_normalize(ctx->a, ctx->cfg->dialects, ctx->pod, &req);

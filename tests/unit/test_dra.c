@@ -280,6 +280,31 @@ START_TEST(known_layers)
 }
 END_TEST
 
+/* A sealed layer finds through its index what it held, and by a scan what came after; the first of twins wins. */
+START_TEST(known_index)
+{
+    gpa_dra_known_t k;
+    gpa_dra_known_init(&k, NULL);
+    gpa_dra_object_t *objs = gpa_arena_calloc(&arena, 2002, sizeof(*objs));
+    for (size_t i = 0; i < 2000; i++) {
+        objs[i] =
+            (gpa_dra_object_t){.kind = GPA_DRA_CLAIM, .ns = i % 2 ? "a" : "b", .name = gpa_arena_printf(&arena, "c%zu", i / 2)};
+        gpa_dra_known_add(&arena, &k, &objs[i]);
+    }
+    gpa_dra_known_seal(&arena, &k);
+    objs[2000] = (gpa_dra_object_t){.kind = GPA_DRA_CLAIM, .ns = "a", .name = "late"};
+    objs[2001] = (gpa_dra_object_t){.kind = GPA_DRA_CLAIM, .ns = "a", .name = "c7"}; /* a twin of objs[15] */
+    gpa_dra_known_add(&arena, &k, &objs[2000]);
+    gpa_dra_known_add(&arena, &k, &objs[2001]);
+    for (size_t i = 0; i < 2000; i++)
+        ck_assert_ptr_eq(gpa_dra_known_find(&k, GPA_DRA_CLAIM, objs[i].ns, objs[i].name), &objs[i]);
+    ck_assert_ptr_eq(gpa_dra_known_find(&k, GPA_DRA_CLAIM, "a", "late"), &objs[2000]);
+    ck_assert_ptr_eq(gpa_dra_known_find(&k, GPA_DRA_CLAIM, "a", "c7"), &objs[15]);
+    ck_assert_ptr_null(gpa_dra_known_find(&k, GPA_DRA_CLAIM, "c", "c7"));
+    ck_assert_ptr_null(gpa_dra_known_find(&k, GPA_DRA_TEMPLATE, "a", "c7"));
+}
+END_TEST
+
 /* ---- the rules ---- */
 
 static gpa_dra_known_t *known_of(int complete_classes, const char *const *texts, size_t n)
@@ -521,6 +546,7 @@ int main(void)
     tcase_add_test(tc, pod_claims_and_replicas);
     tcase_add_test(tc, dialect_off_reads_nothing);
     tcase_add_test(tc, known_layers);
+    tcase_add_test(tc, known_index);
     tcase_add_test(tc, unknown_class_claim_request);
     tcase_add_test(tc, claim_source_and_api_version);
     tcase_add_test(tc, config_dra_block);

@@ -8,6 +8,7 @@
 #include "alloc/inventory_hami.h"
 #include "base/buf.h"
 #include "document/json.h"
+#include "policy/config.h"
 #include "run.h"
 
 #define GI ((int64_t)1 << 30)
@@ -895,6 +896,67 @@ START_TEST(hami_usage_not_held)
 }
 END_TEST
 
+/* A cluster that renamed HAMi's resources: read with the configuration's names (its decoding options), its HAMi Pods
+ * hold what they hold; read with HAMi's defaults they would hold nothing. */
+START_TEST(hami_usage_renamed)
+{
+    static const char conf[] = "hami: {resourceCountName: example.com/vgpu, resourceMemoryName: example.com/vgpu-memory, "
+                               "resourceCoreName: example.com/vgpu-cores}\n";
+    gpa_config_t *c = NULL;
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_config_parse(conf, strlen(conf), "c.yaml", &c, &err), 0);
+    const char *text = HAMI_NODE "---\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\n  annotations:\n"
+                                 "    hami.io/vgpu-devices-allocated: '" A10_0 ",NVIDIA,4000,20:;'\nspec:\n" ON_A "  containers:\n"
+                                 "  - {name: c, resources: {limits: {example.com/vgpu: 1, example.com/vgpu-memory: 4000, "
+                                 "example.com/vgpu-cores: 20}}}\nstatus: {phase: Running}\n";
+    for (int renamed = 0; renamed < 2; renamed++) {
+        gpa_inventory_t *inv = gpa_inventory_new();
+        ck_assert_msg(gpa_inventory_parse_with(inv, renamed ? &c->decode : NULL, text, strlen(text), "t.yaml", &err) == 0, "%s",
+                      err.message);
+        ck_assert_int_eq(gpu(inv, "a", 0)->memory_used, renamed ? 4000 * MI : 0);
+        ck_assert_int_eq(gpu(inv, "a", 0)->slots_used, renamed ? 1 : 0);
+        gpa_inventory_release(inv);
+    }
+    gpa_config_release(c);
+}
+END_TEST
+
+/* DRA objects in an inventory file: known, complete per kind held; ResourceSlices accepted, not read. */
+START_TEST(dra_objects_known)
+{
+    const char *text =
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\n"
+        "spec: {extendedResourceName: nvidia.com/gpu}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu.nvidia.com}\n---\n"
+        "apiVersion: resource.k8s.io/v1beta1\nkind: List\nitems:\n- apiVersion: resource.k8s.io/v1beta1\n"
+        "  kind: ResourceClaimTemplate\n  metadata: {name: t, namespace: ml}\n"
+        "  spec: {spec: {devices: {requests: [{name: gpu, deviceClassName: gpu.nvidia.com}]}}}\n";
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_msg(parse_text(inv, text, &err) == 0, "%s", err.message);
+    const gpa_dra_known_t *k = gpa_inventory_dra(inv);
+    ck_assert_ptr_nonnull(gpa_dra_known_find(k, GPA_DRA_CLASS, "", "gpu.nvidia.com"));
+    ck_assert_ptr_nonnull(gpa_dra_known_find(k, GPA_DRA_TEMPLATE, "ml", "t"));
+    ck_assert(gpa_dra_known_complete(k, GPA_DRA_CLASS) && gpa_dra_known_complete(k, GPA_DRA_TEMPLATE));
+    ck_assert(!gpa_dra_known_complete(k, GPA_DRA_CLAIM));
+    ck_assert_str_eq(gpa_dra_known_extended(k, "nvidia.com/gpu", 14)->name, "gpu.nvidia.com");
+    /* DRA objects alone describe no node: infeasible does not run on such an inventory; an empty one says "no node" */
+    ck_assert(!gpa_inventory_has_nodes(inv));
+    gpa_inventory_t *empty = gpa_inventory_new();
+    ck_assert(gpa_inventory_has_nodes(empty));
+    gpa_inventory_release(empty);
+    /* a bad DRA object fails the file, and the objects it added before are dropped with it */
+    const char *bad = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: other}\nspec: {}\n---\n"
+                      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: 3}}\n";
+    gpa_error_t e2 = {0};
+    ck_assert_int_eq(parse_text(inv, bad, &e2), -1);
+    ck_assert_str_eq(e2.path, "spec.devices.requests");
+    ck_assert_ptr_null(gpa_dra_known_find(k, GPA_DRA_CLASS, "", "other"));
+    ck_assert(!gpa_dra_known_complete(k, GPA_DRA_CLAIM));
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 /* Tenants write Pods: at most as many entries as vGPUs asked, never more than a card; unreadable: warned. */
 START_TEST(hami_usage_bounded)
 {
@@ -1002,6 +1064,8 @@ int main(void)
     tcase_add_test(hami, hami_usage);
     tcase_add_test(hami, hami_usage_not_held);
     tcase_add_test(hami, hami_usage_bounded);
+    tcase_add_test(hami, hami_usage_renamed);
+    tcase_add_test(hami, dra_objects_known);
     suite_add_tcase(s, hami);
     return gpa_test_run(s);
 }

@@ -372,6 +372,35 @@ START_TEST(inventory_configmap_directory_reads_each_file_once)
 }
 END_TEST
 
+/* The inventory is read with the configuration in force: a new configuration that renames HAMi's resources reloads
+ * it, so the running HAMi Pod that held nothing under the default names now holds its vGPU. */
+START_TEST(new_configuration_reloads_the_inventory)
+{
+    char path[PATH_MAX + 48];
+    snprintf(path, sizeof(path), "%s/hami.yaml", inv_dir);
+    write_in_place(path, "kind: Node\nmetadata:\n  name: h\n  annotations:\n    hami.io/node-nvidia-register: "
+                         "'[{\"id\":\"GPU-0\",\"count\":10,\"devmem\":23028,\"devcore\":100,\"type\":\"NVIDIA A10\","
+                         "\"health\":true}]'\n---\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\n  annotations:\n"
+                         "    hami.io/vgpu-devices-allocated: 'GPU-0,NVIDIA,4000,20:;'\nspec:\n  nodeName: h\n  containers:\n"
+                         "  - {name: c, resources: {limits: {example.com/vgpu: 1, example.com/vgpu-memory: 4000}}}\n"
+                         "status: {phase: Running}\n");
+    write_in_place(cfg_path, "minDeviceMemory: 1Gi\n");
+    opts.config = cfg_path;
+    uint64_t gen = start_inventory();
+    const gpa_node_t *h = gpa_inventory_find(snap.inventory, "h");
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_eq(h->gpus[0].memory_used, 0);
+    write_in_place(cfg_path, "hami: {resourceCountName: example.com/vgpu, resourceMemoryName: example.com/vgpu-memory}\n");
+    set_mtime(cfg_path, (struct timespec){1, 0});
+    gpa_reload_poll();
+    gpa_reload_refresh(&snap);
+    ck_assert_uint_gt(snap.generation, gen);
+    ck_assert_str_eq(snap.config->hami.device[GPA_HAMI_NVIDIA].name[GPA_HAMI_COUNT], "example.com/vgpu");
+    h = gpa_inventory_find(snap.inventory, "h");
+    ck_assert_int_eq(h->gpus[0].memory_used, 4000LL << 20);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("webhook_reload");
@@ -391,6 +420,7 @@ int main(void)
     tcase_add_test(inv, inventory_file_added_changed_removed_is_reloaded);
     tcase_add_test(inv, inventory_directory_gone_keeps_previous);
     tcase_add_test(inv, inventory_configmap_directory_reads_each_file_once);
+    tcase_add_test(inv, new_configuration_reloads_the_inventory);
     suite_add_tcase(s, inv);
     return gpa_test_run(s);
 }
