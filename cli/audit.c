@@ -14,7 +14,6 @@
 #include "base/buf.h"
 #include "cli.h"
 #include "client.h"
-#include "document/json.h"
 #include "kinds.h"
 #include "kube/decode.h"
 #include "live.h"
@@ -111,27 +110,6 @@ static void on_known(void *ctx, gpa_watch_event_t event, const gpa_value_t *obje
         gpa_verb_know(&au->vb, obj);
 }
 
-/*
- * The group's preferred version from discovery (GET /apis/GROUP), arena-owned, or NULL when the server does not
- * say (then the guess of cluster/kinds.h stands).
- */
-static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group)
-{
-    gpa_kube_reply_t reply;
-    gpa_error_t err = {0};
-    gpa_value_t *doc;
-    const char *version = NULL;
-    gpa_error_init(&err, NULL);
-    if (group[0] == '\0' || gpa_kube_call(c, "GET", gpa_arena_printf(a, "/apis/%s", group), NULL, NULL, 0, &reply, &err) != 0)
-        return NULL;
-    if (reply.status == 200 && gpa_json_parse(a, reply.body.base, reply.body.len, &doc, &err) == 0)
-        version = gpa_value_string(gpa_value_get(gpa_value_get(doc, "preferredVersion"), "groupVersion"));
-    if (version != NULL)
-        version = gpa_arena_strdup(a, version);
-    gpa_kube_reply_dispose(&reply);
-    return version;
-}
-
 /* 404 → 1 (not served), 200 → 0, else -1 after saying why. Asked once with limit=1 before the real list. */
 static int probe(gpa_kube_client_t *c, const char *path, const gpa_kube_kind_t *k)
 {
@@ -169,7 +147,7 @@ static int list_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t 
     gpa_arena_t a;
     gpa_arena_init(&a);
     gpa_kube_kind_t where = *guess;
-    const char *version = discovered_version(c, &a, guess->group);
+    const char *version = gpa_kube_preferred_version(c, &a, guess->group);
     if (version != NULL)
         where.api_version = version;
     const gpa_kube_kind_t *k = &where;

@@ -478,13 +478,14 @@ static void render(void *ctx, gpa_buf_t *out, time_t now)
 
 static int start_reflectors(gpa_live_t *live, gpa_error_t *err)
 {
+    gpa_view_discover(live->view, &live->target); /* DRA's version: v1, or v1beta2/v1beta1 where only those are served */
     for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
         kind_state_t *k = &live->kinds[i];
         gpa_reflector_sink_t sink = {on_begin_list, on_apply, on_end_list, on_broken, k};
         gpa_reflector_options_t opts = {.page_limit = i == GPA_VIEW_PODS ? POD_PAGE_LIMIT : 0};
         k->live = live;
         k->kind = (gpa_view_kind_t)i;
-        k->reflector = gpa_reflector_start_with(&live->target, gpa_view_kind_path(k->kind), &sink, &opts, err);
+        k->reflector = gpa_reflector_start_with(&live->target, gpa_view_path(live->view, k->kind), &sink, &opts, err);
         if (k->reflector == NULL)
             return -1;
     }

@@ -61,7 +61,14 @@ struct st_gpa_view_t {
     int not_served[GPA_VIEW_NKINDS]; /* the list in progress answered 404 */
     count_t *counts;                 /* audit findings per (rule, namespace); few distinct pairs */
     uint64_t generation;
+    /* Where each kind is read: the static tables', DRA's at the version set (gpa_view_dra_version). Fixed before
+     * the first list. */
+    gpa_kube_kind_t kind_at[GPA_VIEW_NKINDS];
+    char path_at[GPA_VIEW_NKINDS][64];
 };
+
+/* resource.k8s.io's versions the view reads, newest first (what kube/dra.h decodes). */
+static const char *const dra_versions[] = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"};
 
 static const gpa_kube_kind_t *const kinds[GPA_VIEW_NKINDS] = {
     &gpa_kube_kind_node,         &gpa_kube_kind_device,         &gpa_kube_kind_pod,
@@ -372,11 +379,11 @@ static int read_object(gpa_view_kind_t kind, const gpa_value_t *obj, const char 
  * A DRA object: checked as an inventory file reads it (kube/dra.h, through a scratch inventory), then copied whole
  * into r. 0, or -1 with err (r then holds nothing).
  */
-static int read_dra(gpa_view_kind_t kind, const gpa_value_t *obj, const char *key, reader_t *r, gpa_error_t *err)
+static int read_dra(const gpa_kube_kind_t *at, const gpa_value_t *obj, const char *key, reader_t *r, gpa_error_t *err)
 {
     gpa_arena_t *a = gpa_xmalloc(sizeof(*a));
     gpa_arena_init(a);
-    gpa_value_t *doc = gpa_value_clone(a, gpa_kube_kind_stamp(a, obj, kinds[kind]));
+    gpa_value_t *doc = gpa_value_clone(a, gpa_kube_kind_stamp(a, obj, at));
     gpa_inventory_t *check = gpa_inventory_new();
     int rc = gpa_inventory_add_dra(check, doc, key, err);
     gpa_inventory_release(check);
@@ -406,7 +413,8 @@ int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event,
     reader_t r = {0};
     int rc = 0;
     if (event != GPA_WATCH_DELETED) {
-        rc = dra_kinds[kind] != GPA_DRA_NONE ? read_dra(kind, object, key, &r, err) : read_object(kind, object, key, &r, err);
+        rc = dra_kinds[kind] != GPA_DRA_NONE ? read_dra(&v->kind_at[kind], object, key, &r, err)
+                                             : read_object(kind, object, key, &r, err);
         if (rc >= 0 && kind == GPA_VIEW_PODS && nrules > 0) {
             r.rec.rules = gpa_xcalloc(nrules, sizeof(*r.rec.rules));
             for (size_t i = 0; i < nrules; i++)
@@ -470,7 +478,47 @@ gpa_view_t *gpa_view_new(void)
 {
     gpa_view_t *v = gpa_xcalloc(1, sizeof(*v));
     pthread_mutex_init(&v->lock, NULL);
+    for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
+        v->kind_at[k] = *kinds[k];
+        snprintf(v->path_at[k], sizeof(v->path_at[k]), "%s", kind_paths[k]);
+    }
     return v;
+}
+
+int gpa_view_dra_version(gpa_view_t *v, const char *group_version)
+{
+    size_t i = 0, n = sizeof(dra_versions) / sizeof(dra_versions[0]);
+    while (i < n && strcmp(dra_versions[i], group_version) != 0)
+        i++;
+    if (i == n)
+        return -1;
+    for (int k = 0; k < GPA_VIEW_NKINDS; k++)
+        if (dra_kinds[k] != GPA_DRA_NONE) {
+            v->kind_at[k].api_version = dra_versions[i];
+            snprintf(v->path_at[k], sizeof(v->path_at[k]), "/apis/%s/%s", dra_versions[i], kinds[k]->resource);
+        }
+    return 0;
+}
+
+void gpa_view_discover(gpa_view_t *v, const gpa_kube_target_t *target)
+{
+    gpa_error_t err = {0};
+    gpa_error_init(&err, NULL);
+    gpa_kube_client_t *c = gpa_kube_client_new(target, &err);
+    if (c == NULL)
+        return; /* the lists will say why */
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    const char *version = gpa_kube_preferred_version(c, &a, gpa_kube_kind_claim.group);
+    if (version != NULL)
+        gpa_view_dra_version(v, version);
+    gpa_arena_dispose(&a);
+    gpa_kube_client_free(c);
+}
+
+const char *gpa_view_path(const gpa_view_t *v, gpa_view_kind_t kind)
+{
+    return v->path_at[kind];
 }
 
 void gpa_view_free(gpa_view_t *v)
@@ -623,10 +671,11 @@ static void list_end(void *ctx)
 
 int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, const gpa_view_listener_t *listener, gpa_error_t *err)
 {
+    gpa_view_discover(v, target);
     for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
         lister_t l = {v, (gpa_view_kind_t)k, listener};
         gpa_reflector_sink_t sink = {list_begin, list_apply, list_end, list_not_served, &l};
-        if (gpa_kube_list(target, kind_paths[k], &sink, err) != 0)
+        if (gpa_kube_list(target, v->path_at[k], &sink, err) != 0)
             return -1;
     }
     return 0;

@@ -48,6 +48,16 @@ const char *gpa_view_kind_path(gpa_view_kind_t kind);
 const char *gpa_view_kind_name(gpa_view_kind_t kind);
 
 gpa_view_t *gpa_view_new(void); /* new, empty; gpa_view_free() frees */
+
+/*
+ * Where this view reads DRA's kinds, before its first list: "resource.k8s.io/v1" (the default), ".../v1beta2" or
+ * ".../v1beta1" (a cluster before 1.34); returns -1 for another version, and the view's stays.
+ * gpa_view_discover() sets the version the cluster prefers (GET /apis/resource.k8s.io), when it says one of those.
+ */
+int gpa_view_dra_version(gpa_view_t *v, const char *group_version);
+void gpa_view_discover(gpa_view_t *v, const gpa_kube_target_t *target);
+/* The collection this view reads a kind from (gpa_view_kind_path, DRA's at the view's version). */
+const char *gpa_view_path(const gpa_view_t *v, gpa_view_kind_t kind);
 void gpa_view_free(gpa_view_t *v);
 
 void gpa_view_begin_list(gpa_view_t *v, gpa_view_kind_t kind);
@@ -88,7 +98,8 @@ typedef struct st_gpa_view_listener_t {
 } gpa_view_listener_t;
 
 /*
- * One list of each kind into the view, no watch (fit --cluster, explain), told to `listener` (may be NULL).
+ * One list of each kind into the view, no watch (fit --cluster, explain), told to `listener` (may be NULL); DRA's at
+ * the version the cluster prefers (gpa_view_discover).
  * Returns 0, or -1 with err when a list failed (a kind the cluster does not serve is an empty list).
  */
 int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, const gpa_view_listener_t *listener, gpa_error_t *err);

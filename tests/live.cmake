@@ -6,6 +6,7 @@ if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
             Live.test_watched_pods_are_audited Live.test_devices_not_served
             Live.test_templates_admit_autoscaled_pools Live.test_dra_objects_known_from_the_cluster
             Live.test_dra_not_served_is_not_known Live.test_dra_forbidden_is_optional
+            Live.test_dra_v1beta1_cluster
             Live.test_templates_reload_when_their_file_changes Commands.test_fit_cluster Commands.test_fit_cluster_templates
             Commands.test_audit Commands.test_audit_dra Commands.test_serve_flags
             Commands.test_audit_judges_as_created_now Commands.test_audit_escapes_names)

@@ -310,6 +310,22 @@ class Live(unittest.TestCase):
         self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), [])
         self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)  # not served is not stale
 
+    def test_dra_v1beta1_cluster(self):
+        """A cluster that serves resource.k8s.io at v1beta1 only (discovery prefers it): the view reads it there."""
+        self.fake.control("fault", {"draVersion": "v1beta1"})
+        beta = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "one-gpu", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu.nvidia.com"}]}}}}
+        cls = dict(dra_class("gpu.nvidia.com"), apiVersion="resource.k8s.io/v1beta1")
+        self.fake.apply("deviceclasses", cls)
+        self.fake.apply("resourceclaimtemplates", beta)
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertEqual(s.metrics()['gpuadmit_cluster_objects{kind="resourceclaimtemplates"}'], 1)
+        self.assertEqual(dra_findings(validate(s, dra_pod("ok", template="one-gpu"))), [])
+        self.assertEqual(dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))), ["dra-unknown-claim"])
+        self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), ["dra-unknown-class"])
+
     def test_dra_forbidden_is_optional(self):
         """A ServiceAccount that may not list resource.k8s.io (403): the server is ready, its inventory current (not
         stale), infeasible still denies, and the DRA rules that need the cluster's objects stay silent."""

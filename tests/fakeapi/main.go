@@ -90,27 +90,29 @@ type faults struct {
 	CRD            *bool  `json:"crd"`            // serve devices.scheduling.koordinator.sh or not (404)
 	NoDRA          *bool  `json:"noDra"`          // serve resource.k8s.io/v1 (false) or not (true: 404, a cluster before 1.34)
 	ForbidDRA      *bool  `json:"forbidDra"`      // refuse resource.k8s.io with 403 (a ServiceAccount without the RBAC)
+	DRAVersion     string `json:"draVersion"`     // serve resource.k8s.io at this version only ("v1beta1": before 1.34)
 	Token          string `json:"token"`          // the bearer token accepted from now on
 }
 
 type server struct {
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every change
-	cut       chan struct{} // closed and replaced to drop the open watches
-	rv        int64
-	objects   map[string]map[string]object // resource -> "ns/name" -> object (never changed once stored)
-	items     map[string]map[string][]byte // the same objects encoded as list items
-	history   []event
-	compacted int64 // watches from a resourceVersion below this are 410 Gone
-	snapshots map[string]*snapshot
-	nextSnap  int
-	token     string
-	crd       bool
-	noDRA     bool
-	forbidDRA bool
-	f         faults
-	counts    map[string]int // requests by kind, for tests: list, watch, unauthorized, gone, ...
-	bookmark  time.Duration
+	mu         sync.Mutex
+	changed    chan struct{} // closed and replaced on every change
+	cut        chan struct{} // closed and replaced to drop the open watches
+	rv         int64
+	objects    map[string]map[string]object // resource -> "ns/name" -> object (never changed once stored)
+	items      map[string]map[string][]byte // the same objects encoded as list items
+	history    []event
+	compacted  int64 // watches from a resourceVersion below this are 410 Gone
+	snapshots  map[string]*snapshot
+	nextSnap   int
+	token      string
+	crd        bool
+	noDRA      bool
+	forbidDRA  bool
+	draVersion string // "" or "v1": v1
+	f          faults
+	counts     map[string]int // requests by kind, for tests: list, watch, unauthorized, gone, ...
+	bookmark   time.Duration
 }
 
 func newServer(token string, crd bool, bookmark time.Duration) *server {
@@ -269,6 +271,9 @@ func (s *server) control(w http.ResponseWriter, r *http.Request) {
 		if f.ForbidDRA != nil {
 			s.forbidDRA = *f.ForbidDRA
 		}
+		if f.DRAVersion != "" {
+			s.draVersion = f.DRAVersion
+		}
 		if f.Token != "" {
 			s.token = f.Token
 		}
@@ -359,7 +364,12 @@ func (s *server) api(w http.ResponseWriter, r *http.Request) {
 		fail(w, 503, "ServiceUnavailable", "injected failure")
 		return
 	}
-	t, ok := parsePath(r.URL.Path)
+	if r.Method == "GET" && strings.TrimSuffix(r.URL.Path, "/") == "/apis/resource.k8s.io" {
+		s.mu.Unlock()
+		writeJSON(w, 200, draDiscovery(s.draVersion))
+		return
+	}
+	t, ok := parsePath(draPath(r.URL.Path, s.draVersion))
 	if !ok || (t.res == "devices" && !s.crd) || (resources[t.res].group == "resource.k8s.io" && s.noDRA) {
 		s.counts["notfound"]++
 		s.mu.Unlock()

@@ -259,6 +259,23 @@ START_TEST(dra_objects_known)
 }
 END_TEST
 
+/* DRA's kinds are read at the version set (discovery's), one of those kube/dra.h decodes; the others stay. */
+START_TEST(dra_version)
+{
+    gpa_view_t *v = gpa_view_new();
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_CLAIMS), "/apis/resource.k8s.io/v1/resourceclaims");
+    ck_assert_int_eq(gpa_view_dra_version(v, "resource.k8s.io/v1alpha3"), -1);
+    ck_assert_int_eq(gpa_view_dra_version(v, "resource.k8s.io/v1beta"), -1);
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_CLAIMS), "/apis/resource.k8s.io/v1/resourceclaims");
+    ck_assert_int_eq(gpa_view_dra_version(v, "resource.k8s.io/v1beta1"), 0);
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_CLAIM_TEMPLATES), "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates");
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_DEVICE_CLASSES), "/apis/resource.k8s.io/v1beta1/deviceclasses");
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_PODS), "/api/v1/pods");
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_DEVICES), "/apis/scheduling.koordinator.sh/v1alpha1/devices");
+    gpa_view_free(v);
+}
+END_TEST
+
 /* A relist replaces the kind whole; until it ends, the old set stays in force. */
 START_TEST(relist_replaces)
 {
@@ -685,6 +702,7 @@ int main(void)
     tcase_add_test(tc, pods_come_and_go);
     tcase_add_test(tc, relist_replaces);
     tcase_add_test(tc, dra_objects_known);
+    tcase_add_test(tc, dra_version);
     tcase_add_test(tc, audit_counts_follow);
     tcase_add_test(tc, unreadable_objects_are_left_out);
     tcase_add_test(tc, tenant_pods_same_as_the_file);
