@@ -55,6 +55,7 @@ void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx);
 
 /* rules_dra.c: Pod checks, and on_dra checks (rules.h) on claims, templates and classes */
 void gpa_rule_dra_unknown_class(gpa_rule_ctx_t *ctx);
+void gpa_rule_dra_unknown_class_container(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_api_version(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_claim_source(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_unknown_claim(gpa_rule_ctx_t *ctx);

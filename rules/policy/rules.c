@@ -121,8 +121,10 @@ const gpa_rule_t gpa_rules[] = {
      "HAMi: a scheduling annotation HAMi cannot use (policy, card lists, vgpu-mode, numa-bind)", NULL},
     {"infeasible", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_infeasible,
      "an inventory is configured and no node in it could ever hold the Pod", NULL},
-    {"dra-unknown-class", DRA, GPA_SCOPE_OBJECT, GPA_ACTION_WARN, NULL,
-     "DRA: a request names a DeviceClass the cluster does not have (where its classes are known)", gpa_rule_dra_unknown_class},
+    {"dra-unknown-class", DRA, GPA_SCOPE_CONTAINER, GPA_ACTION_WARN, gpa_rule_dra_unknown_class_container,
+     "DRA: a request (or a container's deviceclass.resource.kubernetes.io/<class>) names a DeviceClass the cluster does not "
+     "have (where its classes are known)",
+     gpa_rule_dra_unknown_class},
     {"dra-unknown-claim", DRA, GPA_SCOPE_POD, GPA_ACTION_WARN, gpa_rule_dra_unknown_claim,
      "DRA: a Pod or template names a ResourceClaim or ResourceClaimTemplate its namespace does not have (where known)", NULL},
     {"dra-unknown-request", DRA, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_dra_unknown_request,

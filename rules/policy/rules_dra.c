@@ -78,6 +78,22 @@ static void unknown_class(gpa_rule_ctx_t *ctx, const gpa_dra_request_t *req, con
                         request_name(ctx, req, e), e->class, e->class);
 }
 
+/* The container half: the implicit deviceclass.resource.kubernetes.io/<class> of a class the cluster does not have
+ * (a mapped name always has its class: decode found it there). */
+void gpa_rule_dra_unknown_class_container(gpa_rule_ctx_t *ctx)
+{
+    if (ctx->c == NULL || !gpa_dra_known_complete(ctx->known, GPA_DRA_CLASS))
+        return;
+    for (size_t i = 0; i < ctx->c->nextended; i++) {
+        const gpa_dra_extended_use_t *u = &ctx->c->extended[i];
+        if (gpa_dra_known_find(ctx->known, GPA_DRA_CLASS, "", u->class) == NULL)
+            gpa_rule_ctx_report(ctx, ctx->c->name, u->path, u->resource, NULL,
+                                "%s: DeviceClass %s does not exist in the cluster, so the Pod would wait Pending; create the "
+                                "class first or name one that exists",
+                                u->resource, u->class);
+    }
+}
+
 void gpa_rule_dra_unknown_class(gpa_rule_ctx_t *ctx)
 {
     const gpa_dra_object_t *o = ctx->obj->dra;

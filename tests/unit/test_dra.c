@@ -456,6 +456,12 @@ START_TEST(extended_resources_served_by_a_class)
     ck_assert_str_eq(rules_on(gpa_arena_printf(&arena, pod, "20"), NULL), "unit-hint");
     ck_assert_str_eq(rules_on(gpa_arena_printf(&arena, pod, "20"), k), "");
     ck_assert_str_eq(rules_on(gpa_arena_printf(&arena, pod, "-1"), k), "non-positive!");
+    /* the implicit name of a class the cluster does not have */
+    const char *implicit_pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: "
+                               "{limits: {deviceclass.resource.kubernetes.io/%s: 1}}}]}\n";
+    ck_assert_str_eq(rules_on(gpa_arena_printf(&arena, implicit_pod, "gpu.nvidia.com"), k), "");
+    ck_assert_str_eq(rules_on(gpa_arena_printf(&arena, implicit_pod, "gpu.example.com"), k), "dra-unknown-class");
+    ck_assert_str_eq(rules_on(gpa_arena_printf(&arena, implicit_pod, "gpu.example.com"), NULL), "");
     /* the implicit name, for any class, known or not */
     gpa_object_t *implicit = read_with("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: "
                                        "{requests: {deviceclass.resource.kubernetes.io/gpu.example.com: 1}}}]}\n",
