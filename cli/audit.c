@@ -14,7 +14,6 @@
 #include "base/buf.h"
 #include "cli.h"
 #include "client.h"
-#include "document/json.h"
 #include "kinds.h"
 #include "kube/decode.h"
 #include "live.h"
@@ -40,9 +39,11 @@ static void usage(FILE *out)
     fprintf(out, "usage: gpuadmit audit [--kubeconfig F] [--context C] [-n NS | -A] [--no-mutate] [--config F] [-o text|json]\n"
                  "       gpuadmit audit [...] -o policyreport [--report-api wgpolicyk8s|openreports]\n"
                  "\n"
-                 "Lists every Pod and workload the cluster holds (the kinds of docs/rules.md#objects) and judges each\n"
-                 "as validate does: would it be admitted if it were created now (mutation first, then validation,\n"
-                 "as CREATE). Findings of rules set to warn show what switching them to deny would refuse.\n"
+                 "Lists every Pod and workload the cluster holds (the kinds of docs/rules.md#objects) and, with the dra\n"
+                 "dialect, its DeviceClasses, ResourceClaimTemplates and ResourceClaims (known first: what the DRA\n"
+                 "rules look up), and judges each as validate does: would it be admitted if it were created now\n"
+                 "(mutation first, then validation, as CREATE). Findings of rules set to warn show what switching\n"
+                 "them to deny would refuse.\n"
                  "\n"
                  "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
                  "  --context C           kubeconfig context (default: current-context)\n"
@@ -69,7 +70,7 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
     gpa_arena_clear(&au->obj);
     gpa_error_init(&err, au->source);
     gpa_value_t *doc = gpa_kube_kind_stamp(&au->obj, object, au->kind);
-    if (gpa_decode_object_with(&au->obj, &au->vb.cfg->decode, doc, &obj, &err) != 0) {
+    if (gpa_decode_object_with(&au->obj, &au->vb.decode, doc, &obj, &err) != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
         gpa_report_line(stderr, "%s %s/%s: %s", au->source, au->kind->kind,
@@ -96,25 +97,17 @@ static void on_nothing(void *ctx)
     (void)ctx;
 }
 
-/*
- * The group's preferred version from discovery (GET /apis/GROUP), arena-owned, or NULL when the server does not
- * say (then the guess of cluster/kinds.h stands).
- */
-static const char *discovered_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group)
+/* The first pass: a DRA object the cluster holds becomes known (an unreadable one is the judging pass's to report). */
+static void on_known(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
 {
-    gpa_kube_reply_t reply;
+    audit_t *au = ctx;
+    gpa_object_t *obj;
     gpa_error_t err = {0};
-    gpa_value_t *doc;
-    const char *version = NULL;
-    gpa_error_init(&err, NULL);
-    if (group[0] == '\0' || gpa_kube_call(c, "GET", gpa_arena_printf(a, "/apis/%s", group), NULL, NULL, 0, &reply, &err) != 0)
-        return NULL;
-    if (reply.status == 200 && gpa_json_parse(a, reply.body.base, reply.body.len, &doc, &err) == 0)
-        version = gpa_value_string(gpa_value_get(gpa_value_get(doc, "preferredVersion"), "groupVersion"));
-    if (version != NULL)
-        version = gpa_arena_strdup(a, version);
-    gpa_kube_reply_dispose(&reply);
-    return version;
+    (void)event;
+    gpa_arena_clear(&au->obj);
+    gpa_error_init(&err, au->source);
+    if (gpa_decode_object_with(&au->obj, &au->vb.decode, gpa_kube_kind_stamp(&au->obj, object, au->kind), &obj, &err) == 0)
+        gpa_verb_know(&au->vb, obj);
 }
 
 /* 404 → 1 (not served), 200 → 0, else -1 after saying why. Asked once with limit=1 before the real list. */
@@ -142,34 +135,61 @@ static int probe(gpa_kube_client_t *c, const char *path, const gpa_kube_kind_t *
     return -1;
 }
 
-static void audit_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t *c, const gpa_kube_kind_t *guess, const char *ns)
+/*
+ * Lists one kind (in namespace ns; NULL: all) where discovery says it is served, each object to `item`. Returns 0
+ * when the whole list was read, 1 when the cluster does not serve the kind, -1 when a list failed (said on stderr).
+ * `judged`: a kind not served is noted and a failure counted as unreadable (the known pass leaves that to the
+ * judging pass).
+ */
+static int list_kind(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t *c, const gpa_kube_kind_t *guess, const char *ns,
+                     void (*item)(void *, gpa_watch_event_t, const gpa_value_t *), int judged)
 {
     gpa_arena_t a;
     gpa_arena_init(&a);
     gpa_kube_kind_t where = *guess;
-    const char *version = discovered_version(c, &a, guess->group);
+    const char *version = gpa_kube_preferred_version(c, &a, guess->group);
     if (version != NULL)
         where.api_version = version;
     const gpa_kube_kind_t *k = &where;
     const char *path = gpa_kube_kind_path(&a, k, ns);
     int served = probe(c, path, k);
-    if (served == 1)
+    if (served == 1 && judged)
         gpa_buf_printf(&au->unserved, "%s%s (%s)", au->unserved.len > 0 ? ", " : "", k->kind, k->api_version);
     if (served != 0) {
-        au->vb.unreadable += served < 0;
+        au->vb.unreadable += served < 0 && judged;
         gpa_arena_dispose(&a);
-        return;
+        return served;
     }
-    gpa_reflector_sink_t sink = {on_nothing, on_item, on_nothing, NULL, au};
+    gpa_reflector_sink_t sink = {on_nothing, item, on_nothing, NULL, au};
     gpa_error_t err = {0};
     au->kind = k;
-    if (gpa_kube_list(t, path, &sink, &err) != 0) {
+    int rc = gpa_kube_list(t, path, &sink, &err);
+    if (rc != 0) {
         char line[1024];
         gpa_error_format(&err, line, sizeof(line));
         fprintf(stderr, "audit: listing %s (%s) failed: %s\n", k->kind, k->api_version, line);
-        au->vb.unreadable++;
+        au->vb.unreadable += judged;
     }
     gpa_arena_dispose(&a);
+    return rc;
+}
+
+/* DRA's kinds (resource.k8s.io, the version discovery prefers: v1, or v1beta2/v1beta1 where only those are served). */
+static const gpa_kube_kind_t *const dra_kinds[] = {&gpa_kube_kind_device_class, &gpa_kube_kind_claim_template,
+                                                   &gpa_kube_kind_claim};
+static const gpa_dra_kind_t dra_known_kinds[] = {GPA_DRA_CLASS, GPA_DRA_TEMPLATE, GPA_DRA_CLAIM};
+
+/*
+ * What the cluster holds, known before anything is judged: its DeviceClasses (cluster-wide) and the claims and
+ * templates of ns (NULL: all). A kind read whole is complete (a missing one is known absent); one not served or
+ * whose list failed is not (the rules that need it stay silent).
+ */
+static void know_dra(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t *c, const char *ns)
+{
+    for (size_t i = 0; i < sizeof(dra_kinds) / sizeof(dra_kinds[0]); i++)
+        if (list_kind(au, t, c, dra_kinds[i], dra_kinds[i]->cluster_scoped ? NULL : ns, on_known, 0) == 0)
+            gpa_dra_known_set_complete(&au->vb.known, dra_known_kinds[i]);
+    gpa_verb_seal_known(&au->vb);
 }
 
 /* ---- command line ---- */
@@ -267,9 +287,15 @@ static void audit_all(audit_t *au, const gpa_kube_target_t *t, const char *ns)
     gpa_kube_kind_t *kinds;
     gpa_arena_init(&a);
     size_t n = gpa_kube_audit_kinds(&a, &au->vb.cfg->workloads, &kinds);
+    int dra = (au->vb.cfg->dialects & GPA_DIALECT_DRA) != 0;
+    if (dra)
+        know_dra(au, t, c, ns);
     for (size_t i = 0; i < n; i++)
         if (ns == NULL || !kinds[i].cluster_scoped) /* -n: objects in that namespace only */
-            audit_kind(au, t, c, &kinds[i], ns);
+            list_kind(au, t, c, &kinds[i], ns, on_item, 1);
+    for (size_t i = 0; dra && i < sizeof(dra_kinds) / sizeof(dra_kinds[0]); i++)
+        if (ns == NULL || !dra_kinds[i]->cluster_scoped)
+            list_kind(au, t, c, dra_kinds[i], ns, on_item, 1);
     gpa_arena_dispose(&a);
     gpa_kube_client_free(c);
     if (au->unserved.len > 0)

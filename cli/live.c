@@ -204,7 +204,9 @@ static void on_broken(void *ctx, int unserved, const char *why)
 {
     kind_state_t *k = ctx;
     gpa_live_t *live = k->live;
-    /* unserved: the resource is absent (404) and its empty view is true, not stale. */
+    /* unserved: the resource is absent (404) and its empty view is true, not stale (nor complete: view.h). */
+    if (unserved)
+        gpa_view_not_served(live->view, k->kind);
     pthread_mutex_lock(&live->lock);
     uint64_t now = mono_ms();
     k->restarts++;
@@ -277,6 +279,16 @@ static void reload_templates(gpa_live_t *live)
 
 /* ---- the publisher ---- */
 
+/*
+ * DRA's kinds are optional: a cluster (or a ServiceAccount without the chart's newer RBAC) that never lets them be
+ * listed leaves them incomplete, so the DRA rules stay silent, and neither holds back readiness nor makes the
+ * inventory stale. Once listed, a broken watch of theirs counts as any other's.
+ */
+static int optional_kind(const kind_state_t *k)
+{
+    return k->kind >= GPA_VIEW_DEVICE_CLASSES && !k->listed;
+}
+
 /* Under the lock: whether every kind was listed, and the longest time a watch has been broken (ms). */
 static int synced_locked(gpa_live_t *live, uint64_t now, uint64_t *broken_ms)
 {
@@ -284,6 +296,8 @@ static int synced_locked(gpa_live_t *live, uint64_t now, uint64_t *broken_ms)
     *broken_ms = 0;
     for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
         kind_state_t *k = &live->kinds[i];
+        if (optional_kind(k))
+            continue;
         synced &= k->listed;
         if (k->broken_since != 0 && now - k->last_broken > QUIET_MS)
             k->broken_since = 0;
@@ -464,13 +478,14 @@ static void render(void *ctx, gpa_buf_t *out, time_t now)
 
 static int start_reflectors(gpa_live_t *live, gpa_error_t *err)
 {
+    gpa_view_discover(live->view, &live->target); /* DRA's version: v1, or v1beta2/v1beta1 where only those are served */
     for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
         kind_state_t *k = &live->kinds[i];
         gpa_reflector_sink_t sink = {on_begin_list, on_apply, on_end_list, on_broken, k};
         gpa_reflector_options_t opts = {.page_limit = i == GPA_VIEW_PODS ? POD_PAGE_LIMIT : 0};
         k->live = live;
         k->kind = (gpa_view_kind_t)i;
-        k->reflector = gpa_reflector_start_with(&live->target, gpa_view_kind_path(k->kind), &sink, &opts, err);
+        k->reflector = gpa_reflector_start_with(&live->target, gpa_view_path(live->view, k->kind), &sink, &opts, err);
         if (k->reflector == NULL)
             return -1;
     }

@@ -128,7 +128,7 @@ static void count_unreadable(gpa_verb_t *vb)
 
 /* A class, claim or template of the input becomes known (once: the input's own, over the inventory's version of it):
  * decoded again from a copy in the walk's long-lived arena. */
-static void know(gpa_verb_t *vb, const gpa_object_t *obj)
+void gpa_verb_know(gpa_verb_t *vb, const gpa_object_t *obj)
 {
     gpa_dra_known_t input = vb->known;
     input.below = NULL; /* this layer alone */
@@ -141,6 +141,11 @@ static void know(gpa_verb_t *vb, const gpa_object_t *obj)
         copy->dra != NULL) {
         gpa_dra_known_add(&vb->known_arena_, &vb->known, copy->dra);
     }
+}
+
+void gpa_verb_seal_known(gpa_verb_t *vb)
+{
+    gpa_dra_known_seal(&vb->known_arena_, &vb->known);
 }
 
 static void ignore_error(void *ctx, const gpa_error_t *err)
@@ -161,7 +166,7 @@ static int on_dra_document(void *ctx, const char *file, const char *source, long
     int rc = item < 0 ? gpa_decode_document_with(a, &only_dra, doc, &objs, &err)
                       : gpa_decode_item(a, &only_dra, doc, (size_t)item, &objs, &err);
     for (size_t i = 0; rc == 0 && i < objs.len; i++)
-        know(vb, objs.items[i]);
+        gpa_verb_know(vb, objs.items[i]);
     return 0;
 }
 
@@ -207,7 +212,7 @@ static int on_document(void *ctx, const char *file, const char *source, long ite
     }
     for (size_t i = 0; i < objs.len; i++) {
         if (strcmp(file, "-") == 0)
-            know(vb, objs.items[i]);
+            gpa_verb_know(vb, objs.items[i]);
         vb->on_object(vb, source, objs.items[i]);
     }
     return 0;

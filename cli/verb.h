@@ -94,6 +94,12 @@ void gpa_verb_dispose(gpa_verb_t *vb);
  */
 void gpa_verb_walk(gpa_verb_t *vb, char *const *paths, size_t npaths);
 
+/* A DeviceClass, ResourceClaim or ResourceClaimTemplate becomes known (a copy, in the verb's arena), unless one of
+ * its kind, namespace and name already is; any other object is ignored. (audit: what it lists from the cluster.) */
+void gpa_verb_know(gpa_verb_t *vb, const gpa_object_t *obj);
+/* Indexes what is known so far (kube/dra.h, gpa_dra_known_seal): finds in it are O(1); later ones are scanned. */
+void gpa_verb_seal_known(gpa_verb_t *vb);
+
 /*
  * gpa_check() of one object in vb->scratch (cleared first), with vb->known as what the cluster holds when opts
  * says nothing (opts->known NULL). Returns 0 with *verdict filled, or -1 after reporting the error on stderr and

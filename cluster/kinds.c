@@ -3,10 +3,16 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "document/json.h"
+
 const gpa_kube_kind_t gpa_kube_kind_node = {"", "v1", "Node", "nodes", 1};
 const gpa_kube_kind_t gpa_kube_kind_device = {"scheduling.koordinator.sh", "scheduling.koordinator.sh/v1alpha1", "Device",
                                               "devices", 1};
 const gpa_kube_kind_t gpa_kube_kind_pod = {"", "v1", "Pod", "pods", 0};
+const gpa_kube_kind_t gpa_kube_kind_device_class = {"resource.k8s.io", "resource.k8s.io/v1", "DeviceClass", "deviceclasses", 1};
+const gpa_kube_kind_t gpa_kube_kind_claim_template = {"resource.k8s.io", "resource.k8s.io/v1", "ResourceClaimTemplate",
+                                                      "resourceclaimtemplates", 0};
+const gpa_kube_kind_t gpa_kube_kind_claim = {"resource.k8s.io", "resource.k8s.io/v1", "ResourceClaim", "resourceclaims", 0};
 
 /* The version each known group serves its workloads at, when discovery does not say (docs/cluster.md). */
 static const struct {
@@ -86,4 +92,21 @@ gpa_value_t *gpa_kube_kind_stamp(gpa_arena_t *a, const gpa_value_t *obj, const g
     for (size_t i = 0; i < n; i++)
         v->u.object.members[i + 2] = obj->u.object.members[i];
     return v;
+}
+
+const char *gpa_kube_preferred_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group)
+{
+    gpa_kube_reply_t reply;
+    gpa_error_t err = {0};
+    gpa_value_t *doc;
+    const char *version = NULL;
+    gpa_error_init(&err, NULL);
+    if (group[0] == '\0' || gpa_kube_call(c, "GET", gpa_arena_printf(a, "/apis/%s", group), NULL, NULL, 0, &reply, &err) != 0)
+        return NULL;
+    if (reply.status == 200 && gpa_json_parse(a, reply.body.base, reply.body.len, &doc, &err) == 0)
+        version = gpa_value_string(gpa_value_get(gpa_value_get(doc, "preferredVersion"), "groupVersion"));
+    if (version != NULL)
+        version = gpa_arena_strdup(a, version);
+    gpa_kube_reply_dispose(&reply);
+    return version;
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "base/arena.h"
+#include "client.h"
 #include "document/value.h"
 #include "kube/workloads.h"
 
@@ -26,14 +27,22 @@ typedef struct st_gpa_kube_kind_t {
     int cluster_scoped;      /* listed without a namespace */
 } gpa_kube_kind_t;
 
-/* The inventory's kinds (static): Node, Koordinator Device, Pod. */
+/* The inventory's kinds (static): Node, Koordinator Device, Pod; DRA's DeviceClass, ResourceClaimTemplate and
+ * ResourceClaim (resource.k8s.io/v1). */
 extern const gpa_kube_kind_t gpa_kube_kind_node, gpa_kube_kind_device, gpa_kube_kind_pod;
+extern const gpa_kube_kind_t gpa_kube_kind_device_class, gpa_kube_kind_claim_template, gpa_kube_kind_claim;
 
 /*
  * Every kind of the workloads table (built in, then `extra`'s that the built-in table lacks; `extra` may be
  * NULL), api_version guessed as above. Returns the count; *out is arena-owned.
  */
 size_t gpa_kube_audit_kinds(gpa_arena_t *a, const gpa_workloads_t *extra, gpa_kube_kind_t **out);
+
+/*
+ * The group's preferred version from discovery (GET /apis/GROUP: "resource.k8s.io/v1"), arena-owned, or NULL when
+ * the server does not say (the core group, a 404, an unreadable answer): then a caller's guess stands.
+ */
+const char *gpa_kube_preferred_version(gpa_kube_client_t *c, gpa_arena_t *a, const char *group);
 
 /* The collection's path: /api/v1/pods, /apis/apps/v1/namespaces/NS/deployments (ns NULL: every namespace). Arena-owned. */
 const char *gpa_kube_kind_path(gpa_arena_t *a, const gpa_kube_kind_t *k, const char *ns);

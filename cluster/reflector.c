@@ -227,6 +227,8 @@ int gpa_kube_list(const gpa_kube_target_t *target, const char *path, const gpa_r
     stop_t never = {NULL, NULL};
     int rc = list_all(client, path, DEFAULT_PAGE_LIMIT, sink, &never, &arena, &rv, &status, &retry_after_s, &local);
     if (rc != 0 && status == 404) {
+        if (sink->broken != NULL)
+            sink->broken(sink->ctx, 1, local.message);
         sink->end_list(sink->ctx); /* a resource the cluster does not serve holds nothing */
         rc = 0;
     } else if (rc != 0 && err != NULL && !err->set_) {
@@ -384,8 +386,8 @@ static int relist(gpa_reflector_t *r)
     if (atomic_load(&r->stopping))
         return -1;
     if (status == 404) {
-        r->sink.end_list(r->sink.ctx);
         report_as(r, 1, "%s: %s (not served by this cluster; asked again later)", err.message);
+        r->sink.end_list(r->sink.ctx);
         r->backoff_ms = r->opts.backoff_max_ms;
         return -1;
     }

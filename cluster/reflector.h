@@ -31,7 +31,9 @@ typedef struct st_gpa_reflector_sink_t {
     void (*apply)(void *ctx, gpa_watch_event_t event, const gpa_value_t *object);
     void (*end_list)(void *ctx); /* the view is complete (first sync, or a relist) */
     /* The watch failed and will be retried (for logs and metrics); `not_served` when the server answered 404 (no
-     * such resource: the CRD is not installed), whose empty view is true rather than stale. */
+     * such resource: the CRD is not installed), whose empty view is true rather than stale. A 404 is told before
+     * the end_list of the empty list it makes (also by gpa_kube_list), so a sink can tell "listed, none" from
+     * "not served". */
     void (*broken)(void *ctx, int not_served, const char *why);
     void *ctx;
 } gpa_reflector_sink_t;

@@ -31,6 +31,8 @@ typedef struct st_records_t {
     char **rules; /* a Pod's audit findings (rule ids), and its namespace for their counts */
     size_t nrules;
     char *ns;
+    gpa_arena_t *dra_arena; /* a DRA object's: its copy, stamped with its kind */
+    gpa_value_t *dra;
 } records_t;
 
 typedef struct st_entry_t {
@@ -55,19 +57,39 @@ struct st_gpa_view_t {
     map_t live[GPA_VIEW_NKINDS];
     map_t pending[GPA_VIEW_NKINDS]; /* a relist in progress fills this */
     int listing[GPA_VIEW_NKINDS];
-    count_t *counts; /* audit findings per (rule, namespace); few distinct pairs */
+    int listed[GPA_VIEW_NKINDS];     /* the last list ended, served: the kind's set is complete */
+    int not_served[GPA_VIEW_NKINDS]; /* the list in progress answered 404 */
+    count_t *counts;                 /* audit findings per (rule, namespace); few distinct pairs */
     uint64_t generation;
+    /* Where each kind is read: the static tables', DRA's at the version set (gpa_view_dra_version). Fixed before
+     * the first list. */
+    gpa_kube_kind_t kind_at[GPA_VIEW_NKINDS];
+    char path_at[GPA_VIEW_NKINDS][64];
 };
 
-static const gpa_kube_kind_t *const kinds[GPA_VIEW_NKINDS] = {&gpa_kube_kind_node, &gpa_kube_kind_device, &gpa_kube_kind_pod};
+/* resource.k8s.io's versions the view reads, newest first (what kube/dra.h decodes). */
+static const char *const dra_versions[] = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"};
+
+static const gpa_kube_kind_t *const kinds[GPA_VIEW_NKINDS] = {
+    &gpa_kube_kind_node,         &gpa_kube_kind_device,         &gpa_kube_kind_pod,
+    &gpa_kube_kind_device_class, &gpa_kube_kind_claim_template, &gpa_kube_kind_claim};
 static const char *const kind_paths[GPA_VIEW_NKINDS] = {
     "/api/v1/nodes",
     "/apis/scheduling.koordinator.sh/v1alpha1/devices",
     "/api/v1/pods",
+    "/apis/resource.k8s.io/v1/deviceclasses",
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates",
+    "/apis/resource.k8s.io/v1/resourceclaims",
 };
-static const char *const kind_names[GPA_VIEW_NKINDS] = {"nodes", "devices", "pods"};
+static const char *const kind_names[GPA_VIEW_NKINDS] = {
+    "nodes", "devices", "pods", "deviceclasses", "resourceclaimtemplates", "resourceclaims"};
 /* The `source` of every record: where a resolution error points. */
-static const char *const kind_sources[GPA_VIEW_NKINDS] = {"cluster Node", "cluster Device", "cluster Pod"};
+static const char *const kind_sources[GPA_VIEW_NKINDS] = {
+    "cluster Node",         "cluster Device", "cluster Pod", "cluster DeviceClass", "cluster ResourceClaimTemplate",
+    "cluster ResourceClaim"};
+/* The DRA kind a view kind holds; GPA_DRA_NONE for the inventory's own. */
+static const gpa_dra_kind_t dra_kinds[GPA_VIEW_NKINDS] = {GPA_DRA_NONE,  GPA_DRA_NONE,     GPA_DRA_NONE,
+                                                          GPA_DRA_CLASS, GPA_DRA_TEMPLATE, GPA_DRA_CLAIM};
 
 const char *gpa_view_kind_path(gpa_view_kind_t kind)
 {
@@ -108,6 +130,10 @@ static void records_dispose(records_t *r)
     free(r->rules);
     free(r->ns);
     free(r->key);
+    if (r->dra_arena != NULL) {
+        gpa_arena_dispose(r->dra_arena);
+        free(r->dra_arena);
+    }
     memset(r, 0, sizeof(*r));
 }
 
@@ -313,7 +339,7 @@ static char *key_of(gpa_view_kind_t kind, const gpa_value_t *obj, char **ns)
     *ns = NULL;
     if (name == NULL || name[0] == '\0')
         return NULL;
-    if (kind != GPA_VIEW_PODS)
+    if (kinds[kind]->cluster_scoped)
         return gpa_xstrdup(name);
     const char *n = gpa_value_string(gpa_value_get(meta, "namespace"));
     *ns = gpa_xstrdup(n != NULL ? n : "");
@@ -349,9 +375,31 @@ static int read_object(gpa_view_kind_t kind, const gpa_value_t *obj, const char 
     return 0;
 }
 
+/*
+ * A DRA object: checked as an inventory file reads it (kube/dra.h, through a scratch inventory), then copied whole
+ * into r. 0, or -1 with err (r then holds nothing).
+ */
+static int read_dra(const gpa_kube_kind_t *at, const gpa_value_t *obj, const char *key, reader_t *r, gpa_error_t *err)
+{
+    gpa_arena_t *a = gpa_xmalloc(sizeof(*a));
+    gpa_arena_init(a);
+    gpa_value_t *doc = gpa_value_clone(a, gpa_kube_kind_stamp(a, obj, at));
+    gpa_inventory_t *check = gpa_inventory_new();
+    int rc = gpa_inventory_add_dra(check, doc, key, err);
+    gpa_inventory_release(check);
+    if (rc != 0) {
+        gpa_arena_dispose(a);
+        free(a);
+        return -1;
+    }
+    r->rec.dra_arena = a;
+    r->rec.dra = doc;
+    return 0;
+}
+
 static int records_empty(const records_t *r)
 {
-    return r->node == NULL && r->ngpus == 0 && r->nusages == 0 && r->nrules == 0;
+    return r->node == NULL && r->ngpus == 0 && r->nusages == 0 && r->nrules == 0 && r->dra == NULL;
 }
 
 int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event, const gpa_value_t *object,
@@ -365,7 +413,8 @@ int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event,
     reader_t r = {0};
     int rc = 0;
     if (event != GPA_WATCH_DELETED) {
-        rc = read_object(kind, object, key, &r, err);
+        rc = dra_kinds[kind] != GPA_DRA_NONE ? read_dra(&v->kind_at[kind], object, key, &r, err)
+                                             : read_object(kind, object, key, &r, err);
         if (rc >= 0 && kind == GPA_VIEW_PODS && nrules > 0) {
             r.rec.rules = gpa_xcalloc(nrules, sizeof(*r.rec.rules));
             for (size_t i = 0; i < nrules; i++)
@@ -398,6 +447,14 @@ void gpa_view_begin_list(gpa_view_t *v, gpa_view_kind_t kind)
     pthread_mutex_lock(&v->lock);
     map_dispose(&v->pending[kind]); /* an interrupted earlier list */
     v->listing[kind] = 1;
+    v->not_served[kind] = 0;
+    pthread_mutex_unlock(&v->lock);
+}
+
+void gpa_view_not_served(gpa_view_t *v, gpa_view_kind_t kind)
+{
+    pthread_mutex_lock(&v->lock);
+    v->not_served[kind] = 1;
     pthread_mutex_unlock(&v->lock);
 }
 
@@ -410,6 +467,7 @@ void gpa_view_end_list(gpa_view_t *v, gpa_view_kind_t kind)
     memset(&v->pending[kind], 0, sizeof(v->pending[kind]));
     count_map(v, &v->live[kind], 1);
     v->listing[kind] = 0;
+    v->listed[kind] = !v->not_served[kind];
     v->generation++;
     pthread_mutex_unlock(&v->lock);
 }
@@ -420,7 +478,47 @@ gpa_view_t *gpa_view_new(void)
 {
     gpa_view_t *v = gpa_xcalloc(1, sizeof(*v));
     pthread_mutex_init(&v->lock, NULL);
+    for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
+        v->kind_at[k] = *kinds[k];
+        snprintf(v->path_at[k], sizeof(v->path_at[k]), "%s", kind_paths[k]);
+    }
     return v;
+}
+
+int gpa_view_dra_version(gpa_view_t *v, const char *group_version)
+{
+    size_t i = 0, n = sizeof(dra_versions) / sizeof(dra_versions[0]);
+    while (i < n && strcmp(dra_versions[i], group_version) != 0)
+        i++;
+    if (i == n)
+        return -1;
+    for (int k = 0; k < GPA_VIEW_NKINDS; k++)
+        if (dra_kinds[k] != GPA_DRA_NONE) {
+            v->kind_at[k].api_version = dra_versions[i];
+            snprintf(v->path_at[k], sizeof(v->path_at[k]), "/apis/%s/%s", dra_versions[i], kinds[k]->resource);
+        }
+    return 0;
+}
+
+void gpa_view_discover(gpa_view_t *v, const gpa_kube_target_t *target)
+{
+    gpa_error_t err = {0};
+    gpa_error_init(&err, NULL);
+    gpa_kube_client_t *c = gpa_kube_client_new(target, &err);
+    if (c == NULL)
+        return; /* the lists will say why */
+    gpa_arena_t a;
+    gpa_arena_init(&a);
+    const char *version = gpa_kube_preferred_version(c, &a, gpa_kube_kind_claim.group);
+    if (version != NULL)
+        gpa_view_dra_version(v, version);
+    gpa_arena_dispose(&a);
+    gpa_kube_client_free(c);
+}
+
+const char *gpa_view_path(const gpa_view_t *v, gpa_view_kind_t kind)
+{
+    return v->path_at[kind];
 }
 
 void gpa_view_free(gpa_view_t *v)
@@ -441,8 +539,11 @@ void gpa_view_free(gpa_view_t *v)
     free(v);
 }
 
-static void add_records(gpa_inventory_t *inv, const records_t *r)
+/* Adds what r stands for; -1 with err when a DRA object no longer reads (it was checked when it came in). */
+static int add_records(gpa_inventory_t *inv, const records_t *r, gpa_error_t *err)
 {
+    if (r->dra != NULL)
+        return gpa_inventory_add_dra(inv, r->dra, r->key, err);
     if (r->node != NULL)
         gpa_inventory_add_node(inv, r->node);
     for (size_t i = 0; i < r->ngpus; i++)
@@ -452,12 +553,18 @@ static void add_records(gpa_inventory_t *inv, const records_t *r)
         u.pod = r->key;
         gpa_inventory_add_usage(inv, &u);
     }
+    return 0;
 }
 
-/* Every block in force, each with a reference taken: the lock is held for this pass only. */
-static records_t **hold_all(gpa_view_t *v, size_t *n)
+/* Every block in force, each with a reference taken, and the DRA kinds listed (bit per gpa_dra_kind_t): the lock is
+ * held for this pass only. */
+static records_t **hold_all(gpa_view_t *v, size_t *n, unsigned *dra_listed)
 {
     pthread_mutex_lock(&v->lock);
+    *dra_listed = 0;
+    for (int i = 0; i < GPA_VIEW_NKINDS; i++)
+        if (v->listed[i] && dra_kinds[i] != GPA_DRA_NONE)
+            *dra_listed |= 1u << dra_kinds[i];
     size_t total = 0, k = 0;
     for (int i = 0; i < GPA_VIEW_NKINDS; i++)
         total += v->live[i].len;
@@ -478,13 +585,19 @@ gpa_inventory_t *gpa_view_snapshot(gpa_view_t *v, gpa_error_t *err)
     gpa_inventory_t *inv = gpa_inventory_new();
     gpa_error_init(err, "cluster");
     size_t n;
-    records_t **all = hold_all(v, &n);
+    unsigned dra_listed;
+    records_t **all = hold_all(v, &n, &dra_listed);
+    int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        add_records(inv, all[i]);
+        if (rc == 0)
+            rc = add_records(inv, all[i], err);
         records_release(all[i]);
     }
     free(all);
-    if (gpa_inventory_commit(inv, err) != 0) {
+    for (int k = 0; k < GPA_DRA__KINDS; k++)
+        if ((dra_listed >> k) & 1u)
+            gpa_inventory_dra_complete(inv, (gpa_dra_kind_t)k);
+    if (rc != 0 || gpa_inventory_commit(inv, err) != 0) {
         gpa_inventory_release(inv);
         return NULL;
     }
@@ -542,6 +655,14 @@ static void list_apply(void *ctx, gpa_watch_event_t event, const gpa_value_t *ob
         to->on_object(to->ctx, l->kind, object);
 }
 
+static void list_not_served(void *ctx, int not_served, const char *why)
+{
+    lister_t *l = ctx;
+    (void)why;
+    if (not_served)
+        gpa_view_not_served(l->v, l->kind);
+}
+
 static void list_end(void *ctx)
 {
     lister_t *l = ctx;
@@ -550,10 +671,11 @@ static void list_end(void *ctx)
 
 int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, const gpa_view_listener_t *listener, gpa_error_t *err)
 {
+    gpa_view_discover(v, target);
     for (int k = 0; k < GPA_VIEW_NKINDS; k++) {
         lister_t l = {v, (gpa_view_kind_t)k, listener};
-        gpa_reflector_sink_t sink = {list_begin, list_apply, list_end, NULL, &l};
-        if (gpa_kube_list(target, kind_paths[k], &sink, err) != 0)
+        gpa_reflector_sink_t sink = {list_begin, list_apply, list_end, list_not_served, &l};
+        if (gpa_kube_list(target, v->path_at[k], &sink, err) != 0)
             return -1;
     }
     return 0;

@@ -9,6 +9,10 @@
  * A relist (begin_list … end_list) fills a fresh set for its kind while the old one stays in force; end_list
  * replaces it whole, so after any sequence of disconnects the view equals a fresh list.
  *
+ * DRA: DeviceClasses, ResourceClaimTemplates and ResourceClaims are checked as an inventory file reads them, and
+ * a copy of each one read is kept (the API server bounds an object: 1.5 MiB of JSON); a snapshot's
+ * gpa_inventory_dra() knows them, each kind listed at least once complete (a missing object is known absent).
+ *
  * Audit findings: each Pod may carry the ids of the rules it breaks as stored (given by the caller, who judges
  * it); the view keeps their count per rule and namespace, up to date through modifications and deletions.
  *
@@ -29,16 +33,31 @@ typedef enum en_gpa_view_kind_t {
     GPA_VIEW_NODES,
     GPA_VIEW_DEVICES,
     GPA_VIEW_PODS,
+    /* DRA (resource.k8s.io/v1): each object kept whole (a copy), for the engine's known objects (kube/dra.h). */
+    GPA_VIEW_DEVICE_CLASSES,
+    GPA_VIEW_CLAIM_TEMPLATES,
+    GPA_VIEW_CLAIMS,
     GPA_VIEW_NKINDS,
 } gpa_view_kind_t;
 
 typedef struct st_gpa_view_t gpa_view_t;
 
-/* The collection each kind is read from, and its name in metrics ("nodes", "devices", "pods"). */
+/* The collection each kind is read from, and its name in metrics ("nodes", "devices", "pods", "deviceclasses",
+ * "resourceclaimtemplates", "resourceclaims"). */
 const char *gpa_view_kind_path(gpa_view_kind_t kind);
 const char *gpa_view_kind_name(gpa_view_kind_t kind);
 
 gpa_view_t *gpa_view_new(void); /* new, empty; gpa_view_free() frees */
+
+/*
+ * Where this view reads DRA's kinds, before its first list: "resource.k8s.io/v1" (the default), ".../v1beta2" or
+ * ".../v1beta1" (a cluster before 1.34); returns -1 for another version, and the view's stays.
+ * gpa_view_discover() sets the version the cluster prefers (GET /apis/resource.k8s.io), when it says one of those.
+ */
+int gpa_view_dra_version(gpa_view_t *v, const char *group_version);
+void gpa_view_discover(gpa_view_t *v, const gpa_kube_target_t *target);
+/* The collection this view reads a kind from (gpa_view_kind_path, DRA's at the view's version). */
+const char *gpa_view_path(const gpa_view_t *v, gpa_view_kind_t kind);
 void gpa_view_free(gpa_view_t *v);
 
 void gpa_view_begin_list(gpa_view_t *v, gpa_view_kind_t kind);
@@ -53,6 +72,8 @@ void gpa_view_begin_list(gpa_view_t *v, gpa_view_kind_t kind);
 int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event, const gpa_value_t *object,
                    const char *const *rules, size_t nrules, gpa_error_t *err);
 void gpa_view_end_list(gpa_view_t *v, gpa_view_kind_t kind);
+/* The list in progress found the kind not served (404): its end_list empties it without making it complete. */
+void gpa_view_not_served(gpa_view_t *v, gpa_view_kind_t kind);
 
 /*
  * A new inventory (one reference, the caller releases) from every record in force, or NULL with err when the
@@ -77,7 +98,8 @@ typedef struct st_gpa_view_listener_t {
 } gpa_view_listener_t;
 
 /*
- * One list of each kind into the view, no watch (fit --cluster, explain), told to `listener` (may be NULL).
+ * One list of each kind into the view, no watch (fit --cluster, explain), told to `listener` (may be NULL); DRA's at
+ * the version the cluster prefers (gpa_view_discover).
  * Returns 0, or -1 with err when a list failed (a kind the cluster does not serve is an empty list).
  */
 int gpa_view_list_all(gpa_view_t *v, const gpa_kube_target_t *target, const gpa_view_listener_t *listener, gpa_error_t *err);

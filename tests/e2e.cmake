@@ -13,7 +13,7 @@ function(gpa_e2e_scenario kind script class t)
     TIMEOUT 180 LABELS e2e RUN_SERIAL TRUE)
 endfunction()
 if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
-  set(GPA_E2E_TESTS test_reviews_v1_and_v1beta1 test_bad_input test_unreadable_object_denied_with_code_400 test_cert_rotation_under_load test_config_reload
+  set(GPA_E2E_TESTS test_reviews_v1_and_v1beta1 test_dra_reviews test_bad_input test_unreadable_object_denied_with_code_400 test_cert_rotation_under_load test_config_reload
       test_inventory_directory test_raycluster_gets_the_gpu_count_ray_should_advertise
       test_raycluster_gpu_memory_from_inventory_card_memory
       test_unreadable_start_up_files test_sigterm_with_requests_in_flight

@@ -184,16 +184,20 @@ class Defaults(unittest.TestCase):
                              ("None", "Fail", 10, "Equivalent"))
 
     def test_operations(self):
-        """Mutation on CREATE only; validation on CREATE and UPDATE."""
+        """Mutation on CREATE only; validation on CREATE and UPDATE, except DRA claims and templates (CREATE: their
+        spec is immutable)."""
         for kind, ops in (("ValidatingWebhookConfiguration", ["CREATE", "UPDATE"]), ("MutatingWebhookConfiguration", ["CREATE"])):
             for rule in webhook(self.docs, kind)["rules"]:
-                self.assertEqual(rule["operations"], ops, kind)
+                if rule["apiGroups"] == ["resource.k8s.io"] and "deviceclasses" not in rule["resources"]:
+                    self.assertEqual(rule["operations"], ["CREATE"], kind)
+                else:
+                    self.assertEqual(rule["operations"], ops, kind)
         self.assertEqual(webhook(self.docs, "MutatingWebhookConfiguration")["reinvocationPolicy"], "IfNeeded")
 
     def test_rules_cover_every_kind(self):
         got = {}
         for rule in webhook(self.docs, "ValidatingWebhookConfiguration")["rules"]:
-            got[rule["apiGroups"][0]] = sorted(rule["resources"])
+            got[rule["apiGroups"][0]] = sorted(got.get(rule["apiGroups"][0], []) + rule["resources"])
         self.assertEqual(got, {
             "": ["pods", "podtemplates"],
             "apps": ["daemonsets", "deployments", "replicasets", "statefulsets"],
@@ -204,12 +208,47 @@ class Defaults(unittest.TestCase):
             "jobset.x-k8s.io": ["jobsets"],
             "kubeflow.org": ["mpijobs", "paddlejobs", "pytorchjobs", "tfjobs", "xgboostjobs"],
             "trainer.kubeflow.org": ["clustertrainingruntimes", "trainingruntimes", "trainjobs"],
+            "resource.k8s.io": ["deviceclasses", "resourceclaims", "resourceclaimtemplates"],
         })
         # The mutating webhook sees the same kinds on CREATE: KubeRay groups get ray-num-gpus there.
-        mutating = {r["apiGroups"][0]: (sorted(r["resources"]), r["operations"])
-                    for r in webhook(self.docs, "MutatingWebhookConfiguration")["rules"]}
+        mutating = {}
+        for r in webhook(self.docs, "MutatingWebhookConfiguration")["rules"]:
+            res, _ = mutating.get(r["apiGroups"][0], ([], None))
+            mutating[r["apiGroups"][0]] = (sorted(res + r["resources"]), r["operations"])
         self.assertEqual({g: res for g, (res, _) in mutating.items()}, got)
         self.assertEqual(mutating["ray.io"][1], ["CREATE"])
+
+    def test_dra_kinds(self):
+        """resource.k8s.io in the versions a cluster may serve: claims and templates on CREATE, DeviceClasses on CREATE
+        and UPDATE (validating); one rule per set of operations; none with the dra dialect off."""
+        rules = [r for r in webhook(self.docs, "ValidatingWebhookConfiguration")["rules"] if r["apiGroups"] == ["resource.k8s.io"]]
+        self.assertEqual([(r["operations"], r["resources"], r["apiVersions"], r["scope"]) for r in rules], [
+            (["CREATE"], ["resourceclaims", "resourceclaimtemplates"], ["v1", "v1beta2", "v1beta1"], "*"),
+            (["CREATE", "UPDATE"], ["deviceclasses"], ["v1", "v1beta2", "v1beta1"], "*")])
+        mutating = [r for r in webhook(self.docs, "MutatingWebhookConfiguration")["rules"] if r["apiGroups"] == ["resource.k8s.io"]]
+        self.assertEqual([(r["operations"], r["resources"]) for r in mutating],
+                         [(["CREATE"], ["resourceclaims", "resourceclaimtemplates", "deviceclasses"])])
+        off = render({"config.dialects": ["vendor", "hami"]})
+        for kind in WEBHOOK_KINDS:
+            self.assertFalse([r for r in webhook(off, kind)["rules"] if r["apiGroups"] == ["resource.k8s.io"]], kind)
+        self.assertNotIn("resource.k8s.io", webhook(off, "ValidatingWebhookConfiguration")["matchConditions"][0]["expression"])
+
+    def test_dra_configuration(self):
+        """dra.kubernetesVersion (else the version Helm installs on) and dra.nvidia.featureGates fill the rendered
+        configuration's dra block; config.dra's other keys are kept; nothing of DRA with the dialect off."""
+        cfg = lambda values, *extra: yaml.safe_load(find(render(values, extra=extra), "ConfigMap", "gpuadmit-config")["data"]["config.yaml"])
+        self.assertEqual(cfg({}, "--kube-version", "1.34.2")["dra"], {"kubernetesVersion": "1.34"})
+        self.assertEqual(cfg({"dra.kubernetesVersion": "1.36", "dra.nvidia.featureGates": {"TimeSlicingSettings": True}},
+                             "--kube-version", "1.34.2")["dra"],
+                         {"kubernetesVersion": "1.36", "nvidia": {"featureGates": {"TimeSlicingSettings": True}}})
+        got = cfg({"config.dra": {"kubernetesVersion": "1.33", "roundingWarnPercent": 5, "nvidia": {"featureGates": {"MPSSupport": True}}},
+                   "dra.nvidia.featureGates": {"MPSSupport": False, "DynamicMIG": True}})["dra"]
+        self.assertEqual(got, {"kubernetesVersion": "1.33", "roundingWarnPercent": 5,
+                               "nvidia": {"featureGates": {"MPSSupport": False, "DynamicMIG": True}}})
+        self.assertNotIn("dra", cfg({"config.dialects": ["vendor"]}))
+        self.assertIsNotNone(refused({"dra.kubernetesVersion": "136"}))
+        self.assertIsNotNone(refused({"dra.nvidia.featureGates": {"MPSSupport": "yes"}}))
+        self.assertIsNotNone(refused({"config.dra": {"kubernetesVersion": "1.36", "typo": 1}}))
 
     def test_both_webhooks_share_selectors_and_conditions(self):
         v = webhook(self.docs, "ValidatingWebhookConfiguration")
@@ -405,7 +444,8 @@ class Switches(unittest.TestCase):
                                          "kubeflow": False, "trainer": False}})
         for kind in WEBHOOK_KINDS:
             wh = webhook(docs, kind)
-            self.assertEqual([r["apiGroups"][0] for r in wh["rules"]], ["", "apps", "batch"])
+            # resource.k8s.io is Kubernetes' own (the dra dialect turns it off, test_dra_kinds)
+            self.assertEqual(sorted({r["apiGroups"][0] for r in wh["rules"]}), ["", "apps", "batch", "resource.k8s.io"])
             expr = wh["matchConditions"][0]["expression"]
             self.assertNotIn("ray.io", expr)
             self.assertNotIn("kubeflow.org", expr)
@@ -431,8 +471,13 @@ class Switches(unittest.TestCase):
         rules = find(docs, "ClusterRole")["rules"]
         self.assertIn({"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["get", "list", "watch"]}, rules)
         self.assertIn({"apiGroups": ["scheduling.koordinator.sh"], "resources": ["devices"], "verbs": ["get", "list", "watch"]}, rules)
+        dra = {"apiGroups": ["resource.k8s.io"], "resources": ["deviceclasses", "resourceclaimtemplates", "resourceclaims", "resourceslices"],
+               "verbs": ["list", "watch"]}
+        self.assertIn(dra, rules)
+        self.assertNotIn(dra, find(render({"inventory.cluster": True, "config.dialects": ["vendor"]}), "ClusterRole")["rules"])
+        self.assertNotIn(dra, find(render(), "ClusterRole")["rules"])
         docs = render({"inventory.cluster": True, "certs.mode": "certManager", "webhook.registration": "chart"})
-        self.assertEqual(len(find(docs, "ClusterRole")["rules"]), 2)
+        self.assertEqual(len(find(docs, "ClusterRole")["rules"]), 3)
         self.assertEqual(count(docs, "Role"), 0)
         self.assertTrue(pod_spec(docs)["automountServiceAccountToken"])
         self.assertEqual(count(render({"rbac.create": False, "webhook.registration": "chart"}), "ClusterRole"), 0)
@@ -775,6 +820,36 @@ class MatchConditions(unittest.TestCase):
         vendor = self.expression({"config.dialects": ["vendor"]})
         self.check(vendor, [("", "pods", annotated("koordinator.sh/gpu-core"))], False)
         self.check(vendor, [("", "pods", annotated("nvidia.com/gpu"))], True)
+
+    def test_dra_objects_and_claims(self):
+        """DRA: claims, templates and classes reach gpuadmit whole, a claim a controller made never does; Pods and
+        workloads that name claims, or ask for a class's implicit resource, do."""
+        expr = self.expression()
+        claim = lambda ann=None: {"metadata": dict({"name": "c"}, **({"annotations": ann} if ann is not None else {})),
+                                  "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}}
+        self.check(expr, [("resource.k8s.io", "resourceclaims", claim()), ("resource.k8s.io", "resourceclaims", claim({"team": "ml"})),
+                          ("resource.k8s.io", "resourceclaims", {}),
+                          ("resource.k8s.io", "resourceclaimtemplates", {"spec": {"spec": {}}}),
+                          ("resource.k8s.io", "deviceclasses", {"spec": {"selectors": []}})], True)
+        self.check(expr, [("resource.k8s.io", "resourceclaims", claim({"resource.kubernetes.io/pod-claim-name": "gpu"})),
+                          ("resource.k8s.io", "resourceclaims", claim({"resource.kubernetes.io/extended-resource-claim": "true"})),
+                          ("resource.k8s.io", "resourceslices", {"spec": {}}), ("example.com", "resourceclaims", claim())], False)
+        claims = {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}],
+                  "containers": [{"name": "c", "resources": {"claims": [{"name": "gpu"}]}}]}
+        only_pod = {"resourceClaims": [{"name": "gpu", "resourceClaimName": "shared"}], "containers": [{"name": "c"}]}
+        only_container = {"containers": [{"name": "c", "resources": {"claims": [{"name": "gpu"}]}}]}
+        implicit = {"containers": [{"name": "c", "resources": {"limits": {"deviceclass.resource.kubernetes.io/gpu.nvidia.com": "1"}}}]}
+        for spec in (claims, only_pod, only_container, implicit):
+            self.check(expr, [("", "pods", {"spec": spec}), ("apps", "deployments", {"spec": {"template": {"spec": spec}}}),
+                              ("batch", "cronjobs", {"spec": {"jobTemplate": {"spec": {"template": {"spec": spec}}}}}),
+                              ("ray.io", "rayclusters", {"spec": {"workerGroupSpecs": [{"template": {"spec": spec}}]}})], True)
+        empty = {"resourceClaims": [], "containers": [{"name": "c", "resources": {"claims": []}}]}
+        self.check(expr, [("", "pods", {"spec": empty}), ("apps", "deployments", {"spec": {"template": {"spec": empty}}})], False)
+        self.check(expr, [("trainer.kubeflow.org", "trainjobs", {"spec": {"trainer": {"resourcesPerNode": {"claims": [{"name": "g"}]}}}})], True)
+        # The dra dialect off: none of it reaches gpuadmit.
+        off = self.expression({"config.dialects": ["vendor"]})
+        self.check(off, [("", "pods", {"spec": claims}), ("", "pods", {"spec": implicit})], False)
+        self.assertLess(len(expr), 50000)
 
     def test_update_sees_the_new_object(self):
         expr = self.expression()

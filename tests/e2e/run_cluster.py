@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 import unittest
+
+import yaml
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -74,6 +76,39 @@ def vendor_pod(name, gpus, ns="default", node_name=None):
     if node_name:
         p["spec"]["nodeName"] = node_name
         p["status"] = {"phase": "Running"}
+    return p
+
+
+def dra_class(name):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == '%s'" % name}}]}}
+
+
+def dra_spec(cls):
+    return {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": cls}}]}}
+
+
+def dra_template(name, cls, ns="default"):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": name, "namespace": ns},
+            "spec": {"spec": dra_spec(cls)}}
+
+
+def dra_claim(name, cls, ns="default"):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name, "namespace": ns},
+            "spec": dra_spec(cls)}
+
+
+def dra_findings(answer):
+    """The dra-unknown-* rule ids an answer's warnings and denial name, in order."""
+    text = answer.get("warnings", []) + [answer.get("status", {}).get("message", "")]
+    return [r for w in text for r in ("dra-unknown-claim", "dra-unknown-class", "dra-unknown-request") if r + ":" in w]
+
+
+def dra_pod(name, template=None, claim=None):
+    """A Pod with one claim, from a template or a ResourceClaim by name, used by its container."""
+    p = pod(name, [("main", {"claims": [{"name": "gpu"}]})])
+    source = {"resourceClaimTemplateName": template} if template else {"resourceClaimName": claim}
+    p["spec"]["resourceClaims"] = [dict({"name": "gpu"}, **source)]
     return p
 
 
@@ -234,6 +269,79 @@ class Live(unittest.TestCase):
         self.assertFalse(validate(s, vendor_pod("big", 4))["allowed"])  # an absent CRD is not staleness
         self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
 
+    def test_dra_objects_known_from_the_cluster(self):
+        """DeviceClasses, ResourceClaimTemplates and ResourceClaims listed and watched: a Pod naming a template or claim
+        the namespace does not hold, or a claim naming a class the cluster does not have, is answered as the rules say
+        (both warn by default); what the cluster holds passes clean; an object created later counts once watched."""
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.com"))
+        self.fake.apply("resourceclaimtemplates", dra_template("one-gpu", "gpu.nvidia.com"))
+        self.fake.apply("resourceclaims", dra_claim("shared", "gpu.nvidia.com"))
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        m = s.metrics()
+        for kind in ("deviceclasses", "resourceclaimtemplates", "resourceclaims"):
+            self.assertEqual(m['gpuadmit_cluster_objects{kind="%s"}' % kind], 1, kind)
+        for clean in (dra_pod("ok", template="one-gpu"), dra_pod("ok-claim", claim="shared"), dra_claim("mine", "gpu.nvidia.com")):
+            answer = validate(s, clean)
+            self.assertTrue(answer["allowed"])
+            self.assertEqual(dra_findings(answer), [], clean["metadata"]["name"])
+        for missing in (dra_pod("no-template", template="two-gpus"), dra_pod("no-claim", claim="nope")):
+            answer = validate(s, missing)
+            self.assertTrue(answer["allowed"])
+            self.assertEqual(dra_findings(answer), ["dra-unknown-claim"], missing["metadata"]["name"])
+        self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), ["dra-unknown-class"])
+        # The template and the class are created: both pass clean once the watch has them.
+        self.fake.apply("resourceclaimtemplates", dra_template("two-gpus", "gpu.nvidia.com"))
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.co"))
+        eventually("the new template counts", lambda: dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))) == [])
+        eventually("the new class counts", lambda: dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))) == [])
+        # Deleted: unknown again.
+        self.fake.apply("resourceclaimtemplates", dra_template("two-gpus", "gpu.nvidia.com"), type_="DELETED")
+        eventually("the template is gone",
+                   lambda: dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))) == ["dra-unknown-claim"])
+
+    def test_dra_not_served_is_not_known(self):
+        """A cluster that does not serve resource.k8s.io/v1 (404): nothing is known absent, so the rules that need
+        absence stay silent."""
+        self.fake.control("fault", {"noDra": True})
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertEqual(dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))), [])
+        self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), [])
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)  # not served is not stale
+
+    def test_dra_v1beta1_cluster(self):
+        """A cluster that serves resource.k8s.io at v1beta1 only (discovery prefers it): the view reads it there."""
+        self.fake.control("fault", {"draVersion": "v1beta1"})
+        beta = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "one-gpu", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu.nvidia.com"}]}}}}
+        cls = dict(dra_class("gpu.nvidia.com"), apiVersion="resource.k8s.io/v1beta1")
+        self.fake.apply("deviceclasses", cls)
+        self.fake.apply("resourceclaimtemplates", beta)
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertEqual(s.metrics()['gpuadmit_cluster_objects{kind="resourceclaimtemplates"}'], 1)
+        self.assertEqual(dra_findings(validate(s, dra_pod("ok", template="one-gpu"))), [])
+        self.assertEqual(dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))), ["dra-unknown-claim"])
+        self.assertEqual(dra_findings(validate(s, dra_claim("mine", "gpu.nvidia.co"))), ["dra-unknown-class"])
+
+    def test_dra_forbidden_is_optional(self):
+        """A ServiceAccount that may not list resource.k8s.io (403): the server is ready, its inventory current (not
+        stale), infeasible still denies, and the DRA rules that need the cluster's objects stay silent."""
+        self.fake.apply("nodes", node("a", 2))
+        self.fake.control("fault", {"forbidDra": True})
+        s = self.serve("--inventory-stale-after", "1s")
+        eventually("ready without the DRA kinds", lambda: readyz(s) == 200)
+        time.sleep(1.5)
+        self.assertFalse(validate(s, vendor_pod("big", 4))["allowed"])
+        self.assertEqual(s.metrics()["gpuadmit_cluster_stale"], 0)
+        self.assertEqual(dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))), [])
+        # Granted later: the kinds are listed and known from then on.
+        self.fake.control("fault", {"forbidDra": False})
+        eventually("listed once allowed", lambda: dra_findings(validate(s, dra_pod("no-template", template="two-gpus")))
+                   == ["dra-unknown-claim"], timeout=60)
+
     def test_templates_admit_autoscaled_pools(self):
         # A cluster whose GPU pool scales from zero: no GPU node at all, only a CPU node.
         self.fake.apply("nodes", {"metadata": {"name": "cpu-0", "labels": {"kubernetes.io/os": "linux"}},
@@ -385,6 +493,41 @@ class Commands(unittest.TestCase):
         self.fake.control("fault", {"token": "another"})  # a token the fake refuses: the lists fail
         r = run("audit", *k)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
+    def test_audit_dra(self):
+        """audit knows the cluster's DeviceClasses, templates and claims first, then judges claims, templates and
+        classes beside the Pods (text, json, policyreport); a cluster that does not serve them: noted, nothing known."""
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.com"))
+        self.fake.apply("resourceclaimtemplates", dra_template("one-gpu", "gpu.nvidia.com", ns="ml"))
+        self.fake.apply("resourceclaims", dra_claim("shared", "gpu.nvidia.com", ns="ml"), dra_claim("lost", "gpu.nvidia.co", ns="ml"))
+        pods = [dra_pod("fine", template="one-gpu"), dra_pod("waits", template="two-gpus"), dra_pod("uses", claim="shared")]
+        for p in pods:
+            p["metadata"]["namespace"] = "ml"
+        self.fake.apply("pods", *pods)
+        k = ["--kubeconfig", self.fake.kubeconfig]
+        r = run("audit", *k, "-n", "ml", "-o", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # the DRA rules that fire here warn
+        found = {(e["kind"], e["name"]): sorted({f["rule"] for f in e["violations"]})
+                 for e in json.loads(r.stdout)}
+        self.assertEqual(found, {("Pod", "fine"): [], ("Pod", "waits"): ["dra-unknown-claim"], ("Pod", "uses"): [],
+                                 ("ResourceClaimTemplate", "one-gpu"): [], ("ResourceClaim", "shared"): [],
+                                 ("ResourceClaim", "lost"): ["dra-unknown-class"]})
+        r = run("audit", *k, "-A")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("DeviceClass/gpu.nvidia.com: allowed", r.stdout)
+        self.assertIn("ResourceClaim/ml/lost", r.stdout)
+        r = run("audit", *k, "-n", "ml", "-o", "policyreport")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        reports = [d for d in yaml.safe_load_all(r.stdout) if d]
+        results = [(d["scope"]["kind"], d["scope"]["name"], res["rule"], res["result"]) for d in reports for res in d.get("results", [])]
+        self.assertIn(("ResourceClaim", "lost", "dra-unknown-class", "warn"), results)
+        self.assertIn(("Pod", "waits", "dra-unknown-claim", "warn"), results)
+        # Not served: noted, and a template the cluster may well hold is not called missing.
+        self.fake.control("fault", {"noDra": True})
+        r = run("audit", *k, "-n", "ml")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, r"not served by this cluster .*ResourceClaimTemplate \(resource\.k8s\.io/v1\)")
+        self.assertNotIn("dra-unknown", r.stdout)
 
     def test_audit_judges_as_created_now(self):
         # Koordinator's standard form, as every Pod that predates gpuadmit holds it: no gpu.shared. Created now, the

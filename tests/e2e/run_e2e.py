@@ -299,6 +299,58 @@ class Webhook(unittest.TestCase):
         self.assertTrue(any("memory-ratio-exclusive" in l["rules"] and l["name"] == "both" and l["uid"] for l in denials))
         self.assertEqual(s.stop(), 0)
 
+    def test_dra_reviews(self):
+        """DRA objects as kube-apiserver sends them (v1 and v1beta1 AdmissionReview): claims, templates (v1 and
+        v1beta1) and classes admitted as the rules say, a Pod with claims read, a claim a controller made admitted
+        untouched whatever it holds, and nothing mutated."""
+        s = self.start("dra")
+        def claim(name, version="v1", annotations=None, memory="4Gi"):
+            request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "capacity": {"requests": {"memory": memory}}}}
+            if version != "v1":
+                request = {"name": "gpu", "deviceClassName": "gpu.nvidia.com"}
+            return {"apiVersion": "resource.k8s.io/" + version, "kind": "ResourceClaim",
+                    "metadata": {"name": name, "namespace": "default", "annotations": annotations or {}},
+                    "spec": {"devices": {"requests": [request]}}}
+        template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "one-gpu", "namespace": "default"},
+                    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}}}
+        template_beta = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaimTemplate",
+                         "metadata": {"name": "one-gpu-beta", "namespace": "default"},
+                         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu.nvidia.com"}]}}}}
+        device_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+                        "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]}}
+        with_claims = pod("claims", [("main", {"claims": [{"name": "gpu"}]})])
+        with_claims["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+        old_source = pod("old-source", [("main", {"claims": [{"name": "gpu"}]})])
+        old_source["spec"]["resourceClaims"] = [{"name": "gpu", "source": {"resourceClaimTemplateName": "one-gpu"}}]
+        generated = {"resource.kubernetes.io/pod-claim-name": "gpu"}
+        cases = [("claim", claim("claim")), ("negative", claim("negative", memory="-4Gi")),
+                 ("negative-generated", claim("negative-generated", annotations=generated, memory="-4Gi")),
+                 ("alpha", claim("alpha", "v1alpha3")), ("alpha-generated", claim("alpha-generated", "v1alpha3", generated)),
+                 ("template", template), ("template-beta", template_beta), ("class", device_class),
+                 ("pod-claims", with_claims), ("old-source", old_source)]
+        for version in ("admission.k8s.io/v1", "admission.k8s.io/v1beta1"):
+            sub = version.split("/")[1]
+            files = write_reviews(os.path.join(s.dir, "dra-" + sub), [(n, review(o, version)) for n, o in cases])
+            val = {os.path.basename(r["file"])[:-5]: r for r in
+                   (json.loads(l) for l in apiserver(s, "validate", files).stdout.splitlines())}
+            self.assertEqual(len(val), len(cases))
+            clean = ("claim", "negative-generated", "alpha-generated", "template", "template-beta", "class", "pod-claims")
+            for n in clean:
+                self.assertTrue(val[n]["allowed"], (version, n, val[n]))
+                self.assertFalse(val[n].get("warnings"), (version, n, val[n]))
+            self.assertFalse(val["negative"]["allowed"])
+            self.assertIn("non-positive", val["negative"]["message"])
+            self.assertFalse(val["old-source"]["allowed"])
+            self.assertIn("dra-claim-source", val["old-source"]["message"])
+            self.assertTrue(val["alpha"]["allowed"])
+            self.assertTrue(any("dra-api-version" in w for w in val["alpha"]["warnings"]), val["alpha"])
+            mut = [json.loads(l) for l in apiserver(s, "mutate", files).stdout.splitlines()]
+            self.assertEqual(len(mut), len(cases))
+            for r in mut:  # part 1 mutates nothing of DRA, and the mutating webhook never denies
+                self.assertTrue(r["allowed"], r)
+                self.assertNotIn("patch", r, r["file"])
+        self.assertEqual(s.stop(), 0)
+
     def test_raycluster_gets_the_gpu_count_ray_should_advertise(self):
         """KubeRay (docs/ray.md): the mutating webhook gives a worker group whose Ray container takes a share the
         GPU count Ray should advertise (ray-num-gpus); the validating webhook admits the result and denies a count

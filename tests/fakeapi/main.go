@@ -88,25 +88,31 @@ type faults struct {
 	Compact        bool   `json:"compact"`        // forget the history: every watch from before now is 410
 	Cut            bool   `json:"cut"`            // drop every open watch now
 	CRD            *bool  `json:"crd"`            // serve devices.scheduling.koordinator.sh or not (404)
+	NoDRA          *bool  `json:"noDra"`          // serve resource.k8s.io/v1 (false) or not (true: 404, a cluster before 1.34)
+	ForbidDRA      *bool  `json:"forbidDra"`      // refuse resource.k8s.io with 403 (a ServiceAccount without the RBAC)
+	DRAVersion     string `json:"draVersion"`     // serve resource.k8s.io at this version only ("v1beta1": before 1.34)
 	Token          string `json:"token"`          // the bearer token accepted from now on
 }
 
 type server struct {
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every change
-	cut       chan struct{} // closed and replaced to drop the open watches
-	rv        int64
-	objects   map[string]map[string]object // resource -> "ns/name" -> object (never changed once stored)
-	items     map[string]map[string][]byte // the same objects encoded as list items
-	history   []event
-	compacted int64 // watches from a resourceVersion below this are 410 Gone
-	snapshots map[string]*snapshot
-	nextSnap  int
-	token     string
-	crd       bool
-	f         faults
-	counts    map[string]int // requests by kind, for tests: list, watch, unauthorized, gone, ...
-	bookmark  time.Duration
+	mu         sync.Mutex
+	changed    chan struct{} // closed and replaced on every change
+	cut        chan struct{} // closed and replaced to drop the open watches
+	rv         int64
+	objects    map[string]map[string]object // resource -> "ns/name" -> object (never changed once stored)
+	items      map[string]map[string][]byte // the same objects encoded as list items
+	history    []event
+	compacted  int64 // watches from a resourceVersion below this are 410 Gone
+	snapshots  map[string]*snapshot
+	nextSnap   int
+	token      string
+	crd        bool
+	noDRA      bool
+	forbidDRA  bool
+	draVersion string // "" or "v1": v1
+	f          faults
+	counts     map[string]int // requests by kind, for tests: list, watch, unauthorized, gone, ...
+	bookmark   time.Duration
 }
 
 func newServer(token string, crd bool, bookmark time.Duration) *server {
@@ -259,6 +265,15 @@ func (s *server) control(w http.ResponseWriter, r *http.Request) {
 		if f.CRD != nil {
 			s.crd = *f.CRD
 		}
+		if f.NoDRA != nil {
+			s.noDRA = *f.NoDRA
+		}
+		if f.ForbidDRA != nil {
+			s.forbidDRA = *f.ForbidDRA
+		}
+		if f.DRAVersion != "" {
+			s.draVersion = f.DRAVersion
+		}
 		if f.Token != "" {
 			s.token = f.Token
 		}
@@ -349,11 +364,22 @@ func (s *server) api(w http.ResponseWriter, r *http.Request) {
 		fail(w, 503, "ServiceUnavailable", "injected failure")
 		return
 	}
-	t, ok := parsePath(r.URL.Path)
-	if !ok || (t.res == "devices" && !s.crd) {
+	if r.Method == "GET" && strings.TrimSuffix(r.URL.Path, "/") == "/apis/resource.k8s.io" {
+		s.mu.Unlock()
+		writeJSON(w, 200, draDiscovery(s.draVersion))
+		return
+	}
+	t, ok := parsePath(draPath(r.URL.Path, s.draVersion))
+	if !ok || (t.res == "devices" && !s.crd) || (resources[t.res].group == "resource.k8s.io" && s.noDRA) {
 		s.counts["notfound"]++
 		s.mu.Unlock()
 		fail(w, 404, "NotFound", "the server could not find the requested resource")
+		return
+	}
+	if resources[t.res].group == "resource.k8s.io" && s.forbidDRA {
+		s.counts["forbidden"]++
+		s.mu.Unlock()
+		fail(w, 403, "Forbidden", t.res+".resource.k8s.io is forbidden")
 		return
 	}
 	q := r.URL.Query()

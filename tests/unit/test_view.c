@@ -193,6 +193,89 @@ START_TEST(pods_come_and_go)
 }
 END_TEST
 
+static const char dra_class[] = "{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":"
+                                "\"device.driver == 'gpu.nvidia.com'\"}}]}}";
+static const char dra_template[] = "{\"metadata\":{\"name\":\"one-gpu\",\"namespace\":\"ml\"},\"spec\":{\"spec\":{\"devices\":"
+                                   "{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\"}}]}}}}";
+static const char dra_claim[] = "{\"metadata\":{\"name\":\"shared\",\"namespace\":\"ml\"},\"spec\":{\"devices\":"
+                                "{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\"}}]}}}";
+/* A request's name must be a string: unreadable, as a file would be. */
+static const char dra_claim_bad[] =
+    "{\"metadata\":{\"name\":\"bad\",\"namespace\":\"ml\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":5}]}}}";
+
+static int dra_known(gpa_view_t *v, gpa_dra_kind_t kind, const char *ns, const char *name, int *complete)
+{
+    gpa_inventory_t *inv = snapshot(v);
+    const gpa_dra_known_t *k = gpa_inventory_dra(inv);
+    int found = gpa_dra_known_find(k, kind, ns, name) != NULL;
+    *complete = gpa_dra_known_complete(k, kind);
+    gpa_inventory_release(inv);
+    return found;
+}
+
+/* DRA objects: known by kind, namespace and name once listed (complete then, even empty); a deletion forgets one; a
+ * kind the cluster does not serve (404) is empty and never complete; an unreadable object is refused, not kept. */
+START_TEST(dra_objects_known)
+{
+    gpa_arena_t a = {0};
+    gpa_view_t *v = gpa_view_new();
+    int complete;
+    ck_assert_int_eq(dra_known(v, GPA_DRA_CLASS, NULL, "gpu.nvidia.com", &complete), 0);
+    ck_assert_int_eq(complete, 0);
+    gpa_view_begin_list(v, GPA_VIEW_DEVICE_CLASSES);
+    apply(v, &a, GPA_VIEW_DEVICE_CLASSES, GPA_WATCH_ADDED, dra_class);
+    gpa_view_end_list(v, GPA_VIEW_DEVICE_CLASSES);
+    gpa_view_begin_list(v, GPA_VIEW_CLAIM_TEMPLATES);
+    apply(v, &a, GPA_VIEW_CLAIM_TEMPLATES, GPA_WATCH_ADDED, dra_template);
+    gpa_view_end_list(v, GPA_VIEW_CLAIM_TEMPLATES);
+    gpa_view_begin_list(v, GPA_VIEW_CLAIMS);
+    gpa_view_end_list(v, GPA_VIEW_CLAIMS);
+    ck_assert_int_eq(dra_known(v, GPA_DRA_CLASS, NULL, "gpu.nvidia.com", &complete), 1);
+    ck_assert_int_eq(complete, 1);
+    ck_assert_int_eq(dra_known(v, GPA_DRA_TEMPLATE, "ml", "one-gpu", &complete), 1);
+    ck_assert_int_eq(dra_known(v, GPA_DRA_TEMPLATE, "other", "one-gpu", &complete), 0);
+    ck_assert_int_eq(complete, 1);
+    ck_assert_int_eq(dra_known(v, GPA_DRA_CLAIM, "ml", "shared", &complete), 0);
+    ck_assert_int_eq(complete, 1); /* listed, none: a claim named is known absent */
+    apply(v, &a, GPA_VIEW_CLAIMS, GPA_WATCH_ADDED, dra_claim);
+    ck_assert_int_eq(dra_known(v, GPA_DRA_CLAIM, "ml", "shared", &complete), 1);
+    ck_assert_uint_eq(gpa_view_held(v, GPA_VIEW_CLAIMS), 1);
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_view_apply(v, GPA_VIEW_CLAIMS, GPA_WATCH_ADDED, json_of(&a, dra_claim_bad), NULL, 0, &err), -1);
+    ck_assert_uint_eq(gpa_view_held(v, GPA_VIEW_CLAIMS), 1);
+    apply(v, &a, GPA_VIEW_CLAIMS, GPA_WATCH_DELETED, dra_claim);
+    ck_assert_int_eq(dra_known(v, GPA_DRA_CLAIM, "ml", "shared", &complete), 0);
+    ck_assert_uint_eq(gpa_view_held(v, GPA_VIEW_CLAIMS), 0);
+    /* Not served: the relist empties the kind and leaves it incomplete (silence, never "unknown class"). */
+    gpa_view_begin_list(v, GPA_VIEW_DEVICE_CLASSES);
+    gpa_view_not_served(v, GPA_VIEW_DEVICE_CLASSES);
+    gpa_view_end_list(v, GPA_VIEW_DEVICE_CLASSES);
+    ck_assert_int_eq(dra_known(v, GPA_DRA_CLASS, NULL, "gpu.nvidia.com", &complete), 0);
+    ck_assert_int_eq(complete, 0);
+    ck_assert_str_eq(gpa_view_kind_name(GPA_VIEW_CLAIMS), "resourceclaims");
+    ck_assert_str_eq(gpa_view_kind_path(GPA_VIEW_DEVICE_CLASSES), "/apis/resource.k8s.io/v1/deviceclasses");
+    gpa_view_free(v);
+    gpa_arena_dispose(&a);
+}
+END_TEST
+
+/* DRA's kinds are read at the version set (discovery's), one of those kube/dra.h decodes; the others stay. */
+START_TEST(dra_version)
+{
+    gpa_view_t *v = gpa_view_new();
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_CLAIMS), "/apis/resource.k8s.io/v1/resourceclaims");
+    ck_assert_int_eq(gpa_view_dra_version(v, "resource.k8s.io/v1alpha3"), -1);
+    ck_assert_int_eq(gpa_view_dra_version(v, "resource.k8s.io/v1beta"), -1);
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_CLAIMS), "/apis/resource.k8s.io/v1/resourceclaims");
+    ck_assert_int_eq(gpa_view_dra_version(v, "resource.k8s.io/v1beta1"), 0);
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_CLAIM_TEMPLATES), "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates");
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_DEVICE_CLASSES), "/apis/resource.k8s.io/v1beta1/deviceclasses");
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_PODS), "/api/v1/pods");
+    ck_assert_str_eq(gpa_view_path(v, GPA_VIEW_DEVICES), "/apis/scheduling.koordinator.sh/v1alpha1/devices");
+    gpa_view_free(v);
+}
+END_TEST
+
 /* A relist replaces the kind whole; until it ends, the old set stays in force. */
 START_TEST(relist_replaces)
 {
@@ -448,9 +531,10 @@ END_TEST
 
 #define NNODES 6
 #define NPODS 16
+#define HISTORY_KINDS (GPA_VIEW_PODS + 1) /* the inventory's own kinds: Node, Device, Pod */
 
 typedef struct st_truth_t {
-    char *obj[GPA_VIEW_NKINDS][NPODS]; /* the object's JSON as the cluster now holds it, or NULL */
+    char *obj[HISTORY_KINDS][NPODS]; /* the object's JSON as the cluster now holds it, or NULL */
 } truth_t;
 
 static unsigned rnd(unsigned *seed)
@@ -519,7 +603,7 @@ static void relist(gpa_view_t *v, truth_t *t, gpa_view_kind_t k, unsigned *seed)
 
 static void event(gpa_view_t *v, truth_t *t, unsigned *seed)
 {
-    gpa_view_kind_t k = (gpa_view_kind_t)(rnd(seed) % GPA_VIEW_NKINDS);
+    gpa_view_kind_t k = (gpa_view_kind_t)(rnd(seed) % HISTORY_KINDS);
     int i = (int)(rnd(seed) % (unsigned)count_of(k));
     if (t->obj[k][i] != NULL && rnd(seed) % 3 == 0) {
         apply_text(v, k, GPA_WATCH_DELETED, t->obj[k][i]);
@@ -538,7 +622,7 @@ static gpa_inventory_t *truth_inventory(const truth_t *t)
     gpa_buf_t b = GPA_BUF_INIT;
     gpa_buf_puts(&b, "{\"kind\":\"List\",\"items\":[");
     int first = 1;
-    for (int k = 0; k < GPA_VIEW_NKINDS; k++)
+    for (int k = 0; k < HISTORY_KINDS; k++)
         for (int i = 0; i < count_of((gpa_view_kind_t)k); i++)
             if (t->obj[k][i] != NULL) {
                 gpa_buf_printf(&b, "%s%s", first ? "" : ",", t->obj[k][i]);
@@ -560,7 +644,7 @@ START_TEST(any_history_resolves_as_the_final_objects)
         gpa_view_t *v = gpa_view_new();
         for (int step = 0, steps = 20 + (int)(rnd(&seed) % 60); step < steps; step++) {
             if (rnd(&seed) % 10 == 0)
-                relist(v, &t, (gpa_view_kind_t)(rnd(&seed) % GPA_VIEW_NKINDS), &seed);
+                relist(v, &t, (gpa_view_kind_t)(rnd(&seed) % HISTORY_KINDS), &seed);
             else
                 event(v, &t, &seed);
         }
@@ -569,7 +653,7 @@ START_TEST(any_history_resolves_as_the_final_objects)
         gpa_inventory_release(want);
         gpa_inventory_release(got);
         gpa_view_free(v);
-        for (int k = 0; k < GPA_VIEW_NKINDS; k++)
+        for (int k = 0; k < HISTORY_KINDS; k++)
             for (int i = 0; i < NPODS; i++)
                 free(t.obj[k][i]);
     }
@@ -617,6 +701,8 @@ int main(void)
     tcase_add_test(tc, koordinator_pod_level_same_as_the_file);
     tcase_add_test(tc, pods_come_and_go);
     tcase_add_test(tc, relist_replaces);
+    tcase_add_test(tc, dra_objects_known);
+    tcase_add_test(tc, dra_version);
     tcase_add_test(tc, audit_counts_follow);
     tcase_add_test(tc, unreadable_objects_are_left_out);
     tcase_add_test(tc, tenant_pods_same_as_the_file);

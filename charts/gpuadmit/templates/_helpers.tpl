@@ -64,6 +64,42 @@ the webhooks): a service-account token is mounted only then. */}}
 {{- default (printf "%s-inventory" (include "gpuadmit.fullname" .)) .Values.inventory.existingConfigMap }}
 {{- end }}
 
+{{/* The configuration's dialects: config.dialects, or gpuadmit's default (all). */}}
+{{- define "gpuadmit.dialects" -}}
+{{- toJson (.Values.config.dialects | default (list "vendor" "koordinator" "mgpu" "hami" "dra")) }}
+{{- end }}
+
+{{/* Whether the dra dialect is on (the webhooks see resource.k8s.io; the live view reads it). */}}
+{{- define "gpuadmit.draOn" -}}
+{{- if has "dra" (include "gpuadmit.dialects" . | fromJsonArray) }}true{{ end }}
+{{- end }}
+
+{{/*
+The configuration gpuadmit loads, as JSON: the config value, its dra block filled from the top-level dra values
+(dra.kubernetesVersion, else the version Helm installs on, as 1.<minor>; dra.nvidia.featureGates when set). A
+provider's minor such as "30+" is read as 30.
+*/}}
+{{- define "gpuadmit.config" -}}
+{{- $cfg := deepCopy (.Values.config | default dict) }}
+{{- if include "gpuadmit.draOn" . }}
+{{- $dra := $cfg.dra | default dict }}
+{{- $version := .Values.dra.kubernetesVersion }}
+{{- if and (not $version) (not $dra.kubernetesVersion) }}
+{{- $version = printf "%s.%s" .Capabilities.KubeVersion.Major (regexFind "^[0-9]+" .Capabilities.KubeVersion.Minor) }}
+{{- end }}
+{{- if $version }}{{ $_ := set $dra "kubernetesVersion" $version }}{{ end }}
+{{- with .Values.dra.nvidia.featureGates }}
+{{- $nvidia := $dra.nvidia | default dict }}
+{{- $gates := deepCopy ($nvidia.featureGates | default dict) }}
+{{- range $gate, $on := . }}{{ $_ := set $gates $gate $on }}{{ end }}{{/* not merge: it would keep a true over a false */}}
+{{- $_ := set $nvidia "featureGates" $gates }}
+{{- $_ := set $dra "nvidia" $nvidia }}
+{{- end }}
+{{- $_ := set $cfg "dra" $dra }}
+{{- end }}
+{{- toJson $cfg }}
+{{- end }}
+
 {{- define "gpuadmit.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
@@ -119,7 +155,10 @@ objectSelector:
 The kinds the webhooks see (docs/rules.md#objects), as data: per API group the resources, and for each the paths
 where Pod templates ("templates": an object with metadata and spec), PodSpecs ("podspecs") or a ResourceRequirements
 ("resources_at") sit. "" is the object itself. `[*]` is every item of a list, `*` every value of a map. `switch` names the
-webhook.kinds value that turns the group off; none: always on. Resources with the same paths share a line.
+webhook.kinds value that turns the group off, `dialect` the config.dialects entry it needs; none: always on. Resources
+with the same paths share a line. A kind's `ops` narrows the webhooks' operations for it; `object: true` sends every
+object of the kind (the object is itself what gpuadmit judges), except those holding an annotation of `unless` (objects
+a controller made).
 */}}
 {{- define "gpuadmit.kindTable" -}}
 - group: ""
@@ -180,6 +219,17 @@ webhook.kinds value that turns the group off; none: always on. Resources with th
   kinds:
     - {resources: [trainingruntimes, clustertrainingruntimes], templates: ["spec.template.spec.replicatedJobs[*].template.spec.template"]}
     - {resources: [trainjobs], resources_at: [spec.trainer.resourcesPerNode]}
+- group: resource.k8s.io
+  dialect: dra
+  versions: [v1, v1beta2, v1beta1]
+  scope: "*"
+  kinds:
+    - resources: [resourceclaims]
+      ops: [CREATE]
+      object: true
+      unless: [resource.kubernetes.io/pod-claim-name, resource.kubernetes.io/extended-resource-claim]
+    - {resources: [resourceclaimtemplates], ops: [CREATE], object: true}
+    - {resources: [deviceclasses], ops: [CREATE, UPDATE], object: true}
 {{- end }}
 
 {{/*
@@ -206,27 +256,40 @@ same group and kind (one source, so the webhook and gpuadmit read the same place
 {{/* The kind table's groups that are switched on, then webhook.extraKinds, as a list. */}}
 {{- define "gpuadmit.enabledGroups" -}}
 {{- $on := list }}
+{{- $dialects := include "gpuadmit.dialects" . | fromJsonArray }}
 {{- range (include "gpuadmit.kindTable" . | fromYamlArray) }}
-{{- if or (not .switch) (index $.Values.webhook.kinds .switch) }}
+{{- if and (or (not .switch) (index $.Values.webhook.kinds .switch)) (or (not .dialect) (has .dialect $dialects)) }}
 {{- $on = append $on . }}
 {{- end }}
 {{- end }}
 {{- toJson (concat $on (include "gpuadmit.extraGroups" . | fromJsonArray)) }}
 {{- end }}
 
-{{/* The webhook rules for the enabled kinds. Argument: dict "root" and "ops" (the operations). */}}
+{{/*
+The webhook rules for the enabled kinds: one per group and set of operations (a kind's `ops` narrows the webhook's;
+a kind left with none is not registered). Argument: dict "root" and "ops" (the operations).
+*/}}
 {{- define "gpuadmit.rules" -}}
 rules:
-{{- range (include "gpuadmit.enabledGroups" .root | fromJsonArray) }}
-{{- $resources := list }}
-{{- range .kinds }}
-{{- $resources = concat $resources .resources }}
+{{- range $group := (include "gpuadmit.enabledGroups" .root | fromJsonArray) }}
+{{- $byOps := dict }}
+{{- $order := list }}
+{{- range $kind := .kinds }}
+{{- $ops := list }}
+{{- range $.ops }}{{ if or (not $kind.ops) (has . $kind.ops) }}{{ $ops = append $ops . }}{{ end }}{{ end }}
+{{- if $ops }}
+{{- $key := toJson $ops }}
+{{- if not (hasKey $byOps $key) }}{{ $order = append $order $key }}{{ $_ := set $byOps $key list }}{{ end }}
+{{- $_ := set $byOps $key (concat (get $byOps $key) $kind.resources) }}
 {{- end }}
-  - operations: {{ toJson $.ops }}
-    apiGroups: [{{ .group | quote }}]
-    apiVersions: {{ toJson .versions }}
-    resources: {{ toJson $resources }}
-    scope: {{ .scope | quote }}
+{{- end }}
+{{- range $key := $order }}
+  - operations: {{ $key }}
+    apiGroups: [{{ $group.group | quote }}]
+    apiVersions: {{ toJson $group.versions }}
+    resources: {{ toJson (get $byOps $key) }}
+    scope: {{ $group.scope | quote }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -243,7 +306,8 @@ in the syntax RE2 (kube-apiserver) and JavaScript (tests/chart) share: no (?i) f
 {{/*
 The GPU names of the enabled dialects (config.dialects), as JSON: "domains", whose every name reaches gpuadmit (in
 resources in any case, as the unknown-resource rule reads them: a near miss must reach gpuadmit too), and "exact",
-HAMi's names as config.hami renames them outside those domains (gpuadmit knows them exactly as written). Argument:
+HAMi's names as config.hami renames them outside those domains (gpuadmit knows them exactly as written), and
+"claims", whether DRA claims count (the dra dialect). Argument:
 dict "dialects", "hami".
 */}}
 {{- define "gpuadmit.gpuNames" -}}
@@ -251,6 +315,8 @@ dict "dialects", "hami".
 {{- if has "vendor" .dialects }}{{ $domains = concat $domains (list "nvidia.com" "amd.com" "dcu.com") }}{{ end }}
 {{- if has "koordinator" .dialects }}{{ $domains = append $domains "koordinator.sh" }}{{ end }}
 {{- if has "mgpu" .dialects }}{{ $domains = append $domains "vke.volcengine.com" }}{{ end }}
+{{- /* dra: the implicit resource of every DeviceClass (a class's own extendedResourceName is in a domain above) */}}
+{{- if has "dra" .dialects }}{{ $domains = append $domains "deviceclass.resource.kubernetes.io" }}{{ end }}
 {{- $exact := list }}
 {{- if has "hami" .dialects }}
 {{- if not (has "nvidia.com" $domains) }}{{ $domains = append $domains "nvidia.com" }}{{ end }}
@@ -260,7 +326,7 @@ dict "dialects", "hami".
 {{- if not (has (lower (first (splitList "/" $name))) $domains) }}{{ $exact = append $exact $name }}{{ end }}
 {{- end }}
 {{- end }}
-{{- toJson (dict "domains" $domains "exact" (uniq $exact)) }}
+{{- toJson (dict "domains" $domains "exact" (uniq $exact) "claims" (has "dra" .dialects)) }}
 {{- end }}
 
 {{/* A CEL list literal of strings, single-quoted, a backslash or quote in one escaped (a name is the user's text). */}}
@@ -280,17 +346,19 @@ dict "dialects", "hami".
 {{- if $terms }}{{ join " || " $terms }}{{ else }}false{{ end }}
 {{- end }}
 
-{{/* CEL: a ResourceRequirements at "var" declares a GPU resource. Argument: dict "var", "names". */}}
+{{/* CEL: a ResourceRequirements at "var" declares a GPU resource (or, with DRA, uses a claim). Argument: dict "var", "names". */}}
 {{- define "gpuadmit.celResources" -}}
 {{- $r := .var -}}
 {{- $g := include "gpuadmit.celGpuName" (dict "var" "n" "names" .names) -}}
 (has({{ $r }}.limits) && {{ $r }}.limits.exists(n, {{ $g }})) || (has({{ $r }}.requests) && {{ $r }}.requests.exists(n, {{ $g }}))
+{{- if .names.claims }} || (has({{ $r }}.claims) && size({{ $r }}.claims) > 0){{ end }}
 {{- end }}
 
-{{/* CEL: a PodSpec at "var" declares a GPU resource in a container or an init container. */}}
+{{/* CEL: a PodSpec at "var" declares a GPU resource in a container or an init container, or (DRA) names claims. */}}
 {{- define "gpuadmit.celPodSpec" -}}
 {{- $s := .var -}}
 {{- $res := include "gpuadmit.celResources" (dict "var" "c.resources" "names" .names) -}}
+{{- if .names.claims }}{{ printf "(has(%s.resourceClaims) && size(%s.resourceClaims) > 0) || " $s $s }}{{ end }}
 {{- /* One test over both lists (each absent one empty): the name test is written once per PodSpec, not twice. */}}
 {{- printf "((has(%s.containers) ? %s.containers : []) + (has(%s.initContainers) ? %s.initContainers : [])).exists(c, has(c.resources) && (%s))" $s $s $s $s $res }}
 {{- end }}
@@ -341,13 +409,20 @@ ends. Each level has its own iteration variable (x1, x2, ...), so nested lists n
 {{- end }}
 {{- end }}
 
+{{/* CEL: the object holds none of the annotation keys given (a list; none given: true). */}}
+{{- define "gpuadmit.celUnless" -}}
+{{- if . }}
+{{- printf "!(has(object.metadata) && has(object.metadata.annotations) && object.metadata.annotations.exists(k, k in %s))" (include "gpuadmit.celList" .) }}
+{{- else }}true{{ end }}
+{{- end }}
+
 {{/*
 The one matchCondition: the request is for an enabled kind and the object declares a GPU resource of an
 enabled dialect somewhere gpuadmit reads (docs/rules.md#objects). One disjunct per group of resources that
 share their paths, chosen by request.resource, so a kind is only searched where it keeps Pod templates.
 */}}
 {{- define "gpuadmit.matchExpression" -}}
-{{- $dialects := .Values.config.dialects | default (list "vendor" "koordinator" "mgpu" "hami") }}
+{{- $dialects := include "gpuadmit.dialects" . | fromJsonArray }}
 {{- $names := include "gpuadmit.gpuNames" (dict "dialects" $dialects "hami" .Values.config.hami) | fromJson }}
 {{- $branches := list }}
 {{- range (include "gpuadmit.enabledGroups" . | fromJsonArray) }}
@@ -363,6 +438,9 @@ share their paths, chosen by request.resource, so a kind is only searched where 
 {{- end }}
 {{- range (.resources_at | default list) }}
 {{- $paths = append $paths (include "gpuadmit.celPath" (dict "var" "object" "segs" (splitList "." .) "leaf" "gpuadmit.celResources" "names" $names "depth" 1)) }}
+{{- end }}
+{{- if .object }}
+{{- $paths = append $paths (include "gpuadmit.celUnless" .unless) }}
 {{- end }}
 {{- $which := printf "request.resource.resource == '%s'" (first .resources) }}
 {{- if gt (len .resources) 1 }}
