@@ -29,6 +29,7 @@ from run_e2e import (KOORD_RATIO, MEM_AND_RATIO, SERVER_NAME, WORK, Server, http
                      post, raw_connect, read_response, review, tls_context)
 
 MB = 1 << 20
+BUILD_APISERVER = run_e2e.build_apiserver  # kept: __main__ stubs run_e2e's out for the tests that need no Go client
 RSS_BOUND = 64 * MB  # the chart's limit is 128 MiB; the issue asks for half of it under every attack
 
 
@@ -416,6 +417,27 @@ class Attack(unittest.TestCase):
         answer, _ = post_until_judged(s, gpu_containers_review(3700 * 1000))
         self.assertTrue(answer["allowed"], answer)
         self.judged_within_bound(s, "rule-clean reviews")
+
+    def test_burst_of_large_reviews_all_answered_go_client(self):
+        """Issue 25: four, then eight rule-clean 3.8 MB reviews (and four 4.1 MB rule-breaking ones) posted at once by
+        Go's HTTP client, as kube-apiserver's webhook client sends them, each on its own connection: every one is
+        answered, 200 or 503 with Retry-After; none is closed without an answer (a reset is a refused Pod)."""
+        BUILD_APISERVER()  # the Go client, built once per work directory
+        s = self.start("burst")
+        for name, body, n in (("clean", clean_review(3800 * 1000), 4), ("clean", clean_review(3800 * 1000), 8),
+                              ("breaking", breaking_review(4100 * 1000), 4)):
+            path = os.path.join(s.dir, "%s.json" % name)
+            with open(path, "wb") as f:
+                f.write(body)
+            p = run_e2e.apiserver(s, "validate", [path], "-mode", "burst", "-conns", str(n), check=False)
+            out = json.loads(p.stdout)
+            print("burst of %d %s reviews: %s" % (n, name, p.stdout.strip()), file=sys.stderr)
+            self.assertEqual(out["failed"], 0, out["errors"])
+            self.assertEqual(out["ok"] + out["shed"], n, out)
+            self.assertGreaterEqual(out["ok"], 1, out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.good(s), 200)
+        self.assertEqual(s.stop(), 0)
 
     def test_large_koordinator_pod_with_inventory_bounded(self):
         """A 2.9 MB Pod of ~23k Koordinator containers, judged against an inventory: it is one Pod-level request
