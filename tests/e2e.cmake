@@ -30,7 +30,8 @@ if(TARGET gpuadmit AND GPA_GO AND GPA_PYTHON3)
       test_many_tls_record_headers_bounded test_bodies_one_byte_short_bounded test_inflight_budget_closes_the_hog
       test_emfile_pauses_accepting test_framing test_nul_in_strings
       test_pipelined_answers_never_read_meet_the_stall_deadline test_large_rule_breaking_review_bounded
-      test_large_rule_clean_reviews_bounded test_large_koordinator_pod_with_inventory_bounded)
+      test_large_rule_clean_reviews_bounded test_large_koordinator_pod_with_inventory_bounded
+      test_burst_of_large_reviews_all_answered_go_client)
   find_program(GPA_PRLIMIT prlimit)
   foreach(t ${GPA_ATTACK_TESTS})
     if(NOT t STREQUAL "test_emfile_pauses_accepting" OR GPA_PRLIMIT)

@@ -12,8 +12,9 @@ struct st_gpa_conn_t {
     h2o_timeout_entry_t stall; /* linked while busy */
     h2o_socket_t *sock;        /* NULL once h2o closed it */
     int fd;
-    unsigned busy; /* requests not yet fully answered */
-    int shut;      /* shutdown(2) already called */
+    unsigned busy;          /* requests not yet fully answered */
+    int shut;               /* shutdown(2) already called, or the connection shed (answered 503, its input discarded) */
+    h2o_socket_cb h2o_read; /* h2o's read callback, kept while shed: it is given the peer's close */
 };
 
 typedef struct st_hold_t {
@@ -154,6 +155,58 @@ size_t gpa_conn_buffered(const gpa_conn_list_t *list)
     return n;
 }
 
+/* The answer of a shed connection: its request has not been read, so nothing of it can be echoed. */
+#define SHED_BODY "too many request bytes in flight; retry\n"
+static const char shed_answer[] = "HTTP/1.1 503 Service Unavailable\r\n"
+                                  "Server: gpuadmit\r\n"
+                                  "Retry-After: 1\r\n"
+                                  "Connection: close\r\n"
+                                  "Content-Type: text/plain; charset=utf-8\r\n"
+                                  "Content-Length: 40\r\n"
+                                  "\r\n" SHED_BODY;
+_Static_assert(sizeof(SHED_BODY) - 1 == 40, "Content-Length of the shed answer");
+
+/* While shed: whatever the peer still sends is dropped as it arrives; its close (or a read error) goes to h2o,
+ * which closes the connection as for any peer that hangs up (h2o's request timeout bounds a peer that never does). */
+static void on_discard(h2o_socket_t *sock, const char *err)
+{
+    gpa_conn_t *c = sock->on_close.data;
+    if (err != NULL) {
+        c->h2o_read(sock, err); /* may close the socket and free c */
+        return;
+    }
+    if (sock->input->size != 0)
+        h2o_buffer_consume(&sock->input, sock->input->size); /* frees the buffer (all of it consumed) */
+}
+
+/* The answer is out: a FIN after it, so the peer reads the answer and then the end of the connection. */
+static void on_answer_written(h2o_socket_t *sock, const char *err)
+{
+    if (err == NULL)
+        shutdown(h2o_socket_get_fd(sock), SHUT_WR);
+}
+
+/* Whether c can be shed: a request still arriving (not handed to a handler), which h2o is reading, nothing being
+ * written on it. */
+static int sheddable(const gpa_conn_t *c)
+{
+    return c->busy == 0 && !c->shut && c->sock->input->size != 0 && c->sock->_cb.read != NULL && !h2o_socket_is_writing(c->sock);
+}
+
+/* Answers 503 with Retry-After on c, takes its reads over from h2o and frees its input at once. */
+static void shed(gpa_conn_t *c)
+{
+    h2o_socket_t *sock = c->sock;
+    c->h2o_read = sock->_cb.read;
+    c->shut = 1;
+    gpa_metrics_shed(); /* counted before the peer can see the answer */
+    h2o_socket_read_stop(sock);
+    h2o_buffer_consume(&sock->input, sock->input->size);
+    h2o_iovec_t answer = h2o_iovec_init(shed_answer, sizeof(shed_answer) - 1);
+    h2o_socket_write(sock, &answer, 1, on_answer_written);
+    h2o_socket_read_start(sock, on_discard);
+}
+
 size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess)
 {
     size_t n = 0, freed = 0;
@@ -163,20 +216,13 @@ size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess)
             gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
             /* Only a request still arriving: one being answered frees its buffer once the answer is taken (or
              * the stall deadline closes it). */
-            if (c->busy == 0 && !c->shut && c->sock->input->size != 0 &&
-                (worst == NULL || input_bytes(c->sock) > input_bytes(worst->sock)))
+            if (sheddable(c) && (worst == NULL || input_bytes(c->sock) > input_bytes(worst->sock)))
                 worst = c;
         }
         if (worst == NULL)
             break;
         freed += input_bytes(worst->sock);
-        gpa_metrics_shed(); /* counted before the peer can see the reset */
-        /* A reset, not a FIN: a peer still sending would otherwise block on a window that never opens, and the
-         * kernel would keep its buffers; h2o's next read fails and its close sends the RST. */
-        struct linger reset = {1, 0};
-        setsockopt(worst->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
-        shutdown(worst->fd, SHUT_RDWR);
-        worst->shut = 1;
+        shed(worst);
         n++;
     }
     return n;

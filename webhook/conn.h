@@ -61,9 +61,11 @@ size_t gpa_conn_close_idle(gpa_conn_list_t *list);
  */
 size_t gpa_conn_buffered(const gpa_conn_list_t *list);
 /*
- * Shuts down connections whose request is still arriving (not being answered), largest buffer first, until at
- * least `excess` bytes are on their way to be freed (each one counted in gpuadmit_connections_shed_total). Returns
- * how many were shut down.
+ * Sheds connections whose request is still arriving (not yet handed to a handler), largest buffer first, until at
+ * least `excess` bytes are freed: each one is answered 503 with Retry-After and Connection: close (never closed
+ * without an answer: kube-apiserver retries a 503, not a reset), its input buffer is freed at once, and what the
+ * peer still sends is read and dropped until it closes (h2o's request timeout bounds a peer that does not). Each
+ * one is counted in gpuadmit_connections_shed_total. Returns how many were shed.
  */
 size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess);
 

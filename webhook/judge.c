@@ -12,6 +12,8 @@
  */
 #include "judge.h"
 
+#include <malloc.h>
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -230,6 +232,9 @@ void gpa_judge_stop(void)
 static void free_job(job_t *job)
 {
     gpa_arena_dispose(&job->arena);
+    /* A review judged off the loop is a heavy one: what its arena's chunks left in the judge thread's heap goes
+     * back to the system now, not when the next burst happens to reuse it (docs/webhook.md#limits). */
+    malloc_trim(0);
     if (job->done != NULL)
         job->done(job->len);
     free(job);

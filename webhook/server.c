@@ -235,7 +235,7 @@ static void refuse(h2o_socket_t *sock, gpa_limit_t limit)
     gpa_metrics_refused(limit); /* counted before the peer can see the close */
     h2o_socket_close(sock);     /* nothing read, nothing allocated beyond the socket */
     gpa_log_line_t *l = gpa_log_begin_limited(&log_refused, GPA_LOG_WARN, "connection refused: limit reached");
-    gpa_log_str(l, "limit", limit == GPA_LIMIT_CONNECTIONS ? "max-connections" : "max-inflight-bytes");
+    gpa_log_str(l, "limit", "max-connections");
     gpa_log_int(l, "connections", gpa_metrics_connections());
     gpa_log_int(l, "inflightBytes", gpa_metrics_inflight_bytes());
     gpa_log_end(l);
@@ -254,10 +254,9 @@ static void on_accept(h2o_socket_t *listener, const char *err)
     }
     int on = 1;
     setsockopt(h2o_socket_get_fd(sock), IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-    if (!w->is_metrics && gpa_metrics_inflight_bytes() > inflight_budget) {
-        refuse(sock, GPA_LIMIT_INFLIGHT_BYTES);
-        return;
-    } else if (gpa_conn_track(&w->conns, sock) != 0) {
+    /* Over the byte budget a connection is still accepted (within the connection cap): closing it here would be a
+     * failure kube-apiserver never retries; its request, once arriving, is shed with a 503 (account, conn.h). */
+    if (gpa_conn_track(&w->conns, sock) != 0) {
         refuse(sock, GPA_LIMIT_CONNECTIONS);
         return;
     }

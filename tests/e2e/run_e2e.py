@@ -40,7 +40,7 @@ BENCH_REVIEW = os.path.join(HERE, "..", "..", "bench", "data", "review-pod-5k.js
 
 def build_apiserver():
     if os.path.exists(APISERVER) and os.path.getmtime(APISERVER) >= max(
-            os.path.getmtime(os.path.join(HERE, "apiserver", f)) for f in ("main.go", "pod.go")):
+            os.path.getmtime(os.path.join(HERE, "apiserver", f)) for f in ("main.go", "pod.go", "burst.go")):
         return
     env = dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off", GOFLAGS="",
                GOCACHE=os.path.join(WORK, "gocache"))

@@ -12,6 +12,8 @@
 //	         patch (decoded), patched (object after the patch)}; exit 1 when any answer fails the checks
 //	load     -conns goroutines send -in until -duration passes or -stop-file appears; prints
 //	         {"ok":N,"failed":M,"errors":[...]}; exit 1 on any failure
+//	burst    -conns goroutines post -in once each, at once, each on its own connection (burst.go): every call
+//	         must be answered 200 or 503 with Retry-After, never closed without an answer
 //	mkclient writes a client certificate and key signed by -ca/-ca-key into -out (for the mTLS tests)
 package main
 
@@ -351,6 +353,11 @@ func main() {
 			fail("load takes one review file")
 		}
 		os.Exit(load(flag.Arg(0)))
+	case "burst":
+		if flag.NArg() != 1 {
+			fail("burst takes one review file")
+		}
+		os.Exit(burst(flag.Arg(0)))
 	case "mkclient":
 		os.Exit(mkclient())
 	default:
