@@ -625,7 +625,7 @@ static int decode_metadata(decoder_t *d, const gpa_value_t *root, int read)
         return -1;
     /* The namespace is compared as a C string (excluded namespaces): one holding a NUL would be cut short there. */
     const gpa_value_t *ns = obj->ns != NULL ? gpa_value_get(meta, "namespace") : NULL;
-    if (ns != NULL && memchr(ns->u.str.ptr, '\0', ns->u.str.len) != NULL)
+    if (ns != NULL && memchr(obj->ns, '\0', ns->u.str.len) != NULL)
         return gpa_schema_fail(d->err, ns, gpa_schema_path(d->a, mw.path, "namespace"), "must not contain a NUL character");
     if (meta != NULL && !read)
         obj->ns = scalar_text(gpa_value_get(meta, "namespace"));
