@@ -96,34 +96,12 @@ static int member(decoder_t *d, const gpa_value_t *obj, const char *key, gpa_vty
     return 0;
 }
 
-/*
- * A tenant's string as the model keeps it, a C string: text[0..len) itself, or, when it holds a NUL (JSON's \u0000),
- * a copy with each NUL written as the two characters \0. Go compares the whole string, NUL included, so the value
- * must stay unequal to every name, UUID or word it is not: cut at the NUL, "binpack\0junk" would read as binpack.
- */
-static const char *text_of(decoder_t *d, const char *text, size_t len)
-{
-    if (memchr(text, '\0', len) == NULL)
-        return text;
-    GPA_VEC(char) out = {0};
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == '\0') {
-            *gpa_vec_push(d->a, &out) = '\\';
-            *gpa_vec_push(d->a, &out) = '0';
-        } else {
-            *gpa_vec_push(d->a, &out) = text[i];
-        }
-    }
-    *gpa_vec_push(d->a, &out) = '\0';
-    return out.items;
-}
-
 static int string_member(decoder_t *d, const gpa_value_t *obj, const char *key, where_t parent, const char **out)
 {
     gpa_value_t *v;
     if (member(d, obj, key, GPA_VSTRING, parent, &v) != 0)
         return -1;
-    *out = v != NULL ? text_of(d, v->u.str.ptr, v->u.str.len) : NULL;
+    *out = v != NULL ? v->u.str.ptr : NULL;
     return 0;
 }
 
@@ -147,8 +125,7 @@ static void lenient_pairs(decoder_t *d, const gpa_value_t *obj, gpa_pair_t **out
     for (size_t i = 0; i < obj->u.object.len; i++) {
         const gpa_member_t *m = &obj->u.object.members[i];
         if (m->value->type == GPA_VSTRING)
-            pairs[(*n)++] = (gpa_pair_t){text_of(d, m->key, m->key_len), text_of(d, m->value->u.str.ptr, m->value->u.str.len),
-                                         m->value->line, m->value->column};
+            pairs[(*n)++] = (gpa_pair_t){m->key, m->value->u.str.ptr, m->value->line, m->value->column};
     }
     *out = pairs;
 }
@@ -183,11 +160,11 @@ static int decode_node_selector(decoder_t *d, const gpa_value_t *spec, where_t s
     for (size_t i = 0; i < selector->u.object.len; i++) {
         const gpa_member_t *m = &selector->u.object.members[i];
         const gpa_value_t *v = m->value;
-        const char *value = v->type == GPA_VSTRING   ? text_of(d, v->u.str.ptr, v->u.str.len)
+        const char *value = v->type == GPA_VSTRING   ? v->u.str.ptr
                             : v->type == GPA_VNUMBER ? gpa_arena_printf(d->a, "%s (not a string)", v->u.str.ptr)
                             : v->type == GPA_VBOOL   ? (v->u.boolean ? "true (not a string)" : "false (not a string)")
                                                      : gpa_arena_printf(d->a, "(%s, not a string)", gpa_vtype_name(v->type));
-        pod->node_selector[i] = (gpa_pair_t){text_of(d, m->key, m->key_len), value, v->line, v->column};
+        pod->node_selector[i] = (gpa_pair_t){m->key, value, v->line, v->column};
     }
     pod->nnode_selector = selector->u.object.len;
     return 0;
@@ -443,7 +420,7 @@ static int decode_requirement(decoder_t *d, const gpa_value_t *v, where_t w, gpa
         const gpa_value_t *s = values->u.array.items[i];
         if (s->type != GPA_VSTRING)
             return wrong_type(d, s, gpa_arena_printf(d->a, "%s.values[%zu]", w.path, i), GPA_VSTRING);
-        req->values[i] = text_of(d, s->u.str.ptr, s->u.str.len);
+        req->values[i] = s->u.str.ptr;
     }
     req->nvalues = values->u.array.len;
     return 0;
