@@ -312,23 +312,15 @@ void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_
 
 /* ---- rayStartParams.resources --------------------------------------------------------------------------------- */
 
-const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, size_t len, int64_t bytes)
+const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, int64_t bytes)
 {
     if (text == NULL)
         return gpa_arena_printf(a, "'{\"%s\":%lld}'", GPA_RAY_GPU_MEMORY, (long long)bytes); /* as KubeRay writes it */
-    if (memchr(text, '\0', len) != NULL)
-        return NULL; /* a NUL would cut the text short: never merged */
     const gpa_value_t *obj = resources_object(a, text);
     if (obj == NULL || gpa_value_get(obj, GPA_RAY_GPU_MEMORY) != NULL)
         return NULL;
     size_t s, e;
     trim_resources(text, &s, &e);
-    while (e > s && strchr(" \t\r\n", text[e - 1]) != NULL) /* JSON whitespace after the object (a block scalar's newline) */
-        e--;
-    while (s < e && strchr(" \t\r\n", text[s]) != NULL)
-        s++;
-    if (e - s < 2 || text[s] != '{' || text[e - 1] != '}')
-        return NULL; /* not exactly one object: left alone */
     /* The object's closing brace is the last byte of the trimmed text; insert after the last member's text. */
     size_t at = e - 1;
     while (at > s && strchr(" \t\r\n", text[at - 1]) != NULL)

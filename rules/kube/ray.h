@@ -90,9 +90,8 @@ void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_
  * rayStartParams.resources (a JSON object in a string, quotes around it allowed as KubeRay trims them) with
  * "gpu_memory":bytes added before its closing brace, the rest of the text kept byte for byte, no space added (the
  * value ends up on the `ray start` command line): arena-owned. `text` NULL: a new object written as KubeRay writes
- * one, '{"gpu_memory":bytes}'. NULL when text[0..len) is not exactly one JSON object of numbers (once KubeRay's quotes
- * and then JSON whitespace are trimmed; a NUL anywhere is not), or already names gpu_memory.
+ * one, '{"gpu_memory":bytes}'. NULL when text is not a JSON object of numbers or already names gpu_memory.
  */
-const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, size_t len, int64_t bytes);
+const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, int64_t bytes);
 
 #endif

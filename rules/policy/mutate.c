@@ -312,11 +312,10 @@ static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
 
 /* What a group will get: each NULL when it gets nothing. */
 typedef struct st_ray_plan_t {
-    const char *num_gpus;   /* the count of devices, as text */
-    const char *memory;     /* bytes, as text: an entry of the group's resources field */
-    const char *resources;  /* rayStartParams.resources with gpu_memory merged in */
-    int resources_present;  /* rayStartParams.resources exists: replace it */
-    const char *left_alone; /* a warning: gpu_memory could not be merged into rayStartParams.resources */
+    const char *num_gpus;  /* the count of devices, as text */
+    const char *memory;    /* bytes, as text: an entry of the group's resources field */
+    const char *resources; /* rayStartParams.resources with gpu_memory merged in */
+    int resources_present; /* rayStartParams.resources exists: replace it */
 } ray_plan_t;
 
 /* KubeRay refuses a group that gives these in rayStartParams and uses its resources field too: left alone. */
@@ -385,12 +384,7 @@ static void plan_ray(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_e
         return;
     }
     plan->resources_present = old != NULL;
-    plan->resources = gpa_ray_resources_add_memory(a, gpa_value_string(old), old != NULL ? old->u.str.len : 0, memory);
-    if (plan->resources == NULL)
-        plan->left_alone = gpa_arena_printf(a,
-                                            "%s: rayStartParams.resources is not exactly one JSON object of numbers: gpu_memory "
-                                            "(%lld bytes) not merged into it; write it as {\"name\": number, ...}",
-                                            g->name, (long long)memory);
+    plan->resources = gpa_ray_resources_add_memory(a, gpa_value_string(old), memory);
 }
 
 static void emit_ray(gpa_arena_t *a, const gpa_ray_group_t *g, const ray_plan_t *plan, gpa_patch_t *patch)
@@ -425,8 +419,7 @@ static void emit_ray(gpa_arena_t *a, const gpa_ray_group_t *g, const ray_plan_t 
 
 /* ray-num-gpus and ray-gpu-memory on the group whose template `pod` is, when it is one (docs/rules.md#ray-num-gpus). */
 static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_object_t *obj,
-                             const gpa_podspec_t *pod, const gpa_pod_facts_t *facts, gpa_patch_t *patch, gpa_warnings_t *warnings,
-                             unsigned *applied)
+                             const gpa_podspec_t *pod, const gpa_pod_facts_t *facts, gpa_patch_t *patch, unsigned *applied)
 {
     gpa_ray_group_t g;
     gpa_ray_devices_t dev;
@@ -444,8 +437,6 @@ static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
         *applied |= 1u << GPA_MUTATION_RAY_NUM_GPUS;
     if (plan.memory != NULL || plan.resources != NULL)
         *applied |= 1u << GPA_MUTATION_RAY_GPU_MEMORY;
-    if (plan.left_alone != NULL)
-        gpa_warnings_add(a, warnings, GPA_WARNING_MUTATION, plan.left_alone, gpa_mutations[GPA_MUTATION_RAY_GPU_MEMORY].id, 0);
     emit_ray(a, &g, &plan, patch);
 }
 
@@ -461,7 +452,7 @@ void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t 
             mutate_container(a, cfg, pod, &facts, &pod->containers[i], patch, warnings, &mask);
         for (size_t i = 0; i < pod->ninit_containers; i++)
             mutate_container(a, cfg, pod, &facts, &pod->init_containers[i], patch, warnings, &mask);
-        mutate_ray_group(a, cfg, env, obj, pod, &facts, patch, warnings, &mask);
+        mutate_ray_group(a, cfg, env, obj, pod, &facts, patch, &mask);
     }
     for (size_t i = 0; i < gpa_nmutations; i++)
         if (mask & (1u << i))
