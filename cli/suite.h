@@ -109,17 +109,12 @@ typedef struct st_gpa_suite_t {
     gpa_arena_t arena; /* owns the documents, cases and strings */
 } gpa_suite_t;
 
-/* The most a file a suite names may hold (config, inventory, objects): larger is refused, never read. */
-#define GPA_SUITE_MAX_FILE_BYTES ((long long)256 << 20)
-
 /*
- * Reads and resolves the suite at `path`. Every file the suite names must be a regular file (never a device, a FIFO
- * or a directory) of at most GPA_SUITE_MAX_FILE_BYTES and, when `root` is not NULL, lie under the directory `root`
- * once symbolic links and `..` are resolved (a suite in a pull request cannot read the runner's kubeconfig). Returns 0
- * with *suite filled, or -1 with err set (file, line, column, place in the suite, message). err->source may point
- * into the suite's arena: format the error before calling gpa_suite_dispose(), which the caller calls in either case.
+ * Reads and resolves the suite at `path`. Returns 0 with *suite filled, or -1 with err set (file, line,
+ * column, place in the suite, message). err->source may point into the suite's arena: format the error before
+ * calling gpa_suite_dispose(), which the caller calls in either case.
  */
-int gpa_suite_load(const char *path, const char *root, gpa_suite_t *suite, gpa_error_t *err);
+int gpa_suite_load(const char *path, gpa_suite_t *suite, gpa_error_t *err);
 /* Releases everything the suite holds; a zeroed or already-disposed suite is fine. */
 void gpa_suite_dispose(gpa_suite_t *suite);
 

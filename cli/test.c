@@ -5,7 +5,6 @@
  * JSON or JUnit XML. Exit 0 when every case passes, 1 when any fails, 2 when a suite cannot be read or no case
  * was found (an empty selection would otherwise pass a CI job that tests nothing).
  */
-#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +23,6 @@ typedef enum en_format_t {
 typedef struct st_options_t {
     format_t format;
     const char *run;
-    const char *root; /* --root, else the current directory */
     char **paths;
     size_t npaths;
 } options_t;
@@ -38,14 +36,12 @@ typedef struct st_run_t {
     gpa_arena_t arena; /* the results */
 } run_t;
 
-static const char usage[] = "usage: gpuadmit test [--run REGEX] [--root DIR] [-o text|json|junit] PATH...\n"
+static const char usage[] = "usage: gpuadmit test [--run REGEX] [-o text|json|junit] PATH...\n"
                             "\n"
                             "Runs the test suites (files named " GPA_SUITE_FILE_NAME ") found under each PATH.\n"
                             "PATH: suite files, or directories searched recursively for them.\n"
                             "\n"
                             "  --run REGEX       only the cases whose name or suite/case matches (POSIX ERE)\n"
-                            "  --root DIR        the files a suite names must be regular files under DIR, symbolic links\n"
-                            "                    resolved (default: the current directory; a suite cannot read outside it)\n"
                             "  -o, --output FMT  text (a table, default), json, or junit (JUnit XML)\n"
                             "\n"
                             "exit: 0 all passed, 1 a case failed, 2 usage error, no case found or a suite could not be read\n";
@@ -83,10 +79,6 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (strncmp(arg, "--output=", 9) == 0) {
             if (parse_format(arg + 9, &o->format) != 0)
                 return -1;
-        } else if (strcmp(arg, "--root") == 0 && has_value) {
-            o->root = argv[++i];
-        } else if (strncmp(arg, "--root=", 7) == 0) {
-            o->root = arg + 7;
         } else if (strcmp(arg, "--run") == 0 && has_value) {
             o->run = argv[++i];
         } else if (strncmp(arg, "--run=", 6) == 0) {
@@ -115,11 +107,11 @@ static void report_error(const gpa_error_t *err)
     fprintf(stderr, "gpuadmit test: %s\n", msg);
 }
 
-static void load_suite(run_t *r, const char *file, const char *root)
+static void load_suite(run_t *r, const char *file)
 {
     gpa_error_t err = {0};
     gpa_suite_t s;
-    if (gpa_suite_load(file, root, &s, &err) != 0) {
+    if (gpa_suite_load(file, &s, &err) != 0) {
         report_error(&err);
         gpa_suite_dispose(&s);
         r->unreadable = 1;
@@ -131,12 +123,6 @@ static void load_suite(run_t *r, const char *file, const char *root)
 
 static void load_all(run_t *r, const options_t *o)
 {
-    char *root = realpath(o->root != NULL ? o->root : ".", NULL);
-    if (root == NULL) {
-        fprintf(stderr, "gpuadmit test: --root %s: %s\n", o->root != NULL ? o->root : ".", strerror(errno));
-        r->unreadable = 1;
-        return;
-    }
     for (size_t i = 0; i < o->npaths; i++) {
         char **files = NULL;
         size_t nfiles = 0;
@@ -146,12 +132,11 @@ static void load_all(run_t *r, const options_t *o)
             r->unreadable = 1;
         }
         for (size_t k = 0; k < nfiles; k++) {
-            load_suite(r, files[k], root);
+            load_suite(r, files[k]);
             free(files[k]);
         }
         free(files);
     }
-    free(root);
 }
 
 static int selected(const regex_t *re, const gpa_suite_t *s, const gpa_suite_case_t *tc, gpa_arena_t *a)
@@ -416,7 +401,7 @@ static int run_selected(run_t *r, const options_t *o)
 
 int gpa_cmd_test(int argc, char **argv)
 {
-    options_t o = {.format = FORMAT_TEXT};
+    options_t o = {FORMAT_TEXT, NULL, NULL, 0};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         free(o.paths);

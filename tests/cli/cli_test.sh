@@ -709,36 +709,6 @@ case_hami_fit() {
     expect_grep "$tmp/out" "infeasible: no node could ever hold this Pod \\(3 GPU nodes\\): hami-a100-1: asks for 5 vGPUs, each on a different card, the node has 3 healthy of 4: ask for at most 3$"
 }
 
-# A suite from a pull request reads only regular files under the directory `test` runs in (--root): not the
-# runner's kubeconfig by an absolute path, by ../ or by a symbolic link, not /dev/zero, and never waits on a FIFO.
-case_suite_sandbox() {
-    mkdir -p "$tmp/repo/suite" "$tmp/outside"
-    printf 'apiVersion: v1\nkind: Config\nusers: [{name: u, user: {token: s3cr3t-token}}]\n' >"$tmp/outside/kubeconfig"
-    cp "$data/admitted.yaml" "$tmp/repo/suite/pod.yaml"
-    mkfifo "$tmp/repo/suite/fifo"
-    ln -s "$tmp/outside/kubeconfig" "$tmp/repo/suite/link.yaml"
-    local f
-    for f in "$tmp/outside/kubeconfig" ../../outside/kubeconfig link.yaml /dev/zero fifo; do
-        printf 'apiVersion: gpuadmit.io/v1alpha1\nkind: Test\nname: s\ninventory: %s\ncases:\n- {name: c, file: pod.yaml, expect: {allowed: true}}\n' \
-            "$f" >"$tmp/repo/suite/gpuadmit-test.yaml"
-        (cd "$tmp/repo" && timeout 20 "$gpuadmit" test -o json suite >"$tmp/out" 2>"$tmp/err")
-        local rc=$?
-        [ "$rc" -eq 2 ] || fail "inventory: $f: exit $rc, want 2"
-        expect_no_grep "$tmp/out" "s3cr3t"
-        expect_no_grep "$tmp/err" "s3cr3t"
-        expect_grep "$tmp/err" "outside .*--root|not a regular file"
-    done
-    # the same suite with a file under the root passes; --root opens more, explicitly
-    printf 'apiVersion: gpuadmit.io/v1alpha1\nkind: Test\nname: s\ncases:\n- {name: c, file: pod.yaml, expect: {allowed: true}}\n' \
-        >"$tmp/repo/suite/gpuadmit-test.yaml"
-    (cd "$tmp/repo" && "$gpuadmit" test suite >"$tmp/out" 2>"$tmp/err") || fail "a suite reading its own files"
-    cp "$data/admitted.yaml" "$tmp/outside/pod.yaml"
-    printf 'apiVersion: gpuadmit.io/v1alpha1\nkind: Test\nname: s\ncases:\n- {name: c, file: ../../outside/pod.yaml, expect: {allowed: true}}\n' \
-        >"$tmp/repo/suite/gpuadmit-test.yaml"
-    (cd "$tmp/repo" && "$gpuadmit" test suite >"$tmp/out" 2>"$tmp/err"; test $? -eq 2) || fail "../ outside the root"
-    (cd "$tmp/repo" && "$gpuadmit" test --root "$tmp" suite >"$tmp/out" 2>"$tmp/err") || fail "--root allows more"
-}
-
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2

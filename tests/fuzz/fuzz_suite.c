@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     gpa_suite_t suite;
     gpa_error_t err = {0};
-    if (gpa_suite_load(suite_path, NULL, &suite, &err) != 0) {
+    if (gpa_suite_load(suite_path, &suite, &err) != 0) {
         if (err.message[0] == '\0' || err.source == NULL)
             abort();
     } else {

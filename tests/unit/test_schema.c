@@ -79,7 +79,7 @@ static const char *suite_error(const char *text)
     close(fd);
     gpa_suite_t s;
     gpa_error_t err = {0};
-    ck_assert_int_eq(gpa_suite_load(path, NULL, &s, &err), -1);
+    ck_assert_int_eq(gpa_suite_load(path, &s, &err), -1);
     ck_assert_msg(err.path[0] != '.', "stray dot: %s", err.path);
     ck_assert_str_eq(err.source, path);
     err.source = "suite.yaml";

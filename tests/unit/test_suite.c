@@ -63,7 +63,7 @@ static const char *load_error(const char *text)
     gpa_suite_t s;
     gpa_error_t err = {0};
     const char *path = put("gpuadmit-test.yaml", text);
-    ck_assert_int_eq(gpa_suite_load(path, NULL, &s, &err), -1);
+    ck_assert_int_eq(gpa_suite_load(path, &s, &err), -1);
     gpa_error_format(&err, msg, sizeof(msg));
     gpa_suite_dispose(&s);
     return msg;
@@ -80,7 +80,7 @@ START_TEST(test_load_example_suite)
 {
     gpa_suite_t s;
     gpa_error_t err = {0};
-    int rc = gpa_suite_load("examples/tests/koordinator/gpuadmit-test.yaml", NULL, &s, &err);
+    int rc = gpa_suite_load("examples/tests/koordinator/gpuadmit-test.yaml", &s, &err);
     char msg[1024];
     gpa_error_format(&err, msg, sizeof(msg));
     ck_assert_msg(rc == 0, "%s", msg);
@@ -119,7 +119,7 @@ START_TEST(test_load_every_object_form)
                                          "  mutate: false\n  expect: {allowed: true}\n");
     gpa_suite_t s;
     gpa_error_t err = {0};
-    ck_assert_int_eq(gpa_suite_load(path, NULL, &s, &err), 0);
+    ck_assert_int_eq(gpa_suite_load(path, &s, &err), 0);
     ck_assert_uint_eq(s.ncases, 5);
     ck_assert_str_eq(s.cases[0].object_desc, "Pod/a");
     ck_assert_ptr_nonnull(s.cases[2].object);
@@ -275,7 +275,7 @@ static void run_one(const char *suite_text, size_t index, gpa_suite_result_t *r,
     gpa_error_t err = {0};
     const char *path = put("gpuadmit-test.yaml", suite_text);
     char msg[1024];
-    int rc = gpa_suite_load(path, NULL, s, &err);
+    int rc = gpa_suite_load(path, s, &err);
     gpa_error_format(&err, msg, sizeof(msg));
     ck_assert_msg(rc == 0, "%s", msg);
     gpa_suite_run_case(a, s, &s->cases[index], r);
