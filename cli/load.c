@@ -141,8 +141,7 @@ static int collect_dir(const char *dir, const struct stat *st, int depth, const 
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
             list_push(&names, gpa_xstrdup(e->d_name));
     closedir(d);
-    if (names.len > 1) /* an empty directory has no list at all: qsort(NULL, 0) is undefined */
-        qsort(names.items, names.len, sizeof(*names.items), cmp_str);
+    qsort(names.items, names.len, sizeof(*names.items), cmp_str);
     ancestor_t self = {st->st_dev, st->st_ino, up};
     int rc = 0;
     for (size_t i = 0; i < names.len; i++) {

@@ -124,10 +124,6 @@ case_directories() {
     # A directory given with a trailing slash, and mixed with files.
     expect_exit 0 "$gpuadmit" validate "$data/tree/c/" "$data/admitted.yaml"
     expect_grep "$tmp/out" "^3 objects: 3 allowed, 0 denied"
-    # An empty subdirectory is walked (nothing in it) without sorting an empty list (a sanitizer build died on it).
-    mkdir -p "$tmp/withempty/empty"
-    cp "$data/admitted.yaml" "$tmp/withempty/"
-    expect_exit 0 "$gpuadmit" validate "$tmp/withempty"
     # Hidden manifests are read (kubectl apply -f DIR applies them); a symlink loop is reported once, and
     # nothing under it is read twice.
     mkdir -p "$tmp/dir/sub"
