@@ -17,14 +17,16 @@
 #include <sys/stat.h>
 
 #define CHUNK (64 * 1024)
-/* What one document (or the whole of a file read at once) may take: as load.c's gpa_read_file. */
-#define MAX_PIECE_BYTES ((size_t)1 << 30)
+/* What one document, the whole of a file read at once, or all of a file or stdin may take: as load.c's
+ * gpa_read_file. A regular file is measured when opened; stdin (a pipe) is counted as it is read. */
+#define MAX_PIECE_BYTES GPA_LOAD_MAX_BYTES
 
 typedef struct st_reader_t {
     const char *file;
     FILE *f;
-    FILE *tee;   /* a pipe's bytes are copied here until it is known whether they must be read twice */
-    char *chunk; /* CHUNK bytes */
+    size_t taken; /* bytes read from f so far: a pipe has no size to check up front */
+    FILE *tee;    /* a pipe's bytes are copied here until it is known whether they must be read twice */
+    char *chunk;  /* CHUNK bytes */
     gpa_arena_t arenas[2];
     gpa_input_cb cb;
     void *ctx;
@@ -62,6 +64,10 @@ static gpa_stream_status_t pull(reader_t *r, gpa_stream_t *s, gpa_arena_t *a, gp
         while (fed < want && (got = fread(room = gpa_stream_space(s, CHUNK), 1, CHUNK, r->f)) > 0) {
             gpa_stream_commit(s, got);
             fed += got;
+            if ((r->taken += got) > MAX_PIECE_BYTES) {
+                gpa_error_set(err, 0, 0, "", "more than the %zu bytes an input may have: refused", MAX_PIECE_BYTES);
+                return GPA_STREAM_ERROR;
+            }
             if (r->tee != NULL && fwrite(room, 1, got, r->tee) != got)
                 break;
         }
@@ -164,13 +170,17 @@ static int walk_yaml(reader_t *r, gpa_stream_t *s, gpa_value_t *first, gpa_error
 static int switch_to_copy(reader_t *r)
 {
     size_t got;
-    while ((got = fread(r->chunk, 1, CHUNK, r->f)) > 0)
+    while ((got = fread(r->chunk, 1, CHUNK, r->f)) > 0) {
+        if ((r->taken += got) > MAX_PIECE_BYTES)
+            return -1;
         if (fwrite(r->chunk, 1, got, r->tee) != got)
             return -1;
+    }
     if (ferror(r->f) || fflush(r->tee) != 0 || fseek(r->tee, 0, SEEK_SET) != 0)
         return -1;
     r->f = r->tee;
     r->tee = NULL;
+    r->taken = 0; /* the copy is read from its start */
     return 0;
 }
 
@@ -186,8 +196,12 @@ static int walk_stream(reader_t *r)
     if (r->tee != NULL && gpa_stream_is_json(s)) { /* a pipe of JSON may be read twice: from the copy */
         gpa_stream_free(s);
         gpa_arena_clear(a);
-        if (switch_to_copy(r) != 0)
+        if (switch_to_copy(r) != 0 && r->taken > MAX_PIECE_BYTES) {
+            gpa_error_set(&err, 0, 0, "", "more than the %zu bytes an input may have: refused", MAX_PIECE_BYTES);
+            return report(r, &err);
+        } else if (r->tee != NULL) { /* switch_to_copy failed otherwise: errno says why */
             return report_errno(r, r->file, "cannot read");
+        }
         return walk_stream(r);
     }
     if (r->tee != NULL) { /* YAML is read once: no copy needed */
@@ -220,9 +234,12 @@ static int walk_file(reader_t *r, const char *file)
     int is_stdin = strcmp(file, "-") == 0;
     struct stat st;
     r->file = file;
-    r->f = is_stdin ? stdin : fopen(file, "rb");
+    r->taken = 0;
+    gpa_error_t err = {0};
+    gpa_error_init(&err, file);
+    r->f = is_stdin ? stdin : gpa_open_regular(file, MAX_PIECE_BYTES, &err);
     if (r->f == NULL)
-        return report_errno(r, file, "cannot open");
+        return report(r, &err);
     /* stdin that is not a regular file cannot be read twice: its bytes are copied as they are read, until the
      * first piece tells JSON (which may need a second reading: from the copy) from YAML (which does not). */
     if (is_stdin && (fstat(fileno(stdin), &st) != 0 || !S_ISREG(st.st_mode)) && (r->tee = tmpfile()) == NULL)

@@ -5,16 +5,17 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/arena.h"
 
-/* Inputs bigger than this are refused rather than read: no manifest or inventory comes near it. */
-#define MAX_INPUT_BYTES ((size_t)1 << 30)
 /* Directory recursion bound (symlink loops are caught before it, by device and inode). */
 #define MAX_DIR_DEPTH 32
 
@@ -141,7 +142,8 @@ static int collect_dir(const char *dir, const struct stat *st, int depth, const 
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
             list_push(&names, gpa_xstrdup(e->d_name));
     closedir(d);
-    qsort(names.items, names.len, sizeof(*names.items), cmp_str);
+    if (names.len > 1) /* an empty directory has no list at all: qsort(NULL, 0) is undefined */
+        qsort(names.items, names.len, sizeof(*names.items), cmp_str);
     ancestor_t self = {st->st_dev, st->st_ino, up};
     int rc = 0;
     for (size_t i = 0; i < names.len; i++) {
@@ -186,26 +188,66 @@ int gpa_load_files(const char *const *paths, size_t npaths, gpa_load_files_t *ou
     return rc;
 }
 
-char *gpa_read_file(const char *path, size_t *len, gpa_error_t *err)
+/* What a file that is not a regular one is, for the error. */
+static const char *file_kind(mode_t mode)
 {
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (f == NULL) {
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+FILE *gpa_open_regular(const char *path, size_t max, gpa_error_t *err)
+{
+    /* O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever, before fstat could refuse it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
         gpa_error_set(err, 0, 0, "", "cannot open: %s", strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        gpa_error_set(err, 0, 0, "", "cannot read: %s", strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        gpa_error_set(err, 0, 0, "", "%s, not a regular file: refused", file_kind(st.st_mode));
+    } else if ((uintmax_t)st.st_size > max) {
+        gpa_error_set(err, 0, 0, "", "%jd bytes, more than the %zu bytes an input may have: refused", (intmax_t)st.st_size, max);
+    } else {
+        int fl = fcntl(fd, F_GETFL);
+        FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+        if (f != NULL)
+            return f;
+        gpa_error_set(err, 0, 0, "", "cannot read: %s", strerror(errno));
+    }
+    close(fd);
+    return NULL;
+}
+
+char *gpa_read_file_max(const char *path, size_t max, size_t *len, gpa_error_t *err)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : gpa_open_regular(path, max, err);
+    if (f == NULL)
+        return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = gpa_xmalloc(cap + 1);
     for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
+        /* One byte past max is asked for, so a file that grew (or a stdin) past it is told from one at it. */
+        size_t want = (cap < max + 1 ? cap : max + 1) - n;
+        size_t got = fread(buf + n, 1, want, f);
         n += got;
+        if (n > max) {
+            gpa_error_set(err, 0, 0, "", "more than the %zu bytes an input may have: refused", max);
+            goto Error;
+        }
         if (got == 0)
             break;
         if (n == cap) {
-            if (cap >= MAX_INPUT_BYTES) {
-                gpa_error_set(err, 0, 0, "", "larger than %zu bytes", MAX_INPUT_BYTES);
-                goto Error;
-            }
             cap *= 2;
             buf = gpa_xrealloc(buf, cap + 1);
         }
@@ -224,6 +266,11 @@ Error:
         fclose(f);
     free(buf);
     return NULL;
+}
+
+char *gpa_read_file(const char *path, size_t *len, gpa_error_t *err)
+{
+    return gpa_read_file_max(path, GPA_LOAD_MAX_BYTES, len, err);
 }
 
 int gpa_load_config(const char *path, gpa_config_t **out, const gpa_load_report_t *rep)

@@ -15,6 +15,7 @@
 #define GPA_CLI_LOAD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "alloc/inventory.h"
 #include "base/error.h"
@@ -53,8 +54,23 @@ typedef struct st_gpa_load_files_t {
 int gpa_load_files(const char *const *paths, size_t npaths, gpa_load_files_t *out, const gpa_load_report_t *rep);
 void gpa_load_files_dispose(gpa_load_files_t *files);
 
-/* Whole file ("-" = stdin) into a new NUL-terminated heap buffer (caller frees); NULL with err on failure. */
+/* The most the CLI reads from one input (a file or stdin): no manifest, inventory or configuration comes near
+ * it, and /dev/zero given as stdin stops here instead of filling memory. */
+#define GPA_LOAD_MAX_BYTES ((size_t)256 << 20)
+
+/*
+ * Opens path for reading when it is a regular file, else NULL with err saying what it is ("a FIFO", "a
+ * device", "a directory"...): the open itself never blocks (a FIFO without a writer), and what is read is the
+ * file that was checked (fstat on the open descriptor). A file larger than max bytes is refused here too. The
+ * caller closes the FILE. "-" is not handled here (see gpa_read_file).
+ */
+FILE *gpa_open_regular(const char *path, size_t max, gpa_error_t *err);
+
+/* Whole file ("-" = stdin) into a new NUL-terminated heap buffer (caller frees); NULL with err on failure: not a
+ * regular file (stdin may be a pipe), or more than GPA_LOAD_MAX_BYTES. */
 char *gpa_read_file(const char *path, size_t *len, gpa_error_t *err);
+/* As gpa_read_file, with at most max bytes (at most GPA_LOAD_MAX_BYTES is sensible). */
+char *gpa_read_file_max(const char *path, size_t max, size_t *len, gpa_error_t *err);
 
 /* A configuration from one file (--config F), new; the defaults when path is NULL. Returns 0 or -1 (reported). */
 int gpa_load_config(const char *path, gpa_config_t **out, const gpa_load_report_t *rep);

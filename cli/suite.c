@@ -31,8 +31,10 @@ typedef struct st_indexed_t {
 typedef struct st_loader_t {
     gpa_suite_t *s;
     gpa_arena_t *a;
-    const char *file; /* the suite file */
-    const char *dir;  /* its directory with a trailing '/', or "" */
+    const char *file;         /* the suite file */
+    const char *dir;          /* its directory with a trailing '/', or "" */
+    const char *const *roots; /* the folders files may be read from, resolved (realpath): the suite's first */
+    size_t nroots;
     gpa_error_t *err;
     GPA_VEC(indexed_t) index;
 } loader_t;
@@ -121,14 +123,39 @@ static const char *resolve(loader_t *l, const char *rel)
     return rel[0] == '/' ? rel : gpa_arena_printf(l->a, "%s%s", l->dir, rel);
 }
 
-/* Reads a file named at `node`; a failure is reported at the node, in the suite file. */
+/* Whether the resolved path real lies under the resolved folder root (or is it). */
+static int is_under(const char *real, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return 1;
+    return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* Reads a file named at `node`, when it resolves under one of the allowed folders (the symlinks it goes through
+ * included: the file read is the resolved one); a failure is reported at the node, in the suite file. */
 static char *read_named(loader_t *l, const gpa_value_t *node, const char *path, const char *file, size_t *len)
 {
-    gpa_error_t rerr = {0};
-    gpa_error_init(&rerr, file);
-    char *text = gpa_read_file(file, len, &rerr);
-    if (text == NULL)
-        fail(l, node, path, "cannot read %s: %s", file, rerr.message);
+    char *real = realpath(file, NULL);
+    if (real == NULL) {
+        fail(l, node, path, "cannot read %s: %s", file, strerror(errno));
+        return NULL;
+    }
+    size_t i = 0;
+    while (i < l->nroots && !is_under(real, l->roots[i]))
+        i++;
+    char *text = NULL;
+    if (i == l->nroots) {
+        fail(l, node, path, "%s is outside the suite's directory (%s): not read (gpuadmit test --allow-read DIR)", file,
+             l->roots[0]);
+    } else {
+        gpa_error_t rerr = {0};
+        gpa_error_init(&rerr, file);
+        text = gpa_read_file_max(real, GPA_SUITE_MAX_FILE_BYTES, len, &rerr);
+        if (text == NULL)
+            fail(l, node, path, "cannot read %s: %s", file, rerr.message);
+    }
+    free(real);
     return text;
 }
 
@@ -609,18 +636,42 @@ static int load_root(loader_t *l, gpa_value_t *root)
     return load_cases(l, gpa_value_get(root, "cases"));
 }
 
+/* The allowed folders, resolved into the arena: the suite's own directory first, then each of allow. */
+static int resolve_roots(loader_t *l, const char *const *allow, size_t nallow)
+{
+    const char **roots = gpa_arena_calloc(l->a, nallow + 1, sizeof(*roots));
+    for (size_t i = 0; i <= nallow; i++) {
+        const char *dir = i == 0 ? (l->dir[0] != '\0' ? l->dir : ".") : allow[i - 1];
+        char *real = realpath(dir, NULL);
+        if (real == NULL)
+            return gpa_error_set(l->err, 0, 0, "", "cannot resolve the folder %s: %s", dir, strerror(errno));
+        roots[i] = gpa_arena_strdup(l->a, real);
+        free(real);
+    }
+    l->roots = roots;
+    l->nroots = nallow + 1;
+    return 0;
+}
+
 int gpa_suite_load(const char *path, gpa_suite_t *suite, gpa_error_t *err)
+{
+    return gpa_suite_load_from(path, NULL, 0, suite, err);
+}
+
+int gpa_suite_load_from(const char *path, const char *const *allow, size_t nallow, gpa_suite_t *suite, gpa_error_t *err)
 {
     memset(suite, 0, sizeof(*suite));
     gpa_arena_init(&suite->arena);
-    loader_t l = {suite, &suite->arena, NULL, "", err, {0}};
+    loader_t l = {suite, &suite->arena, NULL, "", NULL, 0, err, {0}};
     l.file = suite->file = gpa_arena_strdup(l.a, path);
     const char *slash = strrchr(path, '/');
     if (slash != NULL)
         l.dir = gpa_arena_strndup(l.a, path, (size_t)(slash - path) + 1);
     gpa_error_init(err, l.file);
+    if (resolve_roots(&l, allow, nallow) != 0)
+        return -1;
     size_t len;
-    char *text = gpa_read_file(path, &len, err);
+    char *text = gpa_read_file_max(path, GPA_SUITE_MAX_FILE_BYTES, &len, err);
     if (text == NULL)
         return -1;
     gpa_docs_t docs;

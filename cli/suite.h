@@ -34,8 +34,11 @@
  *         minors: [0, 1]             # optional: the minors of the Pod's device shares, in fit's order
  *         annotations: {k: v}        # optional: each annotation fit prints equals this value
  *
- * Errors: an unknown field, a wrong type, a missing file, a reference to no object (or to two), an unknown
- * rule or mutation id all fail the load with gpa_error_t naming the file, line and column.
+ * Files: every path is relative to the suite file's directory and must resolve under it (see
+ * gpa_suite_load_from for the folders that may be allowed besides).
+ *
+ * Errors: an unknown field, a wrong type, a missing file, a file outside the suite's directory, a reference to no object (or to
+ * two), an unknown rule or mutation id all fail the load with gpa_error_t naming the file, line and column.
  *
  * Ownership: a gpa_suite_t owns an arena holding every document and string it read, and one reference to
  * its configuration and inventory; gpa_suite_dispose() releases all of it.
@@ -115,6 +118,19 @@ typedef struct st_gpa_suite_t {
  * calling gpa_suite_dispose(), which the caller calls in either case.
  */
 int gpa_suite_load(const char *path, gpa_suite_t *suite, gpa_error_t *err);
+
+/* The most bytes one file a suite reads may have (the suite file, its config, inventory, resources, objects). */
+#define GPA_SUITE_MAX_FILE_BYTES ((size_t)16 << 20)
+
+/*
+ * As gpa_suite_load, with more folders a suite may read from. By default a suite reads only regular files
+ * under its own directory: every path it names (relative, absolute, through `..` or a symlink) is resolved
+ * (realpath) and must lie under the suite file's directory, or under one of the `allow` folders (borrowed,
+ * nallow of them; `gpuadmit test --allow-read DIR`), so that a suite in a pull request cannot make CI read
+ * and print a file of the runner (docs/decisions.md). A path outside, a file that is not a regular one, or
+ * one larger than GPA_SUITE_MAX_FILE_BYTES fails the load, naming the path and never its content.
+ */
+int gpa_suite_load_from(const char *path, const char *const *allow, size_t nallow, gpa_suite_t *suite, gpa_error_t *err);
 /* Releases everything the suite holds; a zeroed or already-disposed suite is fine. */
 void gpa_suite_dispose(gpa_suite_t *suite);
 

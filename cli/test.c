@@ -1,5 +1,5 @@
 /*
- * gpuadmit test [--run REGEX] [-o text|json|junit] PATH...
+ * gpuadmit test [--run REGEX] [-o text|json|junit] [--allow-read DIR]... PATH...
  *
  * Finds the suites under PATH (cli/suite.h), runs the selected cases through the engine and prints a table,
  * JSON or JUnit XML. Exit 0 when every case passes, 1 when any fails, 2 when a suite cannot be read or no case
@@ -25,6 +25,8 @@ typedef struct st_options_t {
     const char *run;
     char **paths;
     size_t npaths;
+    const char **allow; /* --allow-read DIR: folders every suite may read from besides its own */
+    size_t nallow;
 } options_t;
 
 typedef struct st_run_t {
@@ -36,13 +38,15 @@ typedef struct st_run_t {
     gpa_arena_t arena; /* the results */
 } run_t;
 
-static const char usage[] = "usage: gpuadmit test [--run REGEX] [-o text|json|junit] PATH...\n"
+static const char usage[] = "usage: gpuadmit test [--run REGEX] [-o text|json|junit] [--allow-read DIR]... PATH...\n"
                             "\n"
                             "Runs the test suites (files named " GPA_SUITE_FILE_NAME ") found under each PATH.\n"
                             "PATH: suite files, or directories searched recursively for them.\n"
                             "\n"
                             "  --run REGEX       only the cases whose name or suite/case matches (POSIX ERE)\n"
                             "  -o, --output FMT  text (a table, default), json, or junit (JUnit XML)\n"
+                            "  --allow-read DIR  a suite may also read files under DIR (repeatable; by default only\n"
+                            "                    files under the suite file's own directory are read)\n"
                             "\n"
                             "exit: 0 all passed, 1 a case failed, 2 usage error, no case found or a suite could not be read\n";
 
@@ -64,6 +68,7 @@ static int parse_args(int argc, char **argv, options_t *o)
 {
     int only_paths = 0;
     o->paths = gpa_xcalloc((size_t)argc + 1, sizeof(*o->paths));
+    o->allow = gpa_xcalloc((size_t)argc + 1, sizeof(*o->allow));
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         int has_value = i + 1 < argc;
@@ -79,6 +84,10 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (strncmp(arg, "--output=", 9) == 0) {
             if (parse_format(arg + 9, &o->format) != 0)
                 return -1;
+        } else if (strcmp(arg, "--allow-read") == 0 && has_value) {
+            o->allow[o->nallow++] = argv[++i];
+        } else if (strncmp(arg, "--allow-read=", 13) == 0) {
+            o->allow[o->nallow++] = arg + 13;
         } else if (strcmp(arg, "--run") == 0 && has_value) {
             o->run = argv[++i];
         } else if (strncmp(arg, "--run=", 6) == 0) {
@@ -107,11 +116,11 @@ static void report_error(const gpa_error_t *err)
     fprintf(stderr, "gpuadmit test: %s\n", msg);
 }
 
-static void load_suite(run_t *r, const char *file)
+static void load_suite(run_t *r, const options_t *o, const char *file)
 {
     gpa_error_t err = {0};
     gpa_suite_t s;
-    if (gpa_suite_load(file, &s, &err) != 0) {
+    if (gpa_suite_load_from(file, o->allow, o->nallow, &s, &err) != 0) {
         report_error(&err);
         gpa_suite_dispose(&s);
         r->unreadable = 1;
@@ -132,7 +141,7 @@ static void load_all(run_t *r, const options_t *o)
             r->unreadable = 1;
         }
         for (size_t k = 0; k < nfiles; k++) {
-            load_suite(r, files[k]);
+            load_suite(r, o, files[k]);
             free(files[k]);
         }
         free(files);
@@ -401,10 +410,11 @@ static int run_selected(run_t *r, const options_t *o)
 
 int gpa_cmd_test(int argc, char **argv)
 {
-    options_t o = {FORMAT_TEXT, NULL, NULL, 0};
+    options_t o = {.format = FORMAT_TEXT};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         free(o.paths);
+        free(o.allow);
         if (rc > 0)
             fputs(usage, stdout);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
@@ -417,5 +427,6 @@ int gpa_cmd_test(int argc, char **argv)
     free(r.suites);
     gpa_arena_dispose(&r.arena);
     free(o.paths);
+    free(o.allow);
     return rc;
 }

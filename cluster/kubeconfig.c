@@ -4,9 +4,12 @@
 #include "kubeconfig.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/arena.h"
 #include "document/docs.h"
@@ -26,22 +29,47 @@ typedef struct st_reader_t {
     gpa_error_t *err;
 } reader_t;
 
+/* A kubeconfig, or a file it names (certificates, keys, a token), larger than this is refused: real ones are a few KiB. */
+#define MAX_KUBECONFIG_FILE_BYTES ((size_t)16 << 20)
+
+/* Opens path when it is a regular file (never waiting on a FIFO: O_NONBLOCK until fstat says what it is). */
+static FILE *open_regular(const char *path, gpa_error_t *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        gpa_error_set(err, 0, 0, NULL, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    int fl = -1;
+    FILE *f = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        gpa_error_set(err, 0, 0, NULL, "cannot read %s: not a regular file", path);
+    else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 || (f = fdopen(fd, "rb")) == NULL)
+        gpa_error_set(err, 0, 0, NULL, "cannot read %s: %s", path, strerror(errno));
+    if (f == NULL)
+        close(fd);
+    return f;
+}
+
 static int read_whole_file(void *ctx, const char *path, char **data, size_t *len, gpa_error_t *err)
 {
     (void)ctx;
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular(path, err);
     if (f == NULL)
-        return gpa_error_set(err, 0, 0, NULL, "cannot read %s: %s", path, strerror(errno));
+        return -1;
     gpa_buf_t b = GPA_BUF_INIT;
     char chunk[8192];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+    while (b.len <= MAX_KUBECONFIG_FILE_BYTES && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
         gpa_buf_append(&b, chunk, n);
     int failed = ferror(f);
     fclose(f);
-    if (failed) {
+    if (failed || b.len > MAX_KUBECONFIG_FILE_BYTES) {
         gpa_buf_dispose(&b);
-        return gpa_error_set(err, 0, 0, NULL, "cannot read %s", path);
+        return failed ? gpa_error_set(err, 0, 0, NULL, "cannot read %s", path)
+                      : gpa_error_set(err, 0, 0, NULL, "cannot read %s: more than %zu bytes: refused", path,
+                                      MAX_KUBECONFIG_FILE_BYTES);
     }
     gpa_buf_append(&b, "", 0);
     if (b.base == NULL)

@@ -8,14 +8,14 @@ if(TARGET gpuadmit)
   foreach(suite ${GPA_FIDELITY_SUITES})
     get_filename_component(dir ${suite} DIRECTORY)
     file(RELATIVE_PATH rel ${CMAKE_SOURCE_DIR}/tests/fidelity ${dir})
-    add_test(NAME fidelity/${rel} COMMAND $<TARGET_FILE:gpuadmit> test ${suite} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+    add_test(NAME fidelity/${rel} COMMAND $<TARGET_FILE:gpuadmit> test --allow-read tests/fidelity ${suite} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
     set_tests_properties(fidelity/${rel} PROPERTIES LABELS "suites;fidelity")
   endforeach()
 
   file(GLOB GPA_FIDELITY_PENDING CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fidelity/pending/*.yaml)
   if(GPA_FIDELITY_PENDING)
     add_test(NAME fidelity_pending_readable
-             COMMAND sh -c "\"$0\" test \"$@\" > /dev/null; test $? -le 1" $<TARGET_FILE:gpuadmit> ${GPA_FIDELITY_PENDING}
+             COMMAND sh -c "\"$0\" test --allow-read tests/fidelity \"$@\" > /dev/null; test $? -le 1" $<TARGET_FILE:gpuadmit> ${GPA_FIDELITY_PENDING}
              WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
     set_tests_properties(fidelity_pending_readable PROPERTIES LABELS "suites;fidelity")
   endif()

@@ -1,5 +1,6 @@
 #include "kube/decode.h"
 #include "kube/workloads.h"
+#include "base/buf.h"
 #include "document/schema.h"
 
 #include <stdio.h>
@@ -96,12 +97,38 @@ static int member(decoder_t *d, const gpa_value_t *obj, const char *key, gpa_vty
     return 0;
 }
 
+/*
+ * A tenant's string as the engine compares it: itself, or, when it holds a NUL (JSON's \u0000; Go compares the whole
+ * value), the text with each NUL written as the six characters \u0000, so that a C comparison never stops at it:
+ * "binpack\0x" is no policy, "<uuid>\0x" no card's UUID, and messages show the NUL (docs/decisions.md).
+ */
+static const char *exact(decoder_t *d, const char *s, size_t len)
+{
+    if (s == NULL || memchr(s, '\0', len) == NULL)
+        return s;
+    gpa_buf_t b = GPA_BUF_INIT;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '\0')
+            gpa_buf_puts(&b, "\\u0000");
+        else
+            gpa_buf_putc(&b, s[i]);
+    const char *out = gpa_arena_strndup(d->a, b.base, b.len);
+    gpa_buf_dispose(&b);
+    return out;
+}
+
+/* A string node's text (exact), or NULL for no node or another type. */
+static const char *string_text(decoder_t *d, const gpa_value_t *v)
+{
+    return v != NULL && v->type == GPA_VSTRING ? exact(d, v->u.str.ptr, v->u.str.len) : NULL;
+}
+
 static int string_member(decoder_t *d, const gpa_value_t *obj, const char *key, where_t parent, const char **out)
 {
     gpa_value_t *v;
     if (member(d, obj, key, GPA_VSTRING, parent, &v) != 0)
         return -1;
-    *out = v != NULL ? v->u.str.ptr : NULL;
+    *out = v != NULL ? exact(d, v->u.str.ptr, v->u.str.len) : NULL;
     return 0;
 }
 
@@ -125,7 +152,8 @@ static void lenient_pairs(decoder_t *d, const gpa_value_t *obj, gpa_pair_t **out
     for (size_t i = 0; i < obj->u.object.len; i++) {
         const gpa_member_t *m = &obj->u.object.members[i];
         if (m->value->type == GPA_VSTRING)
-            pairs[(*n)++] = (gpa_pair_t){m->key, m->value->u.str.ptr, m->value->line, m->value->column};
+            pairs[(*n)++] = (gpa_pair_t){exact(d, m->key, m->key_len), exact(d, m->value->u.str.ptr, m->value->u.str.len),
+                                         m->value->line, m->value->column};
     }
     *out = pairs;
 }
@@ -160,11 +188,11 @@ static int decode_node_selector(decoder_t *d, const gpa_value_t *spec, where_t s
     for (size_t i = 0; i < selector->u.object.len; i++) {
         const gpa_member_t *m = &selector->u.object.members[i];
         const gpa_value_t *v = m->value;
-        const char *value = v->type == GPA_VSTRING   ? v->u.str.ptr
+        const char *value = v->type == GPA_VSTRING   ? exact(d, v->u.str.ptr, v->u.str.len)
                             : v->type == GPA_VNUMBER ? gpa_arena_printf(d->a, "%s (not a string)", v->u.str.ptr)
                             : v->type == GPA_VBOOL   ? (v->u.boolean ? "true (not a string)" : "false (not a string)")
                                                      : gpa_arena_printf(d->a, "(%s, not a string)", gpa_vtype_name(v->type));
-        pod->node_selector[i] = (gpa_pair_t){m->key, value, v->line, v->column};
+        pod->node_selector[i] = (gpa_pair_t){exact(d, m->key, m->key_len), value, v->line, v->column};
     }
     pod->nnode_selector = selector->u.object.len;
     return 0;
@@ -420,7 +448,7 @@ static int decode_requirement(decoder_t *d, const gpa_value_t *v, where_t w, gpa
         const gpa_value_t *s = values->u.array.items[i];
         if (s->type != GPA_VSTRING)
             return wrong_type(d, s, gpa_arena_printf(d->a, "%s.values[%zu]", w.path, i), GPA_VSTRING);
-        req->values[i] = s->u.str.ptr;
+        req->values[i] = exact(d, s->u.str.ptr, s->u.str.len);
     }
     req->nvalues = values->u.array.len;
     return 0;
@@ -602,7 +630,7 @@ static int decode_metadata(decoder_t *d, const gpa_value_t *root, int read)
         return -1;
     /* The namespace is compared as a C string (excluded namespaces): one holding a NUL would be cut short there. */
     const gpa_value_t *ns = obj->ns != NULL ? gpa_value_get(meta, "namespace") : NULL;
-    if (ns != NULL && memchr(obj->ns, '\0', ns->u.str.len) != NULL)
+    if (ns != NULL && memchr(ns->u.str.ptr, '\0', ns->u.str.len) != NULL)
         return gpa_schema_fail(d->err, ns, gpa_schema_path(d->a, mw.path, "namespace"), "must not contain a NUL character");
     if (meta != NULL && !read)
         obj->ns = scalar_text(gpa_value_get(meta, "namespace"));
@@ -681,8 +709,8 @@ int gpa_decode_object_with(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_va
     obj->line = doc->line;
     obj->column = doc->column;
     /* Not strings: then not a kind gpuadmit reads (the API server refuses it). */
-    obj->api_version = gpa_value_string(gpa_value_get(doc, "apiVersion"));
-    obj->kind = gpa_value_string(gpa_value_get(doc, "kind"));
+    obj->api_version = string_text(&d, gpa_value_get(doc, "apiVersion"));
+    obj->kind = string_text(&d, gpa_value_get(doc, "kind"));
     if (obj->api_version == NULL)
         obj->api_version = "";
     if (obj->kind == NULL)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "document/json.h"
 #include "kube/quantity.h"
@@ -126,32 +127,73 @@ static int group_gpu_key(const char *name, size_t len)
     return gpu_key(low, len);
 }
 
-/* Trims what KubeRay trims around rayStartParams.resources: quotes, backticks and spaces. */
-static void trim_resources(const char *text, size_t *start, size_t *end)
+/* [*s, *e) of text[0..len) with the bytes of `cut` taken off both ends. */
+static void trim(const char *text, size_t len, const char *cut, size_t *s, size_t *e)
 {
-    static const char cut[] = "'\"` ";
-    size_t s = 0, e = strlen(text);
-    while (s < e && strchr(cut, text[s]) != NULL)
-        s++;
-    while (e > s && strchr(cut, text[e - 1]) != NULL)
-        e--;
-    *start = s;
-    *end = e;
+    size_t n = strlen(cut);
+    *s = 0;
+    *e = len;
+    while (*s < *e && memchr(cut, text[*s], n) != NULL)
+        ++*s;
+    while (*e > *s && memchr(cut, text[*e - 1], n) != NULL)
+        --*e;
 }
 
-/* rayStartParams.resources as KubeRay reads it: a JSON object of numbers. NULL when it is not one. */
-static const gpa_value_t *resources_object(gpa_arena_t *a, const char *text)
+#define JSON_SPACE " \t\r\n"
+
+/* text[0..len) as one JSON object of numbers (JSON whitespace around it allowed), or NULL. */
+static const gpa_value_t *object_of_numbers(gpa_arena_t *a, const char *text, size_t len)
 {
-    size_t s, e;
-    trim_resources(text, &s, &e);
     gpa_value_t *v;
     gpa_error_t err = {0};
-    if (gpa_json_parse(a, text + s, e - s, &v, &err) != 0 || v->type != GPA_VOBJECT)
+    if (gpa_json_parse(a, text, len, &v, &err) != 0 || v->type != GPA_VOBJECT)
         return NULL;
     for (size_t i = 0; i < v->u.object.len; i++)
         if (v->u.object.members[i].value->type != GPA_VNUMBER)
             return NULL;
     return v;
+}
+
+/* rayStartParams.resources, read. */
+typedef struct st_resources_t {
+    const gpa_value_t *obj; /* the JSON object of numbers */
+    const char *json;       /* its text, from '{' to '}' (inside the decoded string for the escaped form) */
+    size_t len;
+    size_t pre, post; /* the value's bytes [0, pre) and [post, end) around the object (or the JSON string) */
+    int escaped;      /* KubeRay's escaped form: a JSON string whose content is the object */
+} resources_t;
+
+/*
+ * Reads rayStartParams.resources (text, len bytes): 1 when it is exactly one JSON object of numbers, either as
+ * KubeRay reads it (the quotes, backticks and spaces it trims around it, then JSON whitespace), or in the escaped
+ * form of KubeRay's ray-job.resources.yaml sample ('"{\"resource1\": 2}"': a JSON string holding the object, as
+ * the `ray start` command line takes it). A NUL anywhere: 0 (it would cut the value short on its way to Ray).
+ */
+static int read_resources(gpa_arena_t *a, const char *text, size_t len, resources_t *out)
+{
+    size_t s, e;
+    memset(out, 0, sizeof(*out));
+    if (memchr(text, '\0', len) != NULL)
+        return 0;
+    trim(text, len, "'` " JSON_SPACE, &s, &e);
+    gpa_value_t *str;
+    gpa_error_t err = {0};
+    if (e - s >= 2 && text[s] == '"' && gpa_json_parse(a, text + s, e - s, &str, &err) == 0 && str->type == GPA_VSTRING) {
+        size_t is, ie;
+        trim(str->u.str.ptr, str->u.str.len, JSON_SPACE, &is, &ie);
+        if (memchr(str->u.str.ptr, '\0', str->u.str.len) != NULL ||
+            (out->obj = object_of_numbers(a, str->u.str.ptr + is, ie - is)) == NULL)
+            return 0;
+        *out = (resources_t){out->obj, str->u.str.ptr + is, ie - is, s, e, 1};
+        return 1;
+    }
+    trim(text, len, "'\"` ", &s, &e); /* strings.Trim(resourcesStr, "'\"` "), then what json.Unmarshal skips */
+    size_t js, je;
+    trim(text + s, e - s, JSON_SPACE, &js, &je);
+    if ((out->obj = object_of_numbers(a, text + s + js, je - js)) == NULL)
+        return 0;
+    *out = (resources_t){out->obj, text + s + js, je - js, s + js, s + je, 0};
+    return 1;
 }
 
 static void own_count(const char *text, const char *where, gpa_ray_count_t *out)
@@ -217,9 +259,12 @@ void gpa_ray_advertised(gpa_arena_t *a, const gpa_ray_group_t *g, gpa_ray_count_
     out->usable = 1;
     if (group_count(a, g, out))
         return;
-    const char *res = scalar_text(gpa_value_get(g->start_params, "resources"));
-    if (res != NULL && resources_object(a, res) == NULL) {
+    const gpa_value_t *res = gpa_value_get(g->start_params, "resources");
+    resources_t r;
+    if (scalar_text(res) != NULL && (!read_resources(a, res->u.str.ptr, res->u.str.len, &r) || r.escaped)) {
+        /* KubeRay's json.Unmarshal fails on the escaped form too (a backslash after its trim): no count derived */
         out->resources_unparsed = 1;
+        out->resources_escaped = r.escaped;
         return;
     }
     if (g->ray != NULL)
@@ -312,20 +357,33 @@ void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_
 
 /* ---- rayStartParams.resources --------------------------------------------------------------------------------- */
 
-const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, int64_t bytes)
+int gpa_ray_resources_is_object(gpa_arena_t *a, const char *text, size_t len)
+{
+    resources_t r;
+    return read_resources(a, text, len, &r);
+}
+
+const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, size_t len, int64_t bytes)
 {
     if (text == NULL)
         return gpa_arena_printf(a, "'{\"%s\":%lld}'", GPA_RAY_GPU_MEMORY, (long long)bytes); /* as KubeRay writes it */
-    const gpa_value_t *obj = resources_object(a, text);
-    if (obj == NULL || gpa_value_get(obj, GPA_RAY_GPU_MEMORY) != NULL)
+    resources_t r;
+    if (!read_resources(a, text, len, &r) || gpa_value_get(r.obj, GPA_RAY_GPU_MEMORY) != NULL)
         return NULL;
-    size_t s, e;
-    trim_resources(text, &s, &e);
-    /* The object's closing brace is the last byte of the trimmed text; insert after the last member's text. */
-    size_t at = e - 1;
-    while (at > s && strchr(" \t\r\n", text[at - 1]) != NULL)
+    /* Insert after the last member's text, before the closing brace (the object's last byte). */
+    size_t at = r.len - 1;
+    while (at > 0 && memchr(JSON_SPACE, r.json[at - 1], 4) != NULL)
         at--;
     /* No space: KubeRay puts the value on the `ray start` command line, where a space would split it. */
-    const char *sep = obj->u.object.len != 0 ? "," : "";
-    return gpa_arena_printf(a, "%.*s%s\"%s\":%lld%s", (int)at, text, sep, GPA_RAY_GPU_MEMORY, (long long)bytes, text + at);
+    const char *sep = r.obj->u.object.len != 0 ? "," : "";
+    const char *merged = gpa_arena_printf(a, "%.*s%s\"%s\":%lld%.*s", (int)at, r.json, sep, GPA_RAY_GPU_MEMORY, (long long)bytes,
+                                          (int)(r.len - at), r.json + at);
+    if (!r.escaped) /* the object's text in place, the bytes around it kept */
+        return gpa_arena_printf(a, "%.*s%s%.*s", (int)r.pre, text, merged, (int)(len - r.post), text + r.post);
+    /* The escaped form: the merged object written back as a JSON string, where the old one was. */
+    gpa_buf_t b = GPA_BUF_INIT;
+    gpa_buf_json_string(&b, merged, strlen(merged));
+    const char *out = gpa_arena_printf(a, "%.*s%.*s%.*s", (int)r.pre, text, (int)b.len, b.base, (int)(len - r.post), text + r.post);
+    gpa_buf_dispose(&b);
+    return out;
 }

@@ -55,6 +55,7 @@ typedef struct st_gpa_ray_count_t {
     const char *text;       /* the count as written (OWN) or the limit's value (LIMIT); NULL for NONE */
     const char *where;      /* "rayStartParams.num-gpus", "resources.GPU", or the limit's name; NULL for NONE */
     int resources_unparsed; /* rayStartParams.resources is given and is not a JSON object: nothing is derived */
+    int resources_escaped;  /* ... because it is the escaped form ('"{\"a\": 2}"'), which KubeRay cannot read */
 } gpa_ray_count_t;
 
 /* What Ray will advertise for group g, read as KubeRay derives it (above). */
@@ -87,11 +88,19 @@ typedef struct st_gpa_ray_devices_t {
 void gpa_ray_devices(unsigned dialects, const gpa_pod_facts_t *facts, const gpa_container_t *c, gpa_ray_devices_t *out);
 
 /*
- * rayStartParams.resources (a JSON object in a string, quotes around it allowed as KubeRay trims them) with
- * "gpu_memory":bytes added before its closing brace, the rest of the text kept byte for byte, no space added (the
- * value ends up on the `ray start` command line): arena-owned. `text` NULL: a new object written as KubeRay writes
- * one, '{"gpu_memory":bytes}'. NULL when text is not a JSON object of numbers or already names gpu_memory.
+ * rayStartParams.resources (text, len bytes: a NUL in it is part of the value) read as exactly one JSON object of
+ * numbers: quotes, backticks and spaces around it allowed as KubeRay trims them, then JSON whitespace; or KubeRay's
+ * escaped form, a JSON string holding the object ('"{\"resource1\": 2}"', ray-job.resources.yaml). Anything more
+ * (text after the object, a NUL, a second object) is not one: 0.
  */
-const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, int64_t bytes);
+int gpa_ray_resources_is_object(gpa_arena_t *a, const char *text, size_t len);
+
+/*
+ * That value with "gpu_memory":bytes added before the object's closing brace, the rest of the text kept byte for
+ * byte (the escaped form stays a JSON string, re-escaped), no space added (the value ends up on the `ray start`
+ * command line): arena-owned. `text` NULL: a new object written as KubeRay writes one, '{"gpu_memory":bytes}'.
+ * NULL when the value is not one object of numbers (gpa_ray_resources_is_object) or already names gpu_memory.
+ */
+const char *gpa_ray_resources_add_memory(gpa_arena_t *a, const char *text, size_t len, int64_t bytes);
 
 #endif

@@ -316,6 +316,7 @@ typedef struct st_ray_plan_t {
     const char *memory;    /* bytes, as text: an entry of the group's resources field */
     const char *resources; /* rayStartParams.resources with gpu_memory merged in */
     int resources_present; /* rayStartParams.resources exists: replace it */
+    int resources_kept;    /* it exists and is not one JSON object: left alone (a warning says so) */
 } ray_plan_t;
 
 /* KubeRay refuses a group that gives these in rayStartParams and uses its resources field too: left alone. */
@@ -383,8 +384,11 @@ static void plan_ray(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_e
         plan->memory = gpa_arena_printf(a, "%lld", (long long)memory);
         return;
     }
+    const char *text = gpa_value_string(old);
+    size_t len = text != NULL ? old->u.str.len : 0;
     plan->resources_present = old != NULL;
-    plan->resources = gpa_ray_resources_add_memory(a, gpa_value_string(old), memory);
+    plan->resources = gpa_ray_resources_add_memory(a, text, len, memory);
+    plan->resources_kept = text != NULL && !gpa_ray_resources_is_object(a, text, len);
 }
 
 static void emit_ray(gpa_arena_t *a, const gpa_ray_group_t *g, const ray_plan_t *plan, gpa_patch_t *patch)
@@ -419,7 +423,8 @@ static void emit_ray(gpa_arena_t *a, const gpa_ray_group_t *g, const ray_plan_t 
 
 /* ray-num-gpus and ray-gpu-memory on the group whose template `pod` is, when it is one (docs/rules.md#ray-num-gpus). */
 static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t *env, const gpa_object_t *obj,
-                             const gpa_podspec_t *pod, const gpa_pod_facts_t *facts, gpa_patch_t *patch, unsigned *applied)
+                             const gpa_podspec_t *pod, const gpa_pod_facts_t *facts, gpa_patch_t *patch, gpa_warnings_t *warnings,
+                             unsigned *applied)
 {
     gpa_ray_group_t g;
     gpa_ray_devices_t dev;
@@ -437,6 +442,13 @@ static void mutate_ray_group(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_
         *applied |= 1u << GPA_MUTATION_RAY_NUM_GPUS;
     if (plan.memory != NULL || plan.resources != NULL)
         *applied |= 1u << GPA_MUTATION_RAY_GPU_MEMORY;
+    if (plan.resources_kept) /* the value is not quoted: it is the tenant's, of any length */
+        gpa_warnings_add(a, warnings, GPA_WARNING_MUTATION,
+                         gpa_arena_printf(a,
+                                          "group %s: rayStartParams.resources is not exactly one JSON object of numbers: "
+                                          "gpu_memory not merged into it, left as written",
+                                          g.name),
+                         gpa_mutations[GPA_MUTATION_RAY_GPU_MEMORY].id, 0);
     emit_ray(a, &g, &plan, patch);
 }
 
@@ -452,7 +464,7 @@ void gpa_mutate(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_mutate_env_t 
             mutate_container(a, cfg, pod, &facts, &pod->containers[i], patch, warnings, &mask);
         for (size_t i = 0; i < pod->ninit_containers; i++)
             mutate_container(a, cfg, pod, &facts, &pod->init_containers[i], patch, warnings, &mask);
-        mutate_ray_group(a, cfg, env, obj, pod, &facts, patch, &mask);
+        mutate_ray_group(a, cfg, env, obj, pod, &facts, patch, warnings, &mask);
     }
     for (size_t i = 0; i < gpa_nmutations; i++)
         if (mask & (1u << i))

@@ -85,7 +85,10 @@ void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx)
         return;
     }
     const char *why =
-        count.resources_unparsed ? "rayStartParams.resources is not a JSON object, so KubeRay derives no GPU count"
+        count.resources_escaped
+            ? "rayStartParams.resources is in the escaped form ('\"{\\\"a\\\": 1}\"'), which KubeRay cannot unmarshal, so "
+              "it derives no GPU count"
+        : count.resources_unparsed ? "rayStartParams.resources is not a JSON object, so KubeRay derives no GPU count"
         : dev.count_default
             ? gpa_arena_printf(a, "HAMi's webhook adds %s to the Pod, not to the template KubeRay reads", dev.count_name)
             : "no limit of its Ray container has a name ending in gpu";

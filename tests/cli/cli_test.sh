@@ -705,6 +705,41 @@ case_hami_fit() {
     expect_grep "$tmp/out" "infeasible: no node could ever hold this Pod \\(3 GPU nodes\\): hami-a100-1: asks for 5 vGPUs, each on a different card, the node has 3 healthy of 4: ask for at most 3$"
 }
 
+case_bounded_inputs() {
+    # Every input is a regular file: a FIFO (no writer) is refused at once, not waited on; a device too.
+    mkfifo "$tmp/fifo.yaml"
+    expect_exit 2 timeout 20 "$gpuadmit" validate "$tmp/fifo.yaml" "$data/admitted.yaml"
+    expect_grep "$tmp/err" "fifo.yaml: a FIFO, not a regular file: refused"
+    expect_grep "$tmp/out" "Pod/t/admitted: allowed"
+    expect_exit 2 timeout 20 "$gpuadmit" validate --inventory /dev/zero "$data/admitted.yaml"
+    expect_grep "$tmp/err" "/dev/zero: a device, not a regular file: refused"
+    expect_exit 2 timeout 20 "$gpuadmit" validate --config "$tmp/fifo.yaml" "$data/admitted.yaml"
+    expect_grep "$tmp/err" "a FIFO, not a regular file"
+    # One byte over the cap (sparse: nothing written), refused by its size.
+    truncate -s $((256 * 1024 * 1024 + 1)) "$tmp/big.yaml"
+    expect_exit 2 "$gpuadmit" validate "$tmp/big.yaml"
+    expect_grep "$tmp/err" "big.yaml: 268435457 bytes, more than the 268435456 bytes an input may have: refused"
+    # A directory with empty folders lists nothing from them (and sorts no empty list).
+    mkdir -p "$tmp/inv/empty" "$tmp/inv/sub/empty"
+    expect_exit 1 "$gpuadmit" validate --inventory "$tmp/inv" "$data/admitted.yaml"
+    expect_grep "$tmp/out" "the inventory has no GPU nodes"
+    # A suite reads only under its own folder: ../ is refused by path, its content never printed, in every format.
+    mkdir -p "$tmp/s" "$tmp/secret"
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: TOKEN-s3cr3t, namespace: t}\nspec: {containers: []}\n' \
+        >"$tmp/secret/pod.yaml"
+    printf 'apiVersion: gpuadmit.io/v1alpha1\nkind: Test\nname: leak\ncases:\n- name: a\n  file: pod.yaml\n  expect:\n    allowed: true\n    patched: ../secret/pod.yaml\n' \
+        >"$tmp/s/gpuadmit-test.yaml"
+    cp "$data/admitted.yaml" "$tmp/s/pod.yaml"
+    for fmt in text json junit; do
+        expect_exit 2 "$gpuadmit" test -o "$fmt" "$tmp/s"
+        expect_grep "$tmp/err" "secret/pod.yaml is outside the suite's directory"
+        expect_no_grep "$tmp/out" "s3cr3t"
+        expect_no_grep "$tmp/err" "s3cr3t"
+    done
+    # --allow-read DIR lets it read there (the patched object differs: a failed case, exit 1, as any other).
+    expect_exit 1 "$gpuadmit" test --allow-read "$tmp/secret" "$tmp/s"
+}
+
 "case_$case_name"
 if [ "$failures" -ne 0 ]; then
     echo "$case_name: $failures failure(s)" >&2

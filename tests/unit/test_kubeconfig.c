@@ -289,6 +289,26 @@ START_TEST(parse_without_files)
 }
 END_TEST
 
+/* A kubeconfig that is a FIFO or a device is refused at once (never waited on), one over the cap by its size. */
+START_TEST(only_regular_files_capped)
+{
+    gpa_kube_target_t t;
+    gpa_error_t err = {0};
+    const char *fifo = path_of("fifo");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(load(fifo, NULL, &t, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+    memset(&err, 0, sizeof(err));
+    ck_assert_int_eq(load("/dev/zero", NULL, &t, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+    const char *big = write_file("big", "");
+    ck_assert_int_eq(truncate(big, ((off_t)16 << 20) + 1), 0);
+    memset(&err, 0, sizeof(err));
+    ck_assert_int_eq(load(big, NULL, &t, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "more than 16777216 bytes"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("kubeconfig");
@@ -297,6 +317,7 @@ static Suite *suite(void)
     tcase_add_test(tc, inline_data_and_token);
     tcase_add_test(tc, files_relative_to_the_kubeconfig);
     tcase_add_test(tc, context_flag_and_insecure);
+    tcase_add_test(tc, only_regular_files_capped);
     tcase_add_test(tc, plugins_and_passwords_are_named);
     tcase_add_test(tc, bad_values_are_errors);
     tcase_add_test(tc, no_current_context);

@@ -160,15 +160,51 @@ START_TEST(devices_per_dialect)
 }
 END_TEST
 
+/* gpa_ray_resources_add_memory on a literal (its length taken as written, NULs included). */
+#define MERGE(lit, bytes) gpa_ray_resources_add_memory(&arena, lit, sizeof(lit) - 1, bytes)
+
 START_TEST(resources_merge_keeps_text)
 {
-    ck_assert_str_eq(gpa_ray_resources_add_memory(&arena, NULL, 5), "'{\"gpu_memory\":5}'");
-    ck_assert_str_eq(gpa_ray_resources_add_memory(&arena, "'{\"Custom1\": 1}'", 5), "'{\"Custom1\": 1,\"gpu_memory\":5}'");
-    ck_assert_str_eq(gpa_ray_resources_add_memory(&arena, "{\"a\":1 }", 7), "{\"a\":1,\"gpu_memory\":7 }");
-    ck_assert_str_eq(gpa_ray_resources_add_memory(&arena, "{}", 7), "{\"gpu_memory\":7}");
-    ck_assert_ptr_null(gpa_ray_resources_add_memory(&arena, "{\"gpu_memory\":1}", 7));
-    ck_assert_ptr_null(gpa_ray_resources_add_memory(&arena, "not json", 7));
-    ck_assert_ptr_null(gpa_ray_resources_add_memory(&arena, "{\"a\":\"x\"}", 7));
+    ck_assert_str_eq(gpa_ray_resources_add_memory(&arena, NULL, 0, 5), "'{\"gpu_memory\":5}'");
+    ck_assert_str_eq(MERGE("'{\"Custom1\": 1}'", 5), "'{\"Custom1\": 1,\"gpu_memory\":5}'");
+    ck_assert_str_eq(MERGE("{\"a\":1 }", 7), "{\"a\":1,\"gpu_memory\":7 }");
+    ck_assert_str_eq(MERGE("{}", 7), "{\"gpu_memory\":7}");
+    ck_assert_ptr_null(MERGE("{\"gpu_memory\":1}", 7));
+    ck_assert_ptr_null(MERGE("not json", 7));
+    ck_assert_ptr_null(MERGE("{\"a\":\"x\"}", 7));
+}
+END_TEST
+
+START_TEST(resources_merge_exactly_one_object)
+{
+    /* a block scalar (`resources: |`): JSON whitespace around the object, kept where it was */
+    ck_assert_str_eq(MERGE("{\"Custom1\": 1}\n", 9), "{\"Custom1\": 1,\"gpu_memory\":9}\n");
+    ck_assert_str_eq(MERGE("\n\t{\"Custom1\": 1}\r\n", 9), "\n\t{\"Custom1\": 1,\"gpu_memory\":9}\r\n");
+    ck_assert_int_eq(gpa_ray_resources_is_object(&arena, "{\"Custom1\": 1}\n", 15), 1);
+    /* more than one object, or text after it: left alone */
+    ck_assert_ptr_null(MERGE("{\"a\": 1}{\"b\": 2}", 9));
+    ck_assert_ptr_null(MERGE("{\"a\": 1},", 9));
+    ck_assert_ptr_null(MERGE("{\"a\": 1} x", 9));
+    ck_assert_ptr_null(MERGE("", 9));
+    ck_assert_ptr_null(MERGE("''", 9));
+    /* a NUL anywhere is part of the value: never an object, whatever precedes it */
+    ck_assert_ptr_null(MERGE("{\"a\": 1}\0junk", 9));
+    ck_assert_ptr_null(MERGE("{\"a\": 1}\0", 9));
+    ck_assert_int_eq(gpa_ray_resources_is_object(&arena, "{\"a\": 1}\0junk", 13), 0);
+    ck_assert_ptr_null(MERGE("\"{\\\"a\\\": 1}\\u0000\"", 9)); /* a NUL inside the escaped form's string */
+}
+END_TEST
+
+/* KubeRay's ray-job.resources.yaml: rayStartParams.resources: '"{\"resource1\": 2, \"resource2\": 3}"'. */
+START_TEST(resources_merge_escaped_form)
+{
+    ck_assert_int_eq(gpa_ray_resources_is_object(&arena, "\"{\\\"resource1\\\": 2, \\\"resource2\\\": 3}\"", 38), 1);
+    ck_assert_str_eq(MERGE("\"{\\\"resource1\\\": 2, \\\"resource2\\\": 3}\"", 5),
+                     "\"{\\\"resource1\\\": 2, \\\"resource2\\\": 3,\\\"gpu_memory\\\":5}\"");
+    /* single quotes around it (as a shell would take it) stay */
+    ck_assert_str_eq(MERGE("'\"{\\\"a\\\": 2}\"'", 5), "'\"{\\\"a\\\": 2,\\\"gpu_memory\\\":5}\"'");
+    ck_assert_ptr_null(MERGE("\"{\\\"gpu_memory\\\": 2}\"", 5)); /* already there */
+    ck_assert_ptr_null(MERGE("\"not an object\"", 5));
 }
 END_TEST
 
@@ -595,6 +631,8 @@ int main(void)
     tcase_add_test(tc, advertised_as_kuberay_derives);
     tcase_add_test(tc, devices_per_dialect);
     tcase_add_test(tc, resources_merge_keeps_text);
+    tcase_add_test(tc, resources_merge_exactly_one_object);
+    tcase_add_test(tc, resources_merge_escaped_form);
     tcase_add_test(tc, rule_fires_on_what_the_mutation_cannot_fix);
     tcase_add_test(tc, rule_with_the_mutation_off);
     tcase_add_test(tc, config_rejects_unknown_mutation);

@@ -606,6 +606,79 @@ START_TEST(test_junit_and_json)
 }
 END_TEST
 
+/* ---- what a suite may read: regular files under its own directory, capped ---- */
+
+#define CASE_FILE(f) HEADER "cases:\n- name: a\n  file: " f "\n  expect: {allowed: true}\n"
+#define SECRET_POD "apiVersion: v1\nkind: Pod\nmetadata: {name: TOKEN-abc123, namespace: ns}\nspec: {containers: []}\n"
+
+/* Loads tmpdir/s/gpuadmit-test.yaml with the given extra folders; returns the error ("" when it loads). */
+static const char *load_in_s(const char *text, const char *const *allow, size_t nallow)
+{
+    static char msg[1024];
+    char path[600];
+    snprintf(path, sizeof(path), "%s", put("s/gpuadmit-test.yaml", text));
+    gpa_suite_t s;
+    gpa_error_t err = {0};
+    msg[0] = '\0';
+    if (gpa_suite_load_from(path, allow, nallow, &s, &err) != 0)
+        gpa_error_format(&err, msg, sizeof(msg));
+    gpa_suite_dispose(&s);
+    return msg;
+}
+
+START_TEST(test_reads_only_under_its_directory)
+{
+    put("outside/pod.yaml", SECRET_POD);
+    put("s/inside/pod.yaml", SECRET_POD);
+    char text[1024], link[600], target[600];
+    /* ../ and an absolute path: refused, the path named, the content never */
+    const char *msg = load_in_s(CASE_FILE("../outside/pod.yaml"), NULL, 0);
+    assert_contains(msg, "gpuadmit-test.yaml:6:");
+    assert_contains(msg, "../outside/pod.yaml is outside the suite's directory");
+    ck_assert_ptr_null(strstr(msg, "TOKEN"));
+    snprintf(text, sizeof(text), CASE_FILE("%s/outside/pod.yaml"), tmpdir);
+    assert_contains(load_in_s(text, NULL, 0), "is outside the suite's directory");
+    /* a symlink inside pointing outside: resolved, then refused */
+    snprintf(link, sizeof(link), "%s/s/link.yaml", tmpdir);
+    snprintf(target, sizeof(target), "%s/outside/pod.yaml", tmpdir);
+    ck_assert_int_eq(symlink(target, link), 0);
+    assert_contains(load_in_s(CASE_FILE("link.yaml"), NULL, 0), "link.yaml is outside the suite's directory");
+    /* a subfolder and a ../ that comes back inside are fine */
+    ck_assert_str_eq(load_in_s(CASE_FILE("inside/pod.yaml"), NULL, 0), "");
+    ck_assert_str_eq(load_in_s(CASE_FILE("inside/../inside/pod.yaml"), NULL, 0), "");
+    /* a folder allowed by name lets the same suite read there */
+    char allowed[600];
+    snprintf(allowed, sizeof(allowed), "%s/outside", tmpdir);
+    const char *allow[] = {allowed};
+    ck_assert_str_eq(load_in_s(CASE_FILE("../outside/pod.yaml"), allow, 1), "");
+    ck_assert_str_eq(load_in_s(CASE_FILE("link.yaml"), allow, 1), "");
+    /* a sibling whose name starts like the suite's folder is not under it */
+    put("s2/pod.yaml", SECRET_POD);
+    assert_contains(load_in_s(CASE_FILE("../s2/pod.yaml"), NULL, 0), "is outside the suite's directory");
+}
+END_TEST
+
+START_TEST(test_reads_only_regular_files_capped)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/s/fifo.yaml", tmpdir);
+    put("s/placeholder", "");
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    /* a FIFO with no writer: refused at once, not waited on */
+    assert_contains(load_in_s(CASE_FILE("fifo.yaml"), NULL, 0), "a FIFO, not a regular file: refused");
+    assert_contains(load_in_s(CASE_FILE("."), NULL, 0), "a directory, not a regular file");
+    /* a device, through a symlink inside an allowed folder */
+    snprintf(path, sizeof(path), "%s/s/zero.yaml", tmpdir);
+    ck_assert_int_eq(symlink("/dev/zero", path), 0);
+    const char *dev[] = {"/dev"};
+    assert_contains(load_in_s(CASE_FILE("zero.yaml"), dev, 1), "a device, not a regular file: refused");
+    /* one byte over the cap (a sparse file: nothing is written) */
+    snprintf(path, sizeof(path), "%s", put("s/big.yaml", ""));
+    ck_assert_int_eq(truncate(path, (off_t)GPA_SUITE_MAX_FILE_BYTES + 1), 0);
+    assert_contains(load_in_s(CASE_FILE("big.yaml"), NULL, 0), "more than the 16777216 bytes an input may have");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("suite");
@@ -624,6 +697,8 @@ static Suite *suite(void)
     tcase_add_test(parse, test_bad_placement);
     tcase_add_test(parse, test_file_with_two_objects);
     tcase_add_test(parse, test_unparsable_object_file);
+    tcase_add_test(parse, test_reads_only_under_its_directory);
+    tcase_add_test(parse, test_reads_only_regular_files_capped);
     suite_add_tcase(s, parse);
     TCase *run = tcase_create("run");
     tcase_add_checked_fixture(run, setup, teardown);
