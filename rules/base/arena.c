@@ -64,6 +64,24 @@ static void free_chunks(gpa_arena_chunk_t *c)
     }
 }
 
+size_t gpa_arena_held(const gpa_arena_t *a)
+{
+    return a->held_;
+}
+
+size_t gpa_arena_peak(const gpa_arena_t *a)
+{
+    return a->peak_;
+}
+
+/* Records `size` more bytes of chunk data held. */
+static void account(gpa_arena_t *a, size_t size)
+{
+    a->held_ += size;
+    if (a->held_ > a->peak_)
+        a->peak_ = a->held_;
+}
+
 void gpa_arena_clear(gpa_arena_t *a)
 {
     gpa_arena_chunk_t *keep = a->chunks_;
@@ -81,9 +99,10 @@ void gpa_arena_clear(gpa_arena_t *a)
         free_chunks(keep);
     if (c->size != CHUNK_SIZE) {
         free(c);
-        gpa_arena_init(a);
+        a->chunks_ = NULL, a->cur_ = NULL, a->left_ = 0, a->held_ = 0;
         return;
     }
+    a->held_ = CHUNK_SIZE;
     c->next = NULL;
     a->chunks_ = c;
     a->cur_ = c->data;
@@ -104,6 +123,7 @@ static void *alloc_slow(gpa_arena_t *a, size_t size)
             die("arena", size, __FILE__, __LINE__);
         gpa_arena_chunk_t *c = gpa_xmalloc(sizeof(*c) + size);
         c->size = size;
+        account(a, size);
         if (a->chunks_ != NULL) {
             c->next = a->chunks_->next;
             a->chunks_->next = c;
@@ -117,6 +137,7 @@ static void *alloc_slow(gpa_arena_t *a, size_t size)
     }
     gpa_arena_chunk_t *c = gpa_xmalloc(sizeof(*c) + CHUNK_SIZE);
     c->size = CHUNK_SIZE;
+    account(a, CHUNK_SIZE);
     c->next = a->chunks_;
     a->chunks_ = c;
     a->cur_ = c->data + size;
@@ -158,8 +179,10 @@ static void *grow_own_chunk(gpa_arena_t *a, void *old, size_t old_bytes, size_t 
         gpa_arena_chunk_t *c = *link;
         if (c->data != old)
             continue;
+        a->held_ -= c->size; /* the block's rounded size, at least old_bytes */
         c = gpa_xrealloc(c, sizeof(*c) + new_bytes);
         c->size = new_bytes;
+        account(a, new_bytes);
         memset(c->data + old_bytes, 0, new_bytes - old_bytes);
         *link = c; /* never the current chunk: a block of its own sits behind it (alloc_slow) or alone */
         if (a->chunks_ == c && a->cur_ != NULL)

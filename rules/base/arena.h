@@ -19,6 +19,8 @@ typedef struct st_gpa_arena_t {
     gpa_arena_chunk_t *chunks_; /* newest first */
     char *cur_;
     size_t left_;
+    size_t held_; /* bytes of chunk data the arena holds now */
+    size_t peak_; /* the most it held since init or dispose */
 } gpa_arena_t;
 
 /* Heap allocation with the abort-on-failure policy. The caller frees with free(). */
@@ -37,6 +39,15 @@ void gpa_arena_init(gpa_arena_t *a);
 void gpa_arena_clear(gpa_arena_t *a);
 /* Frees everything; the arena is empty afterwards and may be reused. */
 void gpa_arena_dispose(gpa_arena_t *a);
+
+/*
+ * Exact accounting, the measure of the per-review memory bounds (tests and fuzzers assert on it, never on
+ * time): the bytes of chunk data the arena holds now, and the most it held since gpa_arena_init() or
+ * gpa_arena_dispose() (gpa_arena_clear() lowers the first, never the second). Chunk headers and malloc's
+ * own overhead are not counted.
+ */
+size_t gpa_arena_held(const gpa_arena_t *a);
+size_t gpa_arena_peak(const gpa_arena_t *a);
 
 /* `size` bytes aligned for any type; not zeroed. */
 void *gpa_arena_alloc(gpa_arena_t *a, size_t size);
