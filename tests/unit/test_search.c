@@ -245,6 +245,43 @@ START_TEST(hami_lists_pay_and_are_quoted_short)
 }
 END_TEST
 
+/* A RayCluster-like object of many templates, each pinned to one node by its hostname, on many nodes: what a review
+ * allocates grows with templates + nodes, never templates x nodes (the candidate list of each template is sized by
+ * node shapes). 400 templates on 2,000 nodes held 6.4 MB of candidate arrays before; the whole review now stays
+ * far under that, in bytes the arena counts. */
+START_TEST(templates_pinned_by_hostname_cost_no_nodes_x_templates)
+{
+    size_t cap = 64 + 2000 * 96, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text, cap, "kind: GPUInventory\nnodes:\n");
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "- {name: n%04d, labels: {kubernetes.io/hostname: n%04d}, gpus: {count: 8, memory: 80Gi}}\n", i, i);
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    ck_assert_msg(gpa_inventory_parse(inv, text, len, "nodes", &err) == 0, "%s", err.message);
+    free(text);
+    const char *tasks = "";
+    for (int t = 0; t < 400; t++)
+        tasks = gpa_arena_printf(&arena,
+                                 "%s  - {name: t%d, template: {spec: {nodeSelector: {kubernetes.io/hostname: n%04d}, containers: "
+                                 "[{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}\n",
+                                 tasks, t, t);
+    gpa_object_t *job = yaml_object(gpa_arena_printf(
+        &arena, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, namespace: d}\nspec:\n  tasks:\n%s", tasks));
+    ck_assert_uint_eq(job->npods, 400);
+    gpa_arena_t review;
+    gpa_arena_init(&review);
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv};
+    gpa_verdict_t v;
+    ck_assert_int_eq(gpa_check(&review, cfg, job, &opts, &v, &err), 0);
+    ck_assert(v.allowed);
+    ck_assert_msg(gpa_arena_peak(&review) < 2 * 1024 * 1024, "the review held %zu bytes", gpa_arena_peak(&review));
+    gpa_arena_dispose(&review);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(the_deadline_cuts_the_search)
 {
     gpa_inventory_t *inv = hosts(3);
@@ -388,6 +425,7 @@ int main(void)
     tcase_add_test(tc, cut_short_warns_never_denies);
     tcase_add_test(tc, deep_searches_are_cut_not_overflowed);
     tcase_add_test(tc, hami_lists_pay_and_are_quoted_short);
+    tcase_add_test(tc, templates_pinned_by_hostname_cost_no_nodes_x_templates);
     tcase_add_test(tc, the_deadline_cuts_the_search);
     tcase_add_test(tc, noop_hostname_affinity_keeps_one_search_per_shape);
     tcase_add_test(tc, large_in_and_notin_lists);
