@@ -30,6 +30,10 @@ typedef struct st_gpa_alloc_policy_t {
     int64_t max_pods_per_device; /* share Pods on one device; default 16 */
 } gpa_alloc_policy_t;
 
+/* What one check may allocate beyond what its object's decoding holds (docs/allocator.md#bounds): candidates,
+ * search state, reasons, findings, the answer. Past it every search stops (the budget is spent). */
+#define GPA_CHECK_MEMORY_BYTES ((size_t)32 << 20)
+
 /* Steps a budget holds when its front end names none (docs/allocator.md#bounds). */
 #define GPA_ALLOC_BUDGET_STEPS 20000000ull
 
@@ -49,6 +53,12 @@ typedef struct st_gpa_alloc_budget_t {
     unsigned cut;              /* searches cut short */
     unsigned unproven;         /* infeasible checks that could not prove their answer (gpa_alloc_feasible UNKNOWN) */
     uint64_t poll_;            /* steps until expired is polled again */
+    /* The review's memory (gpa_check sets both, for the length of one check): once `arena` holds more than
+     * `memory_limit` bytes the budget is spent, so whatever searches, explains or places stops, whatever the path,
+     * and ends as a search cut short ("could not prove", never a denial). NULL: no memory bound. */
+    const gpa_arena_t *arena;
+    size_t memory_limit;
+    int over_memory; /* the budget was spent by memory */
 } gpa_alloc_budget_t;
 
 /* A budget of `steps` steps (0 = GPA_ALLOC_BUDGET_STEPS), with no deadline. */

@@ -26,6 +26,11 @@ int gpa_alloc_budget_take(gpa_alloc_budget_t *b, uint64_t n)
 {
     if (b->spent)
         return -1;
+    if (b->arena != NULL && gpa_arena_held(b->arena) > b->memory_limit) {
+        b->spent = 1;
+        b->over_memory = 1;
+        return -1;
+    }
     if (n > b->steps) {
         b->steps = 0;
         b->spent = 1;

@@ -66,12 +66,17 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
 {
     gpa_violations_t found = {0}, old = {0};
     gpa_alloc_budget_t own = gpa_alloc_budget(0), *budget = opts->budget != NULL ? opts->budget : &own;
+    /* The engine's memory bound, for every path that pays into the budget: what this check allocates from here on. */
+    budget->arena = a;
+    budget->memory_limit = gpa_arena_held(a) + (opts->memory_bytes != 0 ? opts->memory_bytes : GPA_CHECK_MEMORY_BYTES);
     gpa_validate_object_known(a, cfg, opts->inventory, opts->known, budget, target, &found);
     int update = opts->operation == GPA_OP_UPDATE && opts->old_object != NULL;
     if (update && found.len != 0) {
         gpa_object_t *old_target;
-        if (as_mutated(a, cfg, opts, opts->old_object, &old_target, err) != 0)
+        if (as_mutated(a, cfg, opts, opts->old_object, &old_target, err) != 0) {
+            budget->arena = NULL;
             return -1;
+        }
         gpa_validate_object_known(a, cfg, opts->inventory, opts->known, budget, old_target, &old);
     }
     for (size_t i = 0; i < found.len; i++) {
@@ -86,6 +91,7 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
             gpa_warnings_add(a, &out->warnings, v->not_now ? GPA_WARNING_NOT_NOW : GPA_WARNING_RULE, gpa_violation_line(a, v), NULL,
                              at);
     }
+    budget->arena = NULL; /* the arena is the caller's, and outlives nothing here: never left behind in its budget */
     return 0;
 }
 

@@ -41,6 +41,8 @@ typedef struct st_gpa_check_opts_t {
      * nothing known (the DRA rules that need it stay silent). The object must have been decoded with the same
      * known classes (gpa_decode_opts_t.known), so that extended resources read alike. */
     const gpa_dra_known_t *known;
+    size_t memory_bytes;        /* what the check may allocate beyond what its arena holds when it starts; past it
+                                   every search stops, "could not prove" (0 = GPA_CHECK_MEMORY_BYTES) */
     gpa_alloc_budget_t *budget; /* borrowed: the search budget of every Pod template of the object (and of
                                    oldObject's); NULL = one of GPA_ALLOC_BUDGET_STEPS steps, no deadline */
 } gpa_check_opts_t;

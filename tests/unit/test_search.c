@@ -282,6 +282,49 @@ START_TEST(templates_pinned_by_hostname_cost_no_nodes_x_templates)
 }
 END_TEST
 
+/* The engine's memory bound: once a check has allocated its allowance, the budget is spent, whatever the path, and
+ * every template ends "could not prove" (admitted with a warning), never a denial. */
+START_TEST(memory_bound_spends_the_budget)
+{
+    gpa_alloc_budget_t b = gpa_alloc_budget(0);
+    gpa_arena_t small;
+    gpa_arena_init(&small);
+    b.arena = &small;
+    b.memory_limit = gpa_arena_held(&small) + 1024;
+    ck_assert_int_eq(gpa_alloc_budget_take(&b, 1), 0);
+    gpa_arena_alloc(&small, 64 * 1024);
+    ck_assert_int_eq(gpa_alloc_budget_take(&b, 1), -1);
+    ck_assert(b.spent && b.over_memory);
+    gpa_arena_dispose(&small);
+    /* through gpa_check: a Volcano Job of five templates, proved never with the default allowance, cut by memory */
+    gpa_inventory_t *inv = hosts(400);
+    const char *tasks = "";
+    for (int t = 0; t < 5; t++)
+        tasks =
+            gpa_arena_printf(&arena, "%s  - {name: t%d, template: {spec: {containers: [%s]}}}\n", tasks, t, never_after_a_search());
+    gpa_object_t *job = yaml_object(gpa_arena_printf(
+        &arena, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, namespace: d}\nspec:\n  tasks:\n%s", tasks));
+    gpa_alloc_budget_t b2 = gpa_alloc_budget(0);
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1, .inventory = inv, .budget = &b2, .memory_bytes = 1};
+    gpa_verdict_t v;
+    gpa_error_t err = {0};
+    gpa_arena_t review; /* a fresh arena: its first chunk is past an allowance of one byte */
+    gpa_arena_init(&review);
+    ck_assert_int_eq(gpa_check(&review, cfg, job, &opts, &v, &err), 0);
+    ck_assert(b2.over_memory);
+    ck_assert_ptr_null(b2.arena); /* never left pointing at the caller's arena */
+    ck_assert(v.allowed);
+    ck_assert_uint_ge(v.warnings.len, 1);
+    ck_assert_msg(strstr(v.warnings.items[0].text, "could not prove") != NULL, "%s", v.warnings.items[0].text);
+    opts.budget = NULL;
+    opts.memory_bytes = 0;
+    ck_assert_int_eq(gpa_check(&review, cfg, job, &opts, &v, &err), 0);
+    ck_assert(!v.allowed);
+    gpa_arena_dispose(&review);
+    gpa_inventory_release(inv);
+}
+END_TEST
+
 START_TEST(the_deadline_cuts_the_search)
 {
     gpa_inventory_t *inv = hosts(3);
@@ -425,6 +468,7 @@ int main(void)
     tcase_add_test(tc, cut_short_warns_never_denies);
     tcase_add_test(tc, deep_searches_are_cut_not_overflowed);
     tcase_add_test(tc, hami_lists_pay_and_are_quoted_short);
+    tcase_add_test(tc, memory_bound_spends_the_budget);
     tcase_add_test(tc, templates_pinned_by_hostname_cost_no_nodes_x_templates);
     tcase_add_test(tc, the_deadline_cuts_the_search);
     tcase_add_test(tc, noop_hostname_affinity_keeps_one_search_per_shape);
