@@ -7,6 +7,7 @@
 #include "fixture.h"
 #include "document/docs.h"
 #include "kube/dra_nvidia.h"
+#include "policy/engine.h"
 #include "run.h"
 
 static const gpa_value_t *params(const char *text)
@@ -185,6 +186,39 @@ START_TEST(test_sharing_question)
 }
 END_TEST
 
+/* The rule on a claim: "rule path" of each finding, space-separated. */
+static const char *findings(const char *strategy)
+{
+    const char *text =
+        gpa_arena_printf(&arena,
+                         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\n"
+                         "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}],\n"
+                         "  config: [{opaque: {driver: example.com, parameters: {x: 1}}},\n"
+                         "   {opaque: {driver: gpu.nvidia.com, parameters: {apiVersion: resource.nvidia.com/v1beta1, "
+                         "kind: GpuConfig, sharing: {strategy: %s}}}}]}}\n",
+                         strategy);
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
+    gpa_verdict_t v;
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_check(&arena, cfg, decode((gpa_value_t *)params(text)), &opts, &v, &err), 0);
+    const char *out = "";
+    for (size_t i = 0; i < v.violations.len; i++)
+        out = gpa_arena_printf(&arena, "%s%s%s%s %s", out, i > 0 ? " " : "", v.violations.items[i].rule,
+                               v.violations.items[i].action == GPA_ACTION_DENY ? "!" : "", v.violations.items[i].path);
+    return out;
+}
+
+START_TEST(test_rule_on_claim)
+{
+    ck_assert_str_eq(findings("TimeSlicing"), "");
+    ck_assert_str_eq(findings("Spatial"), "dra-opaque-config! spec.devices.config[1].opaque.parameters.sharing.strategy");
+    cfg->dra.nvidia_gates_set = 1; /* featureGates: {} : every gate at the driver's default, off */
+    ck_assert_str_eq(findings("TimeSlicing"), "dra-opaque-config! spec.devices.config[1].opaque.parameters.sharing.strategy");
+    cfg->dra.nvidia_gates_on = 1u << GPA_NVIDIA_GATE_TIME_SLICING;
+    ck_assert_str_eq(findings("TimeSlicing"), "");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dra_nvidia");
@@ -202,6 +236,7 @@ int main(void)
     tcase_add_test(tc, test_gates);
     tcase_add_test(tc, test_fault_cap);
     tcase_add_test(tc, test_sharing_question);
+    tcase_add_test(tc, test_rule_on_claim);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
