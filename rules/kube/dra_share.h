@@ -1,7 +1,7 @@
 /*
  * Whether an opaque configuration shares its device (dra-template-sharing): the one question the rules ask a
- * driver's configuration. Today it reads NVIDIA's `resource.nvidia.com` GpuConfig and MigDeviceConfig
- * (`sharing.strategy` TimeSlicing or MPS); the strict NVIDIA decoder answers it once it lands.
+ * driver's configuration. Driver `gpu.nvidia.com`: its decoder (kube/dra_nvidia.h) answers it (a GpuConfig or
+ * MigDeviceConfig of resource.nvidia.com/v1beta1 with `sharing.strategy` TimeSlicing or MPS).
  *
  * Ownership: the returned string is static.
  */

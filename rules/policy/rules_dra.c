@@ -7,6 +7,7 @@
 
 #include "document/schema.h"
 #include "kube/dra.h"
+#include "kube/dra_nvidia.h"
 #include "kube/dra_share.h"
 #include "policy/rule_checks.h"
 #include "policy/rule_ctx.h"
@@ -287,6 +288,47 @@ void gpa_rule_dra_template_sharing(gpa_rule_ctx_t *ctx)
                             "create one ResourceClaim and name it with resourceClaimName",
                             pc->name != NULL ? pc->name : "", target, strategy, replicas_text(ctx));
     }
+}
+
+/* ---- dra-opaque-config ------------------------------------------------------------------------------------------ */
+
+/* The driver's gates as dra.nvidia.featureGates gives them (-1 each when the block is absent). */
+static gpa_nvidia_gates_t nvidia_gates(const gpa_config_t *cfg)
+{
+    return (gpa_nvidia_gates_t){
+        .time_slicing = (signed char)gpa_config_nvidia_gate(&cfg->dra, GPA_NVIDIA_GATE_TIME_SLICING),
+        .mps = (signed char)gpa_config_nvidia_gate(&cfg->dra, GPA_NVIDIA_GATE_MPS),
+        .consumable = (signed char)gpa_config_nvidia_gate(&cfg->dra, GPA_NVIDIA_GATE_CONSUMABLE),
+        .dynamic_mig = (signed char)gpa_config_nvidia_gate(&cfg->dra, GPA_NVIDIA_GATE_DYNAMIC_MIG),
+    };
+}
+
+static void opaque_configs(gpa_rule_ctx_t *ctx, const gpa_dra_opaque_t *configs, size_t n)
+{
+    gpa_nvidia_gates_t gates = nvidia_gates(ctx->cfg);
+    for (size_t i = 0; i < n; i++) {
+        const gpa_dra_opaque_t *c = &configs[i];
+        if (c->driver == NULL || strcmp(c->driver, GPA_NVIDIA_GPU_DRIVER) != 0)
+            continue; /* a driver gpuadmit does not know is left alone */
+        gpa_nvidia_fault_t faults[GPA_NVIDIA_MAX_FAULTS];
+        size_t nf = gpa_nvidia_check(ctx->a, c->parameters, &gates, faults, GPA_NVIDIA_MAX_FAULTS);
+        const char *base = gpa_schema_path(ctx->a, c->path, "parameters");
+        for (size_t k = 0; k < nf; k++)
+            gpa_rule_ctx_report(ctx, NULL, faults[k].path[0] != '\0' ? gpa_schema_path(ctx->a, base, faults[k].path) : base, NULL,
+                                NULL,
+                                "%s; driver %s refuses it when the node prepares the device, and the Pod stays "
+                                "in ContainerCreating",
+                                faults[k].message, GPA_NVIDIA_GPU_DRIVER);
+    }
+}
+
+void gpa_rule_dra_opaque_config(gpa_rule_ctx_t *ctx)
+{
+    const gpa_dra_object_t *o = ctx->obj->dra;
+    if (o->kind == GPA_DRA_CLASS)
+        opaque_configs(ctx, o->cls.configs, o->cls.nconfigs);
+    else if (o->kind == GPA_DRA_CLAIM || o->kind == GPA_DRA_TEMPLATE)
+        opaque_configs(ctx, o->devices.configs, o->devices.nconfigs);
 }
 
 /* ---- node-name-set (DRA) ---------------------------------------------------------------------------------------- */
