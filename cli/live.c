@@ -2,10 +2,10 @@
  * serve --cluster-inventory (live.h): reflector sinks into the view, the publisher thread, staleness, metrics.
  */
 #include "live.h"
+#include "thread.h"
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,6 +492,20 @@ static int start_reflectors(gpa_live_t *live, gpa_error_t *err)
     return 0;
 }
 
+typedef struct st_start_t {
+    gpa_live_t *live;
+    gpa_error_t *err;
+} start_t;
+
+static int start_threads(void *arg)
+{
+    start_t *st = arg;
+    int rc = start_reflectors(st->live, st->err);
+    if (rc == 0)
+        st->live->started = pthread_create(&st->live->publisher, NULL, publisher, st->live) == 0;
+    return rc;
+}
+
 gpa_live_t *gpa_live_start(const gpa_live_opts_t *opts, gpa_error_t *err)
 {
     gpa_live_t *live = gpa_xcalloc(1, sizeof(*live));
@@ -513,16 +527,9 @@ gpa_live_t *gpa_live_start(const gpa_live_opts_t *opts, gpa_error_t *err)
         gpa_live_stop(live);
         return NULL;
     }
-    /* Every thread started from here inherits the mask: the server's thread alone takes SIGTERM and SIGINT. */
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-    int rc = start_reflectors(live, err);
-    if (rc == 0)
-        live->started = pthread_create(&live->publisher, NULL, publisher, live) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* The reflectors' threads and the publisher, started with the server's signals blocked (thread.h). */
+    start_t st = {live, err};
+    int rc = gpa_thread_masked(start_threads, &st);
     if (rc != 0) {
         gpa_live_stop(live);
         return NULL;

@@ -2,9 +2,9 @@
  * The thread behind serve --register-webhooks (registrar.h).
  */
 #include "registrar.h"
+#include "thread.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,13 +85,7 @@ gpa_registrar_t *gpa_registrar_start(const gpa_registrar_opts_t *opts, gpa_error
     if (gpa_kube_target_load(&ko, &target, err) == 0)
         r->client = gpa_kube_client_new(&target, err);
     gpa_kube_target_dispose(&target);
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    int started = r->client != NULL && pthread_create(&r->thread, NULL, loop, r) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int started = r->client != NULL && gpa_thread_start(&r->thread, loop, r) == 0;
     if (!started) {
         if (r->client != NULL)
             gpa_error_set(err, 0, 0, "", "cannot start the webhook registration thread");

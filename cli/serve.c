@@ -15,6 +15,7 @@
 #include "base/arena.h"
 #include "certsync.h"
 #include "registrar.h"
+#include "thread.h"
 #include "cli.h"
 #include "live.h"
 #include "load.h"
@@ -448,7 +449,7 @@ static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char
         return -1;
     a->opts.cert = cert;
     a->opts.key = key;
-    if (pthread_create(&run->thread, NULL, certsync_loop, run) != 0)
+    if (gpa_thread_start(&run->thread, certsync_loop, run) != 0)
         return -1;
     run->started = 1;
     return 0;

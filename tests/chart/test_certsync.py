@@ -12,6 +12,7 @@ import base64
 import http.client
 import json
 import os
+import signal
 import socket
 import ssl
 import subprocess
@@ -219,6 +220,15 @@ class CertSync(FakeCluster):
         wait_for(lambda: self.ready(port2), what="the second replica")
         self.assertEqual(len([c for c in self.store.calls if c[0] != "GET"]), writes)
         self.assertEqual(self.secret()["metadata"]["resourceVersion"], s["metadata"]["resourceVersion"])
+
+    def test_sigterm_drains_and_exits_0(self):
+        """SIGTERM with the certificate-sync thread running (the chart's default): the server drains and exits 0,
+        whichever thread the signal lands on (every background thread is started with SIGTERM and SIGINT blocked)."""
+        for _ in range(3):
+            p, port, _ = self.start()
+            wait_for(lambda: self.ready(port), what="the replica to serve")
+            p.send_signal(signal.SIGTERM)
+            self.assertEqual(p.wait(timeout=30), 0, self.log(len(self.replicas) - 1))
 
     def test_configuration_created_after_the_server(self):
         """Helm may create a webhook configuration after the Pods start: it gets the caBundle at a later sync."""
