@@ -14,6 +14,7 @@
 
 #include "base/arena.h"
 #include "files.h"
+#include "pem.h"
 
 const char *gpa_certs_ssl_reason(char *buf, size_t size)
 {
@@ -130,7 +131,7 @@ X509 *gpa_certs_read_cert(const char *path, gpa_error_t *err)
     if (bio == NULL)
         return NULL;
     ERR_clear_error();
-    X509 *cert = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    X509 *cert = gpa_pem_cert(bio);
     BIO_free(bio);
     if (cert == NULL)
         gpa_error_set(err, 0, 0, "", "%s: not a PEM certificate (%s)", path, gpa_certs_ssl_reason(why, sizeof(why)));
@@ -145,7 +146,7 @@ EVP_PKEY *gpa_certs_read_key(const char *path, gpa_error_t *err)
         return NULL;
     ERR_clear_error();
     /* An empty passphrase callback result: an encrypted key fails instead of prompting on the terminal. */
-    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *)"");
+    EVP_PKEY *key = gpa_pem_key(bio);
     BIO_free(bio);
     if (key == NULL)
         gpa_error_set(err, 0, 0, "", "%s: not an unencrypted PEM private key (%s)", path, gpa_certs_ssl_reason(why, sizeof(why)));

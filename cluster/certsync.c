@@ -23,6 +23,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "certs.h"
+#include "pem.h"
 #include "document/emit.h"
 #include "document/json.h"
 #include "expiry.h"
@@ -94,7 +95,7 @@ static X509 *pem_cert(const char *pem)
     if (pem == NULL)
         return NULL;
     BIO *b = BIO_new_mem_buf(pem, -1);
-    X509 *x = b != NULL ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+    X509 *x = b != NULL ? gpa_pem_cert(b) : NULL;
     BIO_free(b);
     return x;
 }
@@ -104,7 +105,7 @@ static EVP_PKEY *pem_key(const char *pem)
     if (pem == NULL)
         return NULL;
     BIO *b = BIO_new_mem_buf(pem, -1);
-    EVP_PKEY *k = b != NULL ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+    EVP_PKEY *k = b != NULL ? gpa_pem_key(b) : NULL;
     BIO_free(b);
     return k;
 }
@@ -115,7 +116,7 @@ static size_t pem_certs(const char *pem, X509 **certs, size_t max)
     size_t n = 0;
     BIO *b = pem != NULL ? BIO_new_mem_buf(pem, -1) : NULL;
     X509 *x;
-    while (b != NULL && n < max && (x = PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL)
+    while (b != NULL && n < max && (x = gpa_pem_cert(b)) != NULL)
         certs[n++] = x;
     BIO_free(b);
     ERR_clear_error();

@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "expiry.h"
 #include "log.h"
+#include "pem.h"
 #include "metrics.h"
 
 /* One loaded certificate pair; immutable once built, freed when replaced (the SSL objects hold own refs). */
@@ -61,35 +62,35 @@ static const char *ssl_reason(void)
 
 static int read_chain(keypair_t *kp, const char *path, char *err, size_t errsize)
 {
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL) {
+    BIO *b = BIO_new_file(path, "r");
+    if (b == NULL) {
         snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    kp->cert = PEM_read_X509(fp, NULL, NULL, NULL);
+    kp->cert = gpa_pem_cert(b);
     if (kp->cert == NULL) {
         snprintf(err, errsize, "%s: not a PEM certificate (%s)", path, ssl_reason());
-        fclose(fp);
+        BIO_free(b);
         return -1;
     }
     kp->chain = sk_X509_new_null();
     X509 *x;
-    while ((x = PEM_read_X509(fp, NULL, NULL, NULL)) != NULL)
+    while ((x = gpa_pem_cert(b)) != NULL)
         sk_X509_push(kp->chain, x);
     ERR_clear_error(); /* the loop ends on "no start line": not an error */
-    fclose(fp);
+    BIO_free(b);
     return 0;
 }
 
 static int read_key(keypair_t *kp, const char *path, char *err, size_t errsize)
 {
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL) {
+    BIO *b = BIO_new_file(path, "r");
+    if (b == NULL) {
         snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    kp->key = PEM_read_PrivateKey(fp, NULL, NULL, NULL);
-    fclose(fp);
+    kp->key = gpa_pem_key(b);
+    BIO_free(b);
     if (kp->key == NULL) {
         snprintf(err, errsize, "%s: not a PEM private key (%s)", path, ssl_reason());
         return -1;

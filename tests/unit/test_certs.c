@@ -19,6 +19,7 @@
 #include "certs.h"
 #include "cli.h"
 #include "expiry.h"
+#include "pem.h"
 #include "tls.h"
 #include "run.h"
 
@@ -409,6 +410,24 @@ static void write_expired_ca(long ago)
     EVP_PKEY_free(key);
 }
 
+/* The one PEM reader never prompts: an encrypted key is no key (OpenSSL would otherwise ask on the terminal). */
+START_TEST(encrypted_key_is_no_key_and_no_prompt)
+{
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    BIO *b = BIO_new(BIO_s_mem());
+    ck_assert_int_eq(PEM_write_bio_PrivateKey(b, key, EVP_aes_256_cbc(), NULL, 0, NULL, (void *)"secret"), 1);
+    ck_assert_ptr_null(gpa_pem_key(b)); /* with a terminal and stdin this would have waited for a passphrase */
+    BIO_free(b);
+    b = BIO_new(BIO_s_mem());
+    ck_assert_int_eq(PEM_write_bio_PrivateKey(b, key, NULL, NULL, 0, NULL, NULL), 1);
+    EVP_PKEY *back = gpa_pem_key(b);
+    ck_assert_ptr_nonnull(back);
+    EVP_PKEY_free(back);
+    BIO_free(b);
+    EVP_PKEY_free(key);
+}
+END_TEST
+
 START_TEST(expired_ca_is_an_error)
 {
     gpa_certs_options_t o;
@@ -608,6 +627,7 @@ int main(void)
     tcase_add_test(tc, mismatched_ca_key_is_an_error);
     tcase_add_test(tc, leaf_cert_as_ca_is_an_error);
     tcase_add_test(tc, ca_must_outlive_the_serving_certificate);
+    tcase_add_test(tc, encrypted_key_is_no_key_and_no_prompt);
     tcase_add_test(tc, expired_ca_is_an_error);
     tcase_add_test(tc, out_dir_that_is_a_file_is_an_error);
     tcase_add_test(tc, bad_options);
