@@ -15,19 +15,27 @@ cmake --build "$build" -j"$(nproc)"
 
 gpuadmit="$build/gpuadmit"
 cd "$root"
+
+# validate_denied PATH: `gpuadmit validate PATH` must deny (exit 1); any other exit code stops the script.
+validate_denied() {
+    local rc=0
+    "$gpuadmit" validate "$1" || rc=$?
+    if [ "$rc" -ne 1 ]; then
+        echo "unexpected exit code $rc from validate $1" >&2
+        exit 1
+    fi
+}
 echo
 echo "== gpuadmit validate examples/good (every object admitted; exit 0 expected)"
 "$gpuadmit" validate examples/good
 echo
 echo "== gpuadmit validate examples/bad (every object denied; exit 1 expected)"
-rc=0
-"$gpuadmit" validate examples/bad || rc=$?
-if [ "$rc" -ne 1 ]; then
-    echo "unexpected exit code $rc from validate examples/bad" >&2
-    exit 1
-fi
+validate_denied examples/bad
 echo
 echo "== gpuadmit mutate -o patch examples/good/koordinator-pod.yaml (what the mutating webhook adds)"
 "$gpuadmit" mutate -o patch examples/good/koordinator-pod.yaml
+echo
+echo "== gpuadmit validate examples/bad/dra-opaque-config.yaml (DRA: an NVIDIA configuration the driver refuses; exit 1 expected)"
+validate_denied examples/bad/dra-opaque-config.yaml
 echo
 echo "Done: the good examples were admitted and the bad ones denied. See README.md for what each one shows."

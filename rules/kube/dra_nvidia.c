@@ -305,3 +305,39 @@ const char *gpa_nvidia_sharing_name(gpa_nvidia_sharing_t s)
 {
     return s == GPA_NVIDIA_SHARE_TIME_SLICING ? "TimeSlicing" : s == GPA_NVIDIA_SHARE_MPS ? "MPS" : NULL;
 }
+
+/* Indexed by gpa_nvidia_device_t: the configuration kind and the chart's class of each device. */
+static const char *const device_kinds[] = {NULL, "GpuConfig", "MigDeviceConfig", "VfioDeviceConfig"};
+static const char *const device_classes[] = {NULL, "gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"};
+
+/* The device whose entry in names is s; UNKNOWN when s is NULL or none is. */
+static gpa_nvidia_device_t device_named(const char *const names[], const char *s)
+{
+    for (int d = GPA_NVIDIA_DEVICE_GPU; s != NULL && d <= GPA_NVIDIA_DEVICE_VFIO; d++)
+        if (strcmp(names[d], s) == 0)
+            return (gpa_nvidia_device_t)d;
+    return GPA_NVIDIA_DEVICE_UNKNOWN;
+}
+
+gpa_nvidia_device_t gpa_nvidia_config_device(const gpa_value_t *p)
+{
+    const char *api = gpa_value_string(gpa_value_get(p, "apiVersion"));
+    if (api == NULL || strcmp(api, GPA_NVIDIA_PARAMETERS_API) != 0)
+        return GPA_NVIDIA_DEVICE_UNKNOWN;
+    return device_named(device_kinds, gpa_value_string(gpa_value_get(p, "kind")));
+}
+
+gpa_nvidia_device_t gpa_nvidia_class_device(const char *class)
+{
+    return device_named(device_classes, class);
+}
+
+const char *gpa_nvidia_device_config_kind(gpa_nvidia_device_t d)
+{
+    return device_kinds[d];
+}
+
+const char *gpa_nvidia_device_class(gpa_nvidia_device_t d)
+{
+    return device_classes[d];
+}

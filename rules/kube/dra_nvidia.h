@@ -57,4 +57,24 @@ gpa_nvidia_sharing_t gpa_nvidia_sharing(const gpa_value_t *parameters);
 /* "TimeSlicing", "MPS", or NULL for NONE (static). */
 const char *gpa_nvidia_sharing_name(gpa_nvidia_sharing_t s);
 
+/* The kinds of NVIDIA device a configuration applies to and the driver chart's DeviceClasses select. */
+typedef enum en_gpa_nvidia_device_t {
+    GPA_NVIDIA_DEVICE_UNKNOWN,
+    GPA_NVIDIA_DEVICE_GPU,  /* a full GPU: GpuConfig, class gpu.nvidia.com */
+    GPA_NVIDIA_DEVICE_MIG,  /* a MIG device: MigDeviceConfig, class mig.nvidia.com */
+    GPA_NVIDIA_DEVICE_VFIO, /* a GPU passed through by VFIO: VfioDeviceConfig, class vfio.gpu.nvidia.com */
+} gpa_nvidia_device_t;
+
+/* The device a configuration applies to, by its kind (resource.nvidia.com/v1beta1 only); UNKNOWN otherwise. The
+ * driver refuses a configuration that names a request allocated a device of another kind ("cannot apply GpuConfig
+ * to device ... of type mig"); one that names no request it applies to the devices of its own kind only. */
+gpa_nvidia_device_t gpa_nvidia_config_device(const gpa_value_t *parameters);
+/* The device the driver chart's class `class` selects (`device.attributes['gpu.nvidia.com'].type`); UNKNOWN for
+ * any other class, or NULL: a cluster's own class may select anything. */
+gpa_nvidia_device_t gpa_nvidia_class_device(const char *class);
+/* The configuration kind for d ("GpuConfig", "MigDeviceConfig", "VfioDeviceConfig"; static), NULL for UNKNOWN. */
+const char *gpa_nvidia_device_config_kind(gpa_nvidia_device_t d);
+/* The chart's class for d ("gpu.nvidia.com", ...; static), NULL for UNKNOWN. */
+const char *gpa_nvidia_device_class(gpa_nvidia_device_t d);
+
 #endif

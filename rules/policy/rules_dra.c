@@ -322,13 +322,51 @@ static void opaque_configs(gpa_rule_ctx_t *ctx, const gpa_dra_opaque_t *configs,
     }
 }
 
+/* The request or alternative a config's `requests` entry names ("req", "req/sub"); NULL when there is none, or when
+ * "req" is a firstAvailable request (the driver matches a config against the alternative allocated, "req/sub"). */
+static const gpa_dra_exact_t *named_exact(const gpa_dra_devices_t *devices, const char *name)
+{
+    const gpa_dra_exact_t *alt;
+    const gpa_dra_request_t *req = name != NULL ? gpa_dra_devices_request(devices, name, &alt) : NULL;
+    if (req == NULL)
+        return NULL;
+    return alt != NULL ? alt : req->nalternatives == 0 && req->has_exact ? &req->exact : NULL;
+}
+
+/* A config of NVIDIA's that names a request of a chart class selecting another kind of device than the config's:
+ * a GpuConfig on a mig.nvidia.com request, a MigDeviceConfig on a gpu.nvidia.com one. The driver refuses it when it
+ * prepares the device. A config naming no request applies to the devices of its own kind only: never refused. */
+static void config_device_kinds(gpa_rule_ctx_t *ctx, const gpa_dra_devices_t *devices, const gpa_dra_opaque_t *c)
+{
+    gpa_nvidia_device_t want = gpa_nvidia_config_device(c->parameters);
+    if (want == GPA_NVIDIA_DEVICE_UNKNOWN)
+        return;
+    for (size_t k = 0; k < c->nrequests; k++) {
+        const gpa_dra_exact_t *e = named_exact(devices, c->requests[k]);
+        gpa_nvidia_device_t got = e != NULL ? gpa_nvidia_class_device(e->class) : GPA_NVIDIA_DEVICE_UNKNOWN;
+        if (got == GPA_NVIDIA_DEVICE_UNKNOWN || got == want)
+            continue;
+        gpa_rule_ctx_report(
+            ctx, NULL, gpa_schema_path(ctx->a, gpa_schema_path(ctx->a, c->path, "parameters"), "kind"), NULL, NULL,
+            "%s is for requests of class %s, but it names request \"%s\" of class %s: driver %s refuses to apply it "
+            "when the node prepares the device, and the Pod stays in ContainerCreating; for that request "
+            "write %s",
+            gpa_nvidia_device_config_kind(want), gpa_nvidia_device_class(want), c->requests[k], e->class, GPA_NVIDIA_GPU_DRIVER,
+            gpa_nvidia_device_config_kind(got));
+    }
+}
+
 void gpa_rule_dra_opaque_config(gpa_rule_ctx_t *ctx)
 {
     const gpa_dra_object_t *o = ctx->obj->dra;
-    if (o->kind == GPA_DRA_CLASS)
+    if (o->kind == GPA_DRA_CLASS) {
         opaque_configs(ctx, o->cls.configs, o->cls.nconfigs);
-    else if (o->kind == GPA_DRA_CLAIM || o->kind == GPA_DRA_TEMPLATE)
+    } else if (o->kind == GPA_DRA_CLAIM || o->kind == GPA_DRA_TEMPLATE) {
         opaque_configs(ctx, o->devices.configs, o->devices.nconfigs);
+        for (size_t i = 0; i < o->devices.nconfigs; i++)
+            if (o->devices.configs[i].driver != NULL && strcmp(o->devices.configs[i].driver, GPA_NVIDIA_GPU_DRIVER) == 0)
+                config_device_kinds(ctx, &o->devices, &o->devices.configs[i]);
+    }
 }
 
 /* ---- node-name-set (DRA) ---------------------------------------------------------------------------------------- */

@@ -219,6 +219,79 @@ START_TEST(test_rule_on_claim)
 }
 END_TEST
 
+START_TEST(test_device_kinds)
+{
+    ck_assert_int_eq(gpa_nvidia_config_device(params(API "kind: GpuConfig\n")), GPA_NVIDIA_DEVICE_GPU);
+    ck_assert_int_eq(gpa_nvidia_config_device(params(API "kind: MigDeviceConfig\n")), GPA_NVIDIA_DEVICE_MIG);
+    ck_assert_int_eq(gpa_nvidia_config_device(params(API "kind: VfioDeviceConfig\n")), GPA_NVIDIA_DEVICE_VFIO);
+    ck_assert_int_eq(gpa_nvidia_config_device(params(API "kind: Gpuconfig\n")), GPA_NVIDIA_DEVICE_UNKNOWN);
+    ck_assert_int_eq(gpa_nvidia_config_device(params("apiVersion: resource.nvidia.com/v1\nkind: GpuConfig\n")),
+                     GPA_NVIDIA_DEVICE_UNKNOWN);
+    ck_assert_int_eq(gpa_nvidia_config_device(NULL), GPA_NVIDIA_DEVICE_UNKNOWN);
+    ck_assert_int_eq(gpa_nvidia_class_device("gpu.nvidia.com"), GPA_NVIDIA_DEVICE_GPU);
+    ck_assert_int_eq(gpa_nvidia_class_device("mig.nvidia.com"), GPA_NVIDIA_DEVICE_MIG);
+    ck_assert_int_eq(gpa_nvidia_class_device("vfio.gpu.nvidia.com"), GPA_NVIDIA_DEVICE_VFIO);
+    ck_assert_int_eq(gpa_nvidia_class_device("mig-1g.10gb.nvidia.com"), GPA_NVIDIA_DEVICE_UNKNOWN);
+    ck_assert_int_eq(gpa_nvidia_class_device(NULL), GPA_NVIDIA_DEVICE_UNKNOWN);
+    ck_assert_str_eq(gpa_nvidia_device_config_kind(GPA_NVIDIA_DEVICE_MIG), "MigDeviceConfig");
+    ck_assert_str_eq(gpa_nvidia_device_class(GPA_NVIDIA_DEVICE_VFIO), "vfio.gpu.nvidia.com");
+    ck_assert_ptr_null(gpa_nvidia_device_class(GPA_NVIDIA_DEVICE_UNKNOWN));
+}
+END_TEST
+
+/* A template whose requests are gpu (gpu.nvidia.com), mig (mig.nvidia.com), own (a cluster's class) and fa
+ * (firstAvailable: full of gpu.nvidia.com, part of mig.nvidia.com), with one config of kind `kind` naming `requests`:
+ * the rule's findings as "rule path message-prefix", or "" when none. */
+static const char *kind_findings(const char *kind, const char *requests)
+{
+    const char *text = gpa_arena_printf(
+        &arena,
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: ns}\n"
+        "spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}},\n"
+        "  {name: mig, exactly: {deviceClassName: mig.nvidia.com}}, {name: own, exactly: {deviceClassName: my-gpus}},\n"
+        "  {name: fa, firstAvailable: [{name: full, deviceClassName: gpu.nvidia.com}, {name: part, deviceClassName: "
+        "mig.nvidia.com}]}],\n"
+        "  config: [{requests: %s, opaque: {driver: gpu.nvidia.com, parameters: {apiVersion: resource.nvidia.com/v1beta1, "
+        "kind: %s}}}]}}}\n",
+        requests, kind);
+    gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .validate = 1};
+    gpa_verdict_t v;
+    gpa_error_t err = {0};
+    ck_assert_int_eq(gpa_check(&arena, cfg, decode((gpa_value_t *)params(text)), &opts, &v, &err), 0);
+    const char *out = "";
+    for (size_t i = 0; i < v.violations.len; i++)
+        out = gpa_arena_printf(&arena, "%s%s%s %s %.40s", out, i > 0 ? " | " : "", v.violations.items[i].rule,
+                               v.violations.items[i].path, v.violations.items[i].message);
+    return out;
+}
+
+START_TEST(test_rule_config_kind_against_class)
+{
+    const char *path = "dra-opaque-config spec.spec.devices.config[0].opaque.parameters.kind ";
+    ck_assert_str_eq(kind_findings("GpuConfig", "[gpu]"), "");
+    ck_assert_str_eq(kind_findings("MigDeviceConfig", "[mig]"), "");
+    ck_assert_str_eq(kind_findings("GpuConfig", "[mig]"),
+                     gpa_arena_printf(&arena, "%sGpuConfig is for requests of class gpu.n", path));
+    ck_assert_str_eq(kind_findings("MigDeviceConfig", "[gpu]"),
+                     gpa_arena_printf(&arena, "%sMigDeviceConfig is for requests of class", path));
+    ck_assert_str_eq(kind_findings("VfioDeviceConfig", "[gpu]"),
+                     gpa_arena_printf(&arena, "%sVfioDeviceConfig is for requests of clas", path));
+    /* one finding per request named of the other kind; none for a class gpuadmit does not know */
+    ck_assert_str_eq(kind_findings("GpuConfig", "[gpu, mig, own, mig]"),
+                     gpa_arena_printf(&arena,
+                                      "%sGpuConfig is for requests of class gpu.n | %sGpuConfig is for requests of class gpu.n",
+                                      path, path));
+    /* firstAvailable: the alternative named is judged; the parent name is matched by the driver against nothing */
+    ck_assert_str_eq(kind_findings("GpuConfig", "[fa/full]"), "");
+    ck_assert_str_eq(kind_findings("GpuConfig", "[fa/part]"),
+                     gpa_arena_printf(&arena, "%sGpuConfig is for requests of class gpu.n", path));
+    ck_assert_str_eq(kind_findings("MigDeviceConfig", "[fa]"), "");
+    /* no request named: the driver applies it to the devices of its own kind only */
+    ck_assert_str_eq(kind_findings("GpuConfig", "[]"), "");
+    ck_assert_str_eq(kind_findings("MigDeviceConfig", "[]"), "");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dra_nvidia");
@@ -237,6 +310,8 @@ int main(void)
     tcase_add_test(tc, test_fault_cap);
     tcase_add_test(tc, test_sharing_question);
     tcase_add_test(tc, test_rule_on_claim);
+    tcase_add_test(tc, test_device_kinds);
+    tcase_add_test(tc, test_rule_config_kind_against_class);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
