@@ -96,9 +96,11 @@ END_TEST
 /*
  * The guard for the next surface: generated attacks (adversary.h) through the webhook's entry and the engine.
  * Each case asserts, in bytes the arena counts and steps the budget counts (never time):
- * - the review's arena peaks at most GUARD_SLACK past what the decoded object alone costs plus
- *   GPA_CHECK_MEMORY_BYTES (GUARD_SLACK: the envelope, the answer's text, and the one step's allocation that
- *   crosses the allowance before the budget notices);
+ * - the review's arena peaks at most GUARD_SLACK past what the decoded object alone costs (`decoded`), plus
+ *   GPA_CHECK_MEMORY_BYTES, plus decoded / 4: what each template still costs once the allowance is spent (its
+ *   normalized request and its "could not prove" warning: proportional to the object, not to the nodes).
+ *   GUARD_SLACK: the envelope, the answer's text, and the one template's allocation that crosses the allowance
+ *   before the budget notices;
  * - gpa_check with a small allowance spends its budget by memory once past it, and denies nothing more;
  * - the steps spent never pass the budget, and the answer is allowed, or denied with a reason;
  * - a search cut short (a budget of one step) never denies what the full budget admits.
@@ -177,8 +179,8 @@ static void guard(const char *name, const gpa_buf_t *body, const gpa_inventory_t
 {
     size_t decoded = decoded_cost(body), peak, cut_peak;
     int allowed = guarded_review(name, body, inv, GUARD_STEPS, &peak);
-    ck_assert_msg(peak <= decoded + GPA_CHECK_MEMORY_BYTES + GUARD_SLACK, "%s: the review held %zu bytes, the object %zu", name,
-                  peak, decoded);
+    ck_assert_msg(peak <= decoded + decoded / 4 + GPA_CHECK_MEMORY_BYTES + GUARD_SLACK,
+                  "%s: the review held %zu bytes, the object %zu", name, peak, decoded);
     int cut_allowed = guarded_review(name, body, inv, 1, &cut_peak);
     ck_assert_msg(cut_allowed || !allowed, "%s: a search cut short denied what the full budget admits", name);
     guarded_check(name, body, allowed, inv);
@@ -196,17 +198,19 @@ static gpa_inventory_t *generated_nodes(gpa_adv_t *g, size_t nodes, size_t hami_
     return inv;
 }
 
-/* The attacks, scaled to run in a few seconds but shaped like the full ones (issue 25). */
+/* The attacks, scaled to run in a few seconds but shaped like the full ones (issue 25). Every node registers HAMi
+ * cards of its own memory size, so every node is a shape of its own: a RayCluster of 2,000 groups pinned by
+ * hostname on them held 64 MB of candidate arrays (2,000 x 2,000) before a spent budget stopped allocating them. */
 START_TEST(guarded_attacks)
 {
     gpa_adv_t g = {.state = 25};
-    gpa_inventory_t *inv = generated_nodes(&g, 2000, 4, 8, 1ull << 31);
+    gpa_inventory_t *inv = generated_nodes(&g, 2000, 1, 8, 1ull << 31);
     gpa_buf_t body = GPA_BUF_INIT;
     gpa_adv_volcano_job(&g, &body, 400, 8);
     guard("a Volcano Job of 400 tasks pinned by hostname", &body, inv);
     gpa_buf_reset(&body);
-    gpa_adv_ray_cluster(&g, &body, 400, "2");
-    guard("a RayCluster of 400 groups pinned by hostname", &body, inv);
+    gpa_adv_ray_cluster(&g, &body, 2000, "2");
+    guard("a RayCluster of 2,000 groups pinned by hostname", &body, inv);
     gpa_buf_reset(&body);
     gpa_adv_hami_pod(&g, &body, 250 << 10, 8, 64);
     guard("a 250 KB use-gpuuuid list, deep nesting", &body, inv);
