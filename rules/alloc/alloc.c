@@ -278,6 +278,9 @@ static const gpa_node_t *const *candidates(gpa_arena_t *a, const gpa_inventory_t
     if (!by_uuid && !selects_identity(inv, pp->pod))
         return gpa_inventory_shapes(inv, now, n);
     size_t nnodes, nshapes, k = 0;
+    *n = 0;
+    if (gpa_alloc_budget_take(budget, 0) != 0)
+        return NULL; /* spent (by memory too): no arrays for a search that cannot run, none per template left */
     const gpa_node_t *nodes = gpa_inventory_nodes(inv, &nnodes);
     gpa_inventory_shapes(inv, now, &nshapes);
     int *seen = gpa_arena_calloc(a, nshapes + 1, sizeof(*seen));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "alloc/placement.h"
 #include "kube/decode.h"
 #include "policy/engine.h"
 #include "fuzz_common.h"
@@ -39,7 +40,13 @@ static int check(gpa_arena_t *a, gpa_object_t *obj, int mutate, gpa_verdict_t *o
     gpa_check_opts_t opts = {.operation = GPA_OP_CREATE, .mutate = mutate, .validate = 1};
     gpa_error_t err = {0};
     gpa_error_init(&err, NULL);
-    return gpa_check(a, config, obj, &opts, out, &err);
+    /* The memory ceiling (tests/unit/test_bounds.c): past what the arena holds when the check starts (the decoded
+     * object), a new peak stays within GPA_CHECK_MEMORY_BYTES and a MiB of slack. */
+    size_t held = gpa_arena_held(a), peak = gpa_arena_peak(a);
+    int rc = gpa_check(a, config, obj, &opts, out, &err);
+    if (gpa_arena_peak(a) > peak && gpa_arena_peak(a) - held > GPA_CHECK_MEMORY_BYTES + ((size_t)1 << 20))
+        abort();
+    return rc;
 }
 
 /* Decodes one document tree and checks it; the verdict key goes to `key` ("error" when it does not decode). */

@@ -17,6 +17,8 @@
 
 #include "admission/review.h"
 #include "alloc/inventory.h"
+#include "alloc/placement.h"
+#include "kube/decode.h"
 #include "fuzz_common.h"
 #include "fuzz_workload.h"
 
@@ -176,6 +178,34 @@ static void check_answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_review_t 
     json_decref(root);
 }
 
+/* What parsing the body and decoding request.object alone holds (the part of a review's peak that is the object;
+ * 0 when the body does not parse). */
+static size_t decoded_cost(const uint8_t *data, size_t size)
+{
+    gpa_arena_t d;
+    gpa_arena_init(&d);
+    gpa_error_t err = {0};
+    gpa_error_init(&err, NULL);
+    gpa_value_t *review;
+    gpa_object_t *obj;
+    if (gpa_json_parse(&d, (const char *)data, size, &review, &err) == 0) {
+        gpa_value_t *object = gpa_value_get(gpa_value_get(review, "request"), "object");
+        if (object != NULL)
+            (void)gpa_decode_object(&d, object, &obj, &err);
+    }
+    size_t peak = gpa_arena_peak(&d);
+    gpa_arena_dispose(&d);
+    return peak;
+}
+
+/* The memory ceiling (tests/unit/test_bounds.c): one review's arena peaks within the decoded object (twice: object
+ * and oldObject), GPA_CHECK_MEMORY_BYTES, the body once more and a MiB for the envelope and the answer. */
+static void check_ceiling(const gpa_arena_t *a, const gpa_review_t *r, size_t decoded, size_t size)
+{
+    if (gpa_arena_peak(a) > 2 * decoded + GPA_CHECK_MEMORY_BYTES + size + ((size_t)1 << 20))
+        fail_answer("the review's arena passed the memory ceiling", r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (config == NULL) {
@@ -183,11 +213,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         inventory = fuzz_inventory_new();
     }
     gpa_webhook_t hooks[] = {GPA_WEBHOOK_MUTATE, GPA_WEBHOOK_VALIDATE};
+    size_t decoded = decoded_cost(data, size);
     for (size_t i = 0; i < 2; i++) {
         gpa_arena_t a;
         gpa_arena_init(&a);
         gpa_review_t r;
         gpa_review(&a, config, inventory, hooks[i], (const char *)data, size, &r);
+        check_ceiling(&a, &r, decoded, size);
         check_answer(&a, hooks[i], &r, data, size);
         /* The webhook builds only what the engine reads (gpa_review_filter): the same answer, byte for byte. */
         gpa_review_t filtered;
