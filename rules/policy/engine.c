@@ -79,12 +79,22 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
         }
         gpa_validate_object_known(a, cfg, opts->inventory, opts->known, budget, old_target, &old);
     }
+    /* With nothing to leave out (CREATE, or an UPDATE that found nothing), the findings become the verdict's as they
+     * are: one vector of thousands of findings, not a second copy of it. */
+    int adopt = !update && out->violations.len == 0;
+    if (adopt) {
+        out->violations = found; /* kept in place: entry `at` is written only after entries 0..at were read */
+        out->violations.len = 0;
+    }
     for (size_t i = 0; i < found.len; i++) {
         const gpa_violation_t *v = &found.items[i];
         if (v->action == GPA_ACTION_OFF || (update && already_had(&old, v)))
             continue;
         size_t at = out->violations.len;
-        *gpa_vec_push(a, &out->violations) = *v;
+        if (adopt)
+            out->violations.items[out->violations.len++] = *v;
+        else
+            *gpa_vec_push(a, &out->violations) = *v;
         if (v->action == GPA_ACTION_DENY)
             out->allowed = 0;
         else

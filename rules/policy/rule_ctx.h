@@ -45,7 +45,9 @@ struct st_gpa_rule_ctx_t {
 /*
  * Reports one finding of ctx's rule with ctx's action. `container` may be NULL (a Pod-level finding); res0
  * and res1 are resource or annotation names (static storage), NULL when unused. The message is formatted
- * only when ctx->out is set. Returns the finding (in ctx->out), or NULL when only counting.
+ * only when ctx->out is set; arena-owned and read-only: a message worded as the previous finding's is that
+ * finding's own string (one copy for thousands of containers alike). Returns the finding (in ctx->out), or NULL
+ * when only counting.
  */
 gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container, const char *path, const char *res0,
                                      const char *res1, const char *fmt, ...) __attribute__((format(printf, 6, 7)));

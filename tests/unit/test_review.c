@@ -237,6 +237,30 @@ START_TEST(findings_capped_at_20)
 }
 END_TEST
 
+/* A review of thousands of rule-breaking containers is judged in a bounded arena: the body, its tree, every finding
+ * and the answer (bytes the arena counts, held for the review in an arena of its own) stay under
+ * BREAKING_REVIEW_BYTES, and the denial names the first 20 with the same count of the rest. */
+#define BREAKING_CONTAINERS 10000
+#define BREAKING_REVIEW_BYTES (10u << 20) /* measured 9,706,656 (12,113,952 with each message and the findings copied) */
+START_TEST(breaking_review_bounded_in_arena_bytes)
+{
+    const char *body = many_containers("CREATE", BREAKING_CONTAINERS, C("c%06zu", "{\"limits\":{\"nvidia.com/gpu\":\"0.5\"}}"));
+    gpa_arena_t own;
+    gpa_arena_init(&own);
+    gpa_review_t r;
+    gpa_review(&own, cfg, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &r);
+    ck_assert_uint_lt(gpa_arena_peak(&own), BREAKING_REVIEW_BYTES);
+    ck_assert(!r.allowed);
+    ck_assert_uint_eq(r.verdict.violations.len, BREAKING_CONTAINERS);
+    ck_assert_uint_eq(count(r.body, "malformed-quantity"), GPA_REVIEW_MAX_FINDINGS);
+    ck_assert_msg(strstr(r.body, "c000019: ") != NULL && strstr(r.body, "c000020: ") == NULL, "%s", r.body);
+    char more[64];
+    snprintf(more, sizeof(more), "; and %d more\"", BREAKING_CONTAINERS - GPA_REVIEW_MAX_FINDINGS);
+    ck_assert_msg(strstr(r.body, more) != NULL, "%s", r.body);
+    gpa_arena_dispose(&own);
+}
+END_TEST
+
 /* The answer to `body` with the webhook's filter is the answer without it, byte for byte, for both webhooks. */
 static size_t compared;
 
@@ -544,6 +568,7 @@ int main(void)
     tcase_add_test(tc, mutate_never_denies);
     tcase_add_test(tc, mutate_warnings_short);
     tcase_add_test(tc, findings_capped_at_20);
+    tcase_add_test(tc, breaking_review_bounded_in_arena_bytes);
     tcase_add_test(tc, filtered_answers_are_the_same);
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, request_namespace_fills_object);
