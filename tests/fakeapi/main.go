@@ -259,6 +259,9 @@ func (s *server) control(w http.ResponseWriter, r *http.Request) {
 			s.snapshots = map[string]*snapshot{}
 		}
 		if f.Compact {
+			// The compaction takes a revision of its own, as etcd's does: a watcher that was current
+			// (even by a bookmark) is now behind it, so every watch from before now is 410.
+			s.rv++
 			s.compacted = s.rv
 			s.history = nil
 		}
