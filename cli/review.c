@@ -83,7 +83,7 @@ static int answer(const options_t *o, const char *file, const gpa_config_t *cfg,
     gpa_arena_init(&a);
     gpa_review_t r;
     gpa_webhook_t hook = strcmp(o->webhook, "mutate") == 0 ? GPA_WEBHOOK_MUTATE : GPA_WEBHOOK_VALIDATE;
-    gpa_review(&a, cfg, inv, hook, body, len, &r);
+    gpa_review_with(&a, cfg, inv, NULL, NULL, hook, body, len, &r); /* as the webhook: the same answer, the same memory */
     int rc = GPA_EXIT_OK;
     if (r.http_status == 200) {
         fwrite(r.body, 1, r.len, stdout);

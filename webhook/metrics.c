@@ -58,6 +58,12 @@ static void count_findings(unsigned h, const gpa_verdict_t *v)
             continue;
         inc(&m.findings[h][idx][f->action == GPA_ACTION_WARN ? 1 : 0]);
     }
+    for (size_t i = 0; i < v->violations.omitted.len; i++) { /* counted, not held (gpa_review_with) */
+        const gpa_omitted_t *o = &v->violations.omitted.items[i];
+        int idx = gpa_rule_index(o->rule);
+        if (idx >= 0 && idx < GPA_RULE_MAX)
+            atomic_fetch_add_explicit(&m.findings[h][idx][o->action == GPA_ACTION_WARN ? 1 : 0], o->count, memory_order_relaxed);
+    }
 }
 
 void gpa_metrics_review(gpa_webhook_t hook, const gpa_review_t *r, uint64_t micros)

@@ -197,6 +197,9 @@ static void log_denial(gpa_webhook_t hook, const gpa_review_t *r)
     for (size_t i = 0; i < r->verdict.violations.len && n < 32; i++)
         if (r->verdict.violations.items[i].action == GPA_ACTION_DENY)
             rules[n++] = r->verdict.violations.items[i].rule;
+    for (size_t i = 0; i < r->verdict.violations.omitted.len && n < 32; i++) /* counted, not held */
+        if (r->verdict.violations.omitted.items[i].action == GPA_ACTION_DENY)
+            rules[n++] = r->verdict.violations.omitted.items[i].rule;
     gpa_log_str(l, "webhook", hook == GPA_WEBHOOK_MUTATE ? "mutate" : "validate");
     gpa_log_strn(l, "uid", r->uid, r->uid_len);
     gpa_log_str(l, "operation", r->operation);

@@ -74,6 +74,7 @@ static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
             gpa_buf_append(&msg, "; ", 2);
         gpa_buf_puts(&msg, gpa_violation_line(a, &v->violations.items[i]));
     }
+    more += gpa_violations_omitted(&v->violations, GPA_ACTION_DENY);
     if (more != 0)
         gpa_buf_puts(&msg, gpa_arena_printf(a, "; and %zu more", more));
     put_status(b, 403, "Forbidden", msg.base, msg.len);
@@ -81,20 +82,24 @@ static void put_denial(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
 }
 
 /* The warnings, whatever their origin (mutation, warn finding, no room now): at most GPA_REVIEW_MAX_FINDINGS, then
- * one more saying how many were left out. */
-static void put_warnings(gpa_arena_t *a, gpa_buf_t *b, const gpa_warnings_t *w)
+ * one more saying how many were left out (warn findings only counted among them). */
+static void put_warnings(gpa_arena_t *a, gpa_buf_t *b, const gpa_verdict_t *v)
 {
-    if (w->len == 0)
+    const gpa_warnings_t *w = &v->warnings;
+    size_t total = w->len + gpa_violations_omitted(&v->violations, GPA_ACTION_WARN);
+    if (total == 0)
         return;
     gpa_buf_puts(b, ",\"warnings\":[");
-    for (size_t i = 0; i < w->len && i < GPA_REVIEW_MAX_FINDINGS; i++) {
+    size_t shown = w->len < GPA_REVIEW_MAX_FINDINGS ? w->len : GPA_REVIEW_MAX_FINDINGS;
+    for (size_t i = 0; i < shown; i++) {
         if (i != 0)
             gpa_buf_putc(b, ',');
         put_string(b, w->items[i].text);
     }
-    if (w->len > GPA_REVIEW_MAX_FINDINGS) {
-        gpa_buf_putc(b, ',');
-        put_string(b, gpa_arena_printf(a, "and %zu more", w->len - GPA_REVIEW_MAX_FINDINGS));
+    if (total > shown) {
+        if (shown != 0)
+            gpa_buf_putc(b, ',');
+        put_string(b, gpa_arena_printf(a, "and %zu more", total - shown));
     }
     gpa_buf_putc(b, ']');
 }
@@ -125,7 +130,7 @@ static void answer(gpa_arena_t *a, gpa_webhook_t hook, const gpa_envelope_t *req
         put_status(&b, 400, "BadRequest", unreadable, strlen(unreadable));
     else if (!out->allowed)
         put_denial(a, &b, &out->verdict);
-    put_warnings(a, &b, &out->verdict.warnings);
+    put_warnings(a, &b, &out->verdict);
     if (hook == GPA_WEBHOOK_MUTATE)
         put_patch(&b, &out->verdict.patch);
     gpa_buf_puts(&b, "}}");
@@ -158,7 +163,7 @@ static int decode(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
     return 0;
 }
 
-static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget, size_t keep,
                   gpa_webhook_t hook, const gpa_envelope_t *req, gpa_review_t *out)
 {
     gpa_object_t *obj = NULL, *old = NULL;
@@ -181,7 +186,8 @@ static void check(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t
                                  .validate = hook == GPA_WEBHOOK_VALIDATE,
                                  .inventory = inv,
                                  .known = gpa_inventory_dra(inv),
-                                 .budget = budget};
+                                 .budget = budget,
+                                 .keep_findings = keep};
         gpa_error_t err = {0};
         gpa_error_init(&err, NULL);
         if (gpa_check(a, cfg, obj, &opts, &out->verdict, &err) != 0) {
@@ -208,14 +214,10 @@ gpa_json_filter_t *gpa_review_filter(gpa_arena_t *a, const gpa_config_t *cfg)
     return root;
 }
 
-void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
-                size_t len, gpa_review_t *out)
-{
-    gpa_review_with(a, cfg, inv, NULL, NULL, hook, body, len, out);
-}
-
-void gpa_review_with(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
-                     const gpa_json_filter_t *filter, gpa_webhook_t hook, const char *body, size_t len, gpa_review_t *out)
+/* A review; `keep`: the findings of each action out->verdict holds whole (0: all), the rest only counted. */
+static void review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+                   const gpa_json_filter_t *filter, size_t keep, gpa_webhook_t hook, const char *body, size_t len,
+                   gpa_review_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->api_version = out->uid = out->operation = out->kind = out->ns = out->name = "";
@@ -241,5 +243,17 @@ void gpa_review_with(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventor
     out->kind = req.kind;
     out->ns = req.ns;
     out->name = req.name;
-    check(a, cfg, inv, budget, hook, &req, out);
+    check(a, cfg, inv, budget, keep, hook, &req, out);
+}
+
+void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
+                size_t len, gpa_review_t *out)
+{
+    review(a, cfg, inv, NULL, NULL, 0, hook, body, len, out);
+}
+
+void gpa_review_with(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_alloc_budget_t *budget,
+                     const gpa_json_filter_t *filter, gpa_webhook_t hook, const char *body, size_t len, gpa_review_t *out)
+{
+    review(a, cfg, inv, budget, filter, GPA_REVIEW_MAX_FINDINGS, hook, body, len, out);
 }

@@ -39,14 +39,17 @@ typedef struct st_gpa_review_t {
     gpa_verdict_t verdict; /* what the engine found (empty for DELETE/CONNECT and 400) */
 } gpa_review_t;
 
-/* Never fails otherwise than through out->http_status; `inv` may be NULL. */
+/* Never fails otherwise than through out->http_status; `inv` may be NULL. out->verdict holds every finding (a
+ * test suite compares them). */
 void gpa_review(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_inventory_t *inv, gpa_webhook_t hook, const char *body,
                 size_t len, gpa_review_t *out);
 /* What of a review gpa_review builds under `cfg` (its workloads add paths): built into `a` (read-only once built;
  * it may serve any number of reviews under the same configuration, from any thread). */
 gpa_json_filter_t *gpa_review_filter(gpa_arena_t *a, const gpa_config_t *cfg);
 /*
- * gpa_review as the webhook runs it:
+ * gpa_review as the webhook runs it, with the same answer:
+ * - out->verdict holds GPA_REVIEW_MAX_FINDINGS findings of each action, what the answer spells out, and counts the
+ *   rest (gpa_violations_t.omitted): a review never builds findings it will not print;
  * - with the request's search budget (alloc/placement.h; borrowed, NULL = the default steps and no deadline);
  * - building from the body only what `filter` keeps (gpa_review_filter for the same configuration; NULL:
  *   everything). The answer is the same either way; only out->verdict.mutated holds just the parts kept. The rest

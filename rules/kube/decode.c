@@ -58,6 +58,18 @@ static where_t where_key(decoder_t *d, where_t parent, const char *key)
     return where_join(d, parent, parent.path[0] != '\0' ? "." : "", key); /* our keys need no escaping */
 }
 
+/* where_key into buf when it fits (a place read now and kept by nobody: what is kept is copied), else the arena's. */
+static where_t where_key_in(decoder_t *d, char *buf, size_t cap, where_t parent, const char *key)
+{
+    int np = snprintf(buf, cap, "%s%s%s", parent.path, parent.path[0] != '\0' ? "." : "", key);
+    if (np < 0 || (size_t)np >= cap)
+        return where_key(d, parent, key);
+    int nq = snprintf(buf + np + 1, cap - (size_t)np - 1, "%s/%s", parent.pointer, key);
+    if (nq < 0 || (size_t)nq >= cap - (size_t)np - 1)
+        return where_key(d, parent, key);
+    return (where_t){buf, buf + np + 1};
+}
+
 static where_t where_index(decoder_t *d, where_t parent, size_t i)
 {
     char digits[24], *p = digits + sizeof(digits) - 2;
@@ -344,8 +356,6 @@ static int decode_resources(decoder_t *d, const gpa_value_t *resources, where_t 
 {
     c->has_resources = 1;
     c->resources = resources;
-    c->resources_path = w.path;
-    c->resources_pointer = w.pointer;
     if (decode_amounts(d, resources, "requests", w, &c->has_requests, &c->requests_, c->request_at_) != 0 ||
         decode_amounts(d, resources, "limits", w, &c->has_limits, &c->limits_, c->limit_at_) != 0)
         return -1;
@@ -378,10 +388,11 @@ static int decode_container(decoder_t *d, const gpa_value_t *v, where_t w, int i
     gpa_value_t *resources;
     if (member(d, v, "resources", GPA_VOBJECT, w, &resources) != 0)
         return -1;
-    where_t rw = where_key(d, w, "resources");
-    c->resources_path = rw.path;
-    c->resources_pointer = rw.pointer;
-    return resources != NULL ? decode_resources(d, resources, rw, c) : 0;
+    if (resources == NULL)
+        return 0;
+    /* Its paths are the container's + "resources" (gpa_container_resources_path): not kept per container. */
+    char buf[512];
+    return decode_resources(d, resources, where_key_in(d, buf, sizeof(buf), w, "resources"), c);
 }
 
 static const char no_containers[] = "missing: a Pod needs its list of containers here (is the manifest indented right?)";
@@ -586,6 +597,8 @@ static int visit_resources(void *ctx, const gpa_workload_node_t *node)
     c->hami = d->hami;
     c->path = w.path;
     c->pointer = w.pointer;
+    c->resources_path_ = w.path; /* the node itself */
+    c->resources_pointer_ = w.pointer;
     c->line = node->value->line;
     c->column = node->value->column;
     if (decode_resources(d, node->value, w, c) != 0)

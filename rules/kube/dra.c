@@ -120,8 +120,11 @@ static int strings_field(reader_t *r, const gpa_value_t *obj, const char *key, c
     gpa_value_t **items;
     if (list_field(r, obj, key, path, GPA_DRA_MAX_REQUESTS, &items, n) != 0)
         return -1;
+    *out = NULL;
+    if (*n == 0)
+        return 0;
     const char *lp = join(r, path, key);
-    *out = *n != 0 ? gpa_arena_alloc(r->a, *n * sizeof(**out)) : NULL;
+    *out = gpa_arena_alloc(r->a, *n * sizeof(**out));
     for (size_t i = 0; i < *n; i++) {
         if (items[i]->type != GPA_VSTRING)
             return gpa_schema_want(r->err, items[i], GPA_VSTRING, index_path(r, lp, i));
@@ -425,8 +428,10 @@ int gpa_dra_decode_container_claims(gpa_arena_t *a, const gpa_value_t *resources
     gpa_value_t **items;
     if (list_field(&r, resources, "claims", resources_path, GPA_DRA_MAX_POD_CLAIMS, &items, n) != 0)
         return -1;
+    if (*n == 0)
+        return 0; /* every container passes here: no path is built for claims it does not have */
     const char *lp = join(&r, resources_path, "claims");
-    *out = *n != 0 ? gpa_arena_calloc(a, *n, sizeof(**out)) : NULL;
+    *out = gpa_arena_calloc(a, *n, sizeof(**out));
     for (size_t i = 0; i < *n; i++) {
         gpa_dra_container_claim_t *c = &(*out)[i];
         c->path = index_path(&r, lp, i);

@@ -12,6 +12,16 @@ const char *gpa_pairs_get(const gpa_pair_t *pairs, size_t n, const char *key)
 
 const gpa_amount_t gpa_amount_absent;
 
+const char *gpa_container_resources_path(gpa_arena_t *a, const gpa_container_t *c)
+{
+    return c->resources_path_ != NULL ? c->resources_path_ : gpa_arena_printf(a, "%s.resources", c->path);
+}
+
+const char *gpa_container_resources_pointer(gpa_arena_t *a, const gpa_container_t *c)
+{
+    return c->resources_pointer_ != NULL ? c->resources_pointer_ : gpa_arena_printf(a, "%s/resources", c->pointer);
+}
+
 const gpa_amount_t *gpa_container_amount(const gpa_container_t *c, gpa_resource_t r)
 {
     if (r >= GPA_R__COUNT)

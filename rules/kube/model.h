@@ -37,10 +37,11 @@ typedef struct st_gpa_container_t {
     size_t index;        /* position in containers or initContainers */
     const char *path;    /* "spec.containers[1]" */
     const char *pointer; /* "/spec/containers/1" */
-    /* Its ResourceRequirements: "spec.containers[1].resources" and "/spec/containers/1/resources" for a
-     * container; the node itself for a ResourceRequirements read as a container (TrainJob's resourcesPerNode). */
-    const char *resources_path;
-    const char *resources_pointer;
+    /* Where its ResourceRequirements is when that is not path + ".resources" (a ResourceRequirements read as a
+     * container, TrainJob's resourcesPerNode: the node itself); else NULL. Read with gpa_container_resources_path
+     * and gpa_container_resources_pointer (a container costs these two strings only when a finding names them). */
+    const char *resources_path_;
+    const char *resources_pointer_;
     int has_resources; /* "resources" map present */
     int has_requests;  /* "resources.requests" map present (patches add a missing map whole) */
     int has_limits;
@@ -63,6 +64,11 @@ typedef struct st_gpa_container_t {
     const gpa_hami_names_t *hami;
     unsigned line, column;
 } gpa_container_t;
+
+/* "spec.containers[1].resources" and "/spec/containers/1/resources": where c's ResourceRequirements is (or would be
+ * added); the container's own strings or new ones in a. */
+const char *gpa_container_resources_path(gpa_arena_t *a, const gpa_container_t *c);
+const char *gpa_container_resources_pointer(gpa_arena_t *a, const gpa_container_t *c);
 
 /* An amount that is not present (what the accessors below return for a name not written). */
 extern const gpa_amount_t gpa_amount_absent;

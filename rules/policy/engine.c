@@ -69,8 +69,9 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
     /* The engine's memory bound, for every path that pays into the budget: what this check allocates from here on. */
     budget->arena = a;
     budget->memory_limit = gpa_arena_held(a) + (opts->memory_bytes != 0 ? opts->memory_bytes : GPA_CHECK_MEMORY_BYTES);
-    gpa_validate_object_known(a, cfg, opts->inventory, opts->known, budget, target, &found);
     int update = opts->operation == GPA_OP_UPDATE && opts->old_object != NULL;
+    found.keep = update ? 0 : opts->keep_findings;
+    gpa_validate_object_known(a, cfg, opts->inventory, opts->known, budget, target, &found);
     if (update && found.len != 0) {
         gpa_object_t *old_target;
         if (as_mutated(a, cfg, opts, opts->old_object, &old_target, err) != 0) {
@@ -101,6 +102,10 @@ static int run_validation(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_che
             gpa_warnings_add(a, &out->warnings, v->not_now ? GPA_WARNING_NOT_NOW : GPA_WARNING_RULE, gpa_violation_line(a, v), NULL,
                              at);
     }
+    if (!adopt)
+        out->violations.omitted = found.omitted;
+    if (gpa_violations_omitted(&found, GPA_ACTION_DENY) != 0)
+        out->allowed = 0; /* counted, not held: it denies all the same */
     budget->arena = NULL; /* the arena is the caller's, and outlives nothing here: never left behind in its budget */
     return 0;
 }

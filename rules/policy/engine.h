@@ -45,6 +45,9 @@ typedef struct st_gpa_check_opts_t {
                                    every search stops, "could not prove" (0 = GPA_CHECK_MEMORY_BYTES) */
     gpa_alloc_budget_t *budget; /* borrowed: the search budget of every Pod template of the object (and of
                                    oldObject's); NULL = one of GPA_ALLOC_BUDGET_STEPS steps, no deadline */
+    size_t keep_findings;       /* CREATE: hold at most this many findings of each action in out->violations, count
+                                   the rest (gpa_violations_t.omitted); 0 = hold all. An UPDATE holds all: each is
+                                   compared with the old object's */
 } gpa_check_opts_t;
 
 /*

@@ -238,14 +238,17 @@ static void emit_map(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch, const char *key,
 {
     gpa_arena_t *a = ctx->a;
     const gpa_hami_names_t *names = &ctx->cfg->hami;
-    const char *pointer = gpa_arena_printf(a, "%s/%s", ctx->c->resources_pointer, key);
+    int changed = plan_changed(plan, doc);
+    if (!changed && extra == NULL)
+        return; /* most containers: no path built */
+    const char *pointer = gpa_arena_printf(a, "%s/%s", gpa_container_resources_pointer(a, ctx->c), key);
     if (!has_map) {
-        gpa_value_t *map = plan_changed(plan, doc) || extra != NULL ? whole_map(a, names, plan, extra, extra_value) : NULL;
+        gpa_value_t *map = whole_map(a, names, plan, extra, extra_value);
         if (map != NULL)
             gpa_patch_push(a, patch, GPA_PATCH_ADD, pointer, map);
         return;
     }
-    if (plan_changed(plan, doc))
+    if (changed)
         diff_map(a, names, patch, pointer, plan, doc);
     if (extra != NULL)
         gpa_patch_push(a, patch, GPA_PATCH_ADD, gpa_patch_pointer(a, pointer, extra), extra_value);
@@ -254,7 +257,6 @@ static void emit_map(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch, const char *key,
 static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
 {
     const gpa_container_t *c = ctx->c;
-    const char *resources = c->resources_pointer;
     const char *priority = ctx->priority != NULL ? ctx->cfg->hami.device[GPA_HAMI_NVIDIA].name[GPA_HAMI_PRIORITY] : NULL;
     gpa_value_t *priority_value = priority != NULL ? string_value(ctx->a, ctx->priority->u.str.ptr) : NULL;
     if (c->has_resources) {
@@ -278,7 +280,7 @@ static void emit_container(gpa_mutate_ctx_t *ctx, gpa_patch_t *patch)
         object_add(res, "requests", req);
     if (lim != NULL)
         object_add(res, "limits", lim);
-    gpa_patch_push(ctx->a, patch, GPA_PATCH_ADD, resources, res);
+    gpa_patch_push(ctx->a, patch, GPA_PATCH_ADD, gpa_container_resources_pointer(ctx->a, c), res);
 }
 
 static void mutate_container(gpa_arena_t *a, const gpa_config_t *cfg, const gpa_podspec_t *pod, const gpa_pod_facts_t *facts,

@@ -30,7 +30,7 @@ gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container,
                                      const char *res1, const char *fmt, ...)
 {
     ctx->count++;
-    if (ctx->out == NULL)
+    if (ctx->out == NULL || !gpa_violations_hold(ctx->a, ctx->out, ctx->rule, ctx->action))
         return NULL;
     gpa_violation_t *v = gpa_vec_push(ctx->a, ctx->out);
     memset(v, 0, sizeof(*v));
@@ -60,10 +60,4 @@ const char *gpa_rule_ctx_bytes(gpa_arena_t *a, int64_t bytes)
     char buf[32];
     gpa_quantity_format(bytes, 1, buf);
     return gpa_arena_strdup(a, buf);
-}
-
-const char *gpa_rule_ctx_resources_path(gpa_arena_t *a, const gpa_container_t *c)
-{
-    (void)a;
-    return c->resources_path;
 }

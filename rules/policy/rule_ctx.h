@@ -47,7 +47,8 @@ struct st_gpa_rule_ctx_t {
  * and res1 are resource or annotation names (static storage), NULL when unused. The message is formatted
  * only when ctx->out is set; arena-owned and read-only: a message worded as the previous finding's is that
  * finding's own string (one copy for thousands of containers alike). Returns the finding (in ctx->out), or NULL
- * when only counting.
+ * when only counting (no ctx->out, or ctx->out holds no more: gpa_violations_hold). Whatever a finding's action is
+ * to be, ctx->action says it before the call: a finding that is not held cannot be changed afterwards.
  */
 gpa_violation_t *gpa_rule_ctx_report(gpa_rule_ctx_t *ctx, const char *container, const char *path, const char *res0,
                                      const char *res1, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -64,7 +65,5 @@ static inline const char *gpa_rule_ctx_name(const gpa_rule_ctx_t *ctx, gpa_resou
 {
     return gpa_resource_name_in(&ctx->cfg->hami, r);
 }
-/* "spec.containers[1].resources": where a finding about several resources of one container points. */
-const char *gpa_rule_ctx_resources_path(gpa_arena_t *a, const gpa_container_t *c);
 
 #endif

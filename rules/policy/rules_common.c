@@ -197,7 +197,7 @@ static int report_pair(gpa_rule_ctx_t *ctx, unsigned d0, unsigned d1, const char
         return 0;
     const char *n0 = gpa_rule_ctx_name(ctx, r0), *n1 = gpa_rule_ctx_name(ctx, r1);
     if (c0 == c1)
-        gpa_rule_ctx_report(ctx, c0->name, gpa_rule_ctx_resources_path(ctx->a, c0), n0, n1, "%s with %s; %s", n0, n1, fix);
+        gpa_rule_ctx_report(ctx, c0->name, gpa_container_resources_path(ctx->a, c0), n0, n1, "%s with %s; %s", n0, n1, fix);
     else
         gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, n0, n1, "%s (in container \"%s\") and %s (in container \"%s\"); %s", n0,
                             c0->name, n1, c1->name, fix);

@@ -244,14 +244,16 @@ void gpa_rule_dra_shared_claim(gpa_rule_ctx_t *ctx)
         if (target == NULL || kind != GPA_DRA_CLAIM)
             continue;
         int over = ctx->obj->replicas != GPA_REPLICAS_MANY && ctx->obj->replicas > GPA_DRA_MAX_CONSUMERS;
-        gpa_violation_t *v = gpa_rule_ctx_report(
+        gpa_action_t configured = ctx->action;
+        if (over)
+            ctx->action = GPA_ACTION_DENY; /* beyond the API's limit: replicas can never start, whatever the rollout */
+        gpa_rule_ctx_report(
             ctx, NULL, gpa_schema_path(ctx->a, pc->path, "resourceClaimName"), target, NULL,
             "resourceClaims \"%s\": %s replicas (%s) all name ResourceClaim %s: every replica is pinned to the same devices on "
             "one node%s; use resourceClaimTemplateName for a device per replica",
             pc->name != NULL ? pc->name : "", ctx->obj->kind, replicas_text(ctx), target,
             over ? ", and a claim takes at most 256 consumers, so the replicas beyond 256 never start" : "");
-        if (v != NULL && over)
-            v->action = GPA_ACTION_DENY; /* beyond the API's limit: replicas can never start, whatever the rollout */
+        ctx->action = configured;
     }
 }
 

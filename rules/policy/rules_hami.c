@@ -29,7 +29,7 @@ void gpa_rule_memory_ratio_exclusive_hami(gpa_rule_ctx_t *ctx)
         !gpa_amount_positive(hv.am[GPA_HAMI_PERCENT], &pct))
         return;
     const char *m = name_of(ctx, &hv, GPA_HAMI_MEMORY), *p = name_of(ctx, &hv, GPA_HAMI_PERCENT);
-    gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), m, p,
+    gpa_rule_ctx_report(ctx, ctx->c->name, gpa_container_resources_path(ctx->a, ctx->c), m, p,
                         "%s and %s together: HAMi takes %s: %s and silently ignores %s: %s; keep one memory form", m, p, m,
                         hv.am[GPA_HAMI_MEMORY]->text, p, hv.am[GPA_HAMI_PERCENT]->text);
 }

@@ -67,7 +67,7 @@ static void kreport(gpa_rule_ctx_t *ctx, const gpa_koord_view_t *kv, gpa_resourc
         return;
     }
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, kv->c, r);
-    const char *path = am != NULL ? am->path : gpa_rule_ctx_resources_path(ctx->a, kv->c);
+    const char *path = am != NULL ? am->path : gpa_container_resources_path(ctx->a, kv->c);
     gpa_rule_ctx_report(ctx, kv->c->name, path, gpa_resource_name(r), n2, "%s", msg);
 }
 
@@ -77,7 +77,7 @@ void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx)
     if (ctx->c != NULL) {
         view_container(ctx, &kv);
         if (gpa_koord_view_faults(&kv) & GPA_KOORD_MEMORY_AND_RATIO)
-            gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(MEM),
+            gpa_rule_ctx_report(ctx, ctx->c->name, gpa_container_resources_path(ctx->a, ctx->c), gpa_resource_name(MEM),
                                 gpa_resource_name(RATIO), "%s and %s together; keep one memory form", gpa_resource_name(MEM),
                                 gpa_resource_name(RATIO));
         return;
@@ -118,7 +118,7 @@ void gpa_rule_shared_required(gpa_rule_ctx_t *ctx)
     /* The same predicate mutation uses: only a container that is otherwise valid is told to add gpu.shared. */
     if (gpa_rule_ctx_container_findings(ctx, ctx->c, NULL) != 0)
         return;
-    gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(SHARED), NULL,
+    gpa_rule_ctx_report(ctx, ctx->c->name, gpa_container_resources_path(ctx->a, ctx->c), gpa_resource_name(SHARED), NULL,
                         "%s missing; add koordinator.sh/gpu.shared: \"%lld\" (devices to spread over)", gpa_resource_name(SHARED),
                         (long long)gpa_koord_view_devices(&kv));
 }

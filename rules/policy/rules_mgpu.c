@@ -69,7 +69,7 @@ static int mgpu_share(const gpa_rule_ctx_t *ctx, gpa_mgpu_share_t *m)
 static const char *amount_path(const gpa_rule_ctx_t *ctx, gpa_resource_t r)
 {
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, r);
-    return am != NULL ? am->path : gpa_rule_ctx_resources_path(ctx->a, ctx->c);
+    return am != NULL ? am->path : gpa_container_resources_path(ctx->a, ctx->c);
 }
 
 void gpa_rule_non_positive_mgpu(gpa_rule_ctx_t *ctx)
@@ -78,7 +78,7 @@ void gpa_rule_non_positive_mgpu(gpa_rule_ctx_t *ctx)
         return;
     const gpa_amount_t *am = gpa_gpu_amount(ctx->cfg->dialects, ctx->c, MCORE);
     if (am == NULL)
-        gpa_rule_ctx_report(ctx, ctx->c->name, gpa_rule_ctx_resources_path(ctx->a, ctx->c), gpa_resource_name(MCORE), NULL,
+        gpa_rule_ctx_report(ctx, ctx->c->name, gpa_container_resources_path(ctx->a, ctx->c), gpa_resource_name(MCORE), NULL,
                             "%s missing; set a core percent (e.g. 30; 100 is a whole card)", gpa_resource_name(MCORE));
     else if (am->status == GPA_Q_OK && am->value == 0)
         gpa_rule_ctx_report(ctx, ctx->c->name, am->path, gpa_resource_name(MCORE), NULL,

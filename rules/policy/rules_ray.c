@@ -78,7 +78,8 @@ void gpa_rule_ray_num_gpus(gpa_rule_ctx_t *ctx)
         return;
     if (count.source == GPA_RAY_COUNT_LIMIT) {
         gpa_rule_ctx_report(
-            ctx, g.ray->name, gpa_arena_printf(a, "%s.limits[\"%s\"]", g.ray->resources_path, count.where), res, NULL,
+            ctx, g.ray->name, gpa_arena_printf(a, "%s.limits[\"%s\"]", gpa_container_resources_path(a, g.ray), count.where), res,
+            NULL,
             "group %s: KubeRay makes Ray advertise %lld GPUs from limits[\"%s\"]: %s, but its Ray container gets %s "
             "(%s); %s",
             g.name, (long long)count.count, count.where, count.text, gets, res, fix);

@@ -3,6 +3,7 @@
  */
 #include "policy/verdict.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static int same_str(const char *x, const char *y)
@@ -15,6 +16,31 @@ static int same_str(const char *x, const char *y)
 int gpa_violation_same(const gpa_violation_t *x, const gpa_violation_t *y)
 {
     return strcmp(x->rule, y->rule) == 0 && same_str(x->pod, y->pod) && same_str(x->container, y->container);
+}
+
+int gpa_violations_hold(gpa_arena_t *a, gpa_violations_t *v, const char *rule, gpa_action_t action)
+{
+    size_t at = action == GPA_ACTION_DENY ? 0 : 1;
+    if (v->keep == 0 || v->held[at] < v->keep) {
+        v->held[at]++;
+        return 1;
+    }
+    for (size_t i = 0; i < v->omitted.len; i++)
+        if (v->omitted.items[i].rule == rule && v->omitted.items[i].action == action) {
+            v->omitted.items[i].count++;
+            return 0;
+        }
+    *gpa_vec_push(a, &v->omitted) = (gpa_omitted_t){rule, action, 1};
+    return 0;
+}
+
+size_t gpa_violations_omitted(const gpa_violations_t *v, gpa_action_t action)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->omitted.len; i++)
+        if (v->omitted.items[i].action == action)
+            n += v->omitted.items[i].count;
+    return n;
 }
 
 const char *gpa_violation_line(gpa_arena_t *a, const gpa_violation_t *v)
@@ -73,14 +99,44 @@ static const char *warning_cut(gpa_arena_t *a, const char *whole)
     return gpa_arena_printf(a, "%.*s...", (int)keep, whole);
 }
 
+static size_t line_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The slot of `whole` in w's index: the one holding it, or the empty one where it goes (the index is never full). */
+static size_t *index_slot(const gpa_warnings_t *w, const char *whole)
+{
+    size_t mask = w->nindex_ - 1, i = line_hash(whole) & mask;
+    while (w->index_[i] != 0 && strcmp(w->items[w->index_[i] - 1].whole, whole) != 0)
+        i = (i + 1) & mask;
+    return &w->index_[i];
+}
+
+/* Keeps the index at most half full, so that thousands of warn findings cost one lookup each, not a scan each. */
+static void index_reserve(gpa_arena_t *a, gpa_warnings_t *w)
+{
+    if (w->index_ != NULL && (w->len + 1) * 2 <= w->nindex_)
+        return;
+    w->nindex_ = w->nindex_ != 0 ? w->nindex_ * 2 : 16;
+    w->index_ = gpa_arena_calloc(a, w->nindex_, sizeof(*w->index_));
+    for (size_t i = 0; i < w->len; i++)
+        *index_slot(w, w->items[i].whole) = i + 1;
+}
+
 void gpa_warnings_add(gpa_arena_t *a, gpa_warnings_t *warnings, gpa_warning_origin_t origin, const char *line, const char *mutation,
                       size_t violation)
 {
     const char *whole = warning_whole(a, line);
     if (whole[0] == '\0')
         return;
-    for (size_t i = 0; i < warnings->len; i++)
-        if (strcmp(warnings->items[i].whole, whole) == 0)
-            return; /* the same line from two templates says nothing new */
+    index_reserve(a, warnings);
+    size_t *slot = index_slot(warnings, whole);
+    if (*slot != 0)
+        return; /* the same line from two templates says nothing new */
     *gpa_vec_push(a, warnings) = (gpa_warning_t){origin, warning_cut(a, whole), mutation, violation, whole};
+    *slot = warnings->len;
 }

@@ -37,10 +37,31 @@ typedef struct st_gpa_violation_t {
     int not_now;         /* infeasible only: no node has room right now (always a warning, whatever the action) */
 } gpa_violation_t;
 
+/* Findings of one rule at one action that a vector counted but did not hold (gpa_violations_hold). */
+typedef struct st_gpa_omitted_t {
+    const char *rule; /* the rule's id (static) */
+    gpa_action_t action;
+    size_t count;
+} gpa_omitted_t;
+
+/*
+ * Findings. With keep == 0 (a zeroed vector) every finding is held in items. With keep != 0 at most `keep` of each
+ * action (deny, warn) are held and the rest are only counted, by rule and action, in omitted: an answer that
+ * spells out 20 findings does not build the other 48,780, yet its verdict, its "and N more" and the metrics
+ * count every one (docs/webhook.md#limits).
+ */
 typedef struct st_gpa_violations_t {
     gpa_violation_t *items;
     size_t len, cap;
+    size_t keep;
+    size_t held[2]; /* [action]: findings held, deny and warn (counted when keep != 0) */
+    GPA_VEC(gpa_omitted_t) omitted;
 } gpa_violations_t;
+
+/* Whether a finding of `rule` at `action` is to be held in v (push it then); if not, it is counted as omitted. */
+int gpa_violations_hold(gpa_arena_t *a, gpa_violations_t *v, const char *rule, gpa_action_t action);
+/* Findings at `action` that v counted without holding them. */
+size_t gpa_violations_omitted(const gpa_violations_t *v, gpa_action_t action);
 
 typedef struct st_gpa_strings_t {
     const char **items;
@@ -67,6 +88,7 @@ typedef struct st_gpa_warning_t {
 typedef struct st_gpa_warnings_t {
     gpa_warning_t *items;
     size_t len, cap;
+    size_t *index_, nindex_; /* gpa_warnings_add's: 1 + the position of each whole line, by its hash (NULL: none yet) */
 } gpa_warnings_t;
 
 typedef struct st_gpa_verdict_t {

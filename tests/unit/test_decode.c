@@ -339,7 +339,7 @@ static void check_table(const gpa_workloads_t *extra, const gpa_workloads_t *t)
             gpa_object_t *o = object_at(extra, w, p, "{\"spec\":{\"containers\":[" CONTAINER "]}}");
             ck_assert_msg(o->npods == 1, "%s %s: %zu pods", w->kind, p, o->npods);
             ck_assert_str_eq(o->pods[0].path, gpa_schema_path(&arena, concrete(p), "spec"));
-            ck_assert_str_eq(o->pods[0].containers[0].resources_path,
+            ck_assert_str_eq(gpa_container_resources_path(&arena, &o->pods[0].containers[0]),
                              gpa_schema_path(&arena, concrete(p), "spec.containers[0].resources"));
             ck_assert(gpa_container_limit(&o->pods[0].containers[0], GPA_R_NVIDIA_GPU)->present);
         }
@@ -352,7 +352,7 @@ static void check_table(const gpa_workloads_t *extra, const gpa_workloads_t *t)
             gpa_object_t *o = object_at(extra, w, w->resources[k], "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}");
             ck_assert_uint_eq(o->npods, 1);
             const gpa_container_t *c = &o->pods[0].containers[0];
-            ck_assert_str_eq(c->resources_path, concrete(w->resources[k]));
+            ck_assert_str_eq(gpa_container_resources_path(&arena, c), concrete(w->resources[k]));
             ck_assert(gpa_container_limit(c, GPA_R_NVIDIA_GPU)->present);
         }
     }

@@ -237,27 +237,58 @@ START_TEST(findings_capped_at_20)
 }
 END_TEST
 
-/* A review of thousands of rule-breaking containers is judged in a bounded arena: the body, its tree, every finding
- * and the answer (bytes the arena counts, held for the review in an arena of its own) stay under
- * BREAKING_REVIEW_BYTES, and the denial names the first 20 with the same count of the rest. */
+/* A review of thousands of rule-breaking containers is judged in a bounded arena: the body, its tree and the answer
+ * (bytes the arena counts, held for the review in an arena of its own) stay under BREAKING_REVIEW_BYTES as the webhook
+ * runs it (gpa_review_with holds the 20 findings it prints and counts the rest), and the denial names the first 20
+ * with the count of the rest, as gpa_review's does holding all of them. */
 #define BREAKING_CONTAINERS 10000
-#define BREAKING_REVIEW_BYTES (10u << 20) /* measured 9,706,656 (12,113,952 with each message and the findings copied) */
+#define BREAKING_REVIEW_BYTES                                                                                                      \
+    (8u << 20) /* measured 7,005,600 (9,706,656 with every finding held and each container's                                       \
+                  resources paths kept, 12,113,952 with each message copied as well) */
 START_TEST(breaking_review_bounded_in_arena_bytes)
 {
     const char *body = many_containers("CREATE", BREAKING_CONTAINERS, C("c%06zu", "{\"limits\":{\"nvidia.com/gpu\":\"0.5\"}}"));
     gpa_arena_t own;
     gpa_arena_init(&own);
-    gpa_review_t r;
-    gpa_review(&own, cfg, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &r);
+    gpa_review_t r, all;
+    gpa_review_with(&own, cfg, NULL, NULL, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &r);
     ck_assert_uint_lt(gpa_arena_peak(&own), BREAKING_REVIEW_BYTES);
     ck_assert(!r.allowed);
-    ck_assert_uint_eq(r.verdict.violations.len, BREAKING_CONTAINERS);
+    ck_assert_uint_eq(r.verdict.violations.len, GPA_REVIEW_MAX_FINDINGS);
+    ck_assert_uint_eq(gpa_violations_omitted(&r.verdict.violations, GPA_ACTION_DENY),
+                      BREAKING_CONTAINERS - GPA_REVIEW_MAX_FINDINGS);
     ck_assert_uint_eq(count(r.body, "malformed-quantity"), GPA_REVIEW_MAX_FINDINGS);
     ck_assert_msg(strstr(r.body, "c000019: ") != NULL && strstr(r.body, "c000020: ") == NULL, "%s", r.body);
     char more[64];
     snprintf(more, sizeof(more), "; and %d more\"", BREAKING_CONTAINERS - GPA_REVIEW_MAX_FINDINGS);
     ck_assert_msg(strstr(r.body, more) != NULL, "%s", r.body);
+    gpa_review(&arena, cfg, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &all);
+    ck_assert_uint_eq(all.verdict.violations.len, BREAKING_CONTAINERS);
+    ck_assert_uint_eq(all.verdict.violations.omitted.len, 0);
+    ck_assert_str_eq(all.body, r.body);
     gpa_arena_dispose(&own);
+}
+END_TEST
+
+/* Findings at warn past the 20 an answer prints are counted, not held: the same warnings and "and N more" as when
+ * every one is held, the Pod admitted; a deny finding past them still denies. */
+START_TEST(warn_findings_counted_past_20)
+{
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    gpa_config_release(cfg);
+    const char *text = "rules: {malformed-quantity: warn}\n";
+    ck_assert_int_eq(gpa_config_parse(text, strlen(text), "c.yaml", &cfg, &err), 0);
+    const char *body = many_containers("CREATE", 27, C("c%zu", "{\"limits\":{\"nvidia.com/gpu\":\"0.5\"}}"));
+    gpa_review_t held, counted;
+    gpa_review(&arena, cfg, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &held);
+    gpa_review_with(&arena, cfg, NULL, NULL, NULL, GPA_WEBHOOK_VALIDATE, body, strlen(body), &counted);
+    ck_assert(counted.allowed);
+    ck_assert_uint_eq(held.verdict.warnings.len, 27);
+    ck_assert_uint_eq(counted.verdict.warnings.len, GPA_REVIEW_MAX_FINDINGS);
+    ck_assert_uint_eq(gpa_violations_omitted(&counted.verdict.violations, GPA_ACTION_WARN), 7);
+    ck_assert_str_eq(held.body, counted.body);
+    ck_assert_msg(strstr(counted.body, "\"and 7 more\"]") != NULL, "%s", counted.body);
 }
 END_TEST
 
@@ -569,6 +600,7 @@ int main(void)
     tcase_add_test(tc, mutate_warnings_short);
     tcase_add_test(tc, findings_capped_at_20);
     tcase_add_test(tc, breaking_review_bounded_in_arena_bytes);
+    tcase_add_test(tc, warn_findings_counted_past_20);
     tcase_add_test(tc, filtered_answers_are_the_same);
     tcase_add_test(tc, update_and_delete);
     tcase_add_test(tc, request_namespace_fills_object);
