@@ -30,12 +30,14 @@ if(TARGET gpuadmit)
 endif()
 
 # bench-webhook-attack25: issue 25's attacks (a RayCluster of 4,000 hostname-pinned groups on 5,000 nodes, a 4.1 MB
-# rule-breaking review, 3.8 MB rule-clean reviews), 1 then 4 clients at once; prints the answers' status counts, peak
-# and after RSS, a trivial review's p50/p99 meanwhile. Prints figures; not a test.
+# rule-breaking review, 3.8 MB rule-clean reviews, a HAMi Pod with a 250 KB use-gpuuuid list on 2,000 HAMi nodes), 1
+# then 4 clients at once; prints the answers' status counts, peak and after RSS, a trivial review's p50/p99 meanwhile;
+# then validate, fit and (with the fake API server) explain on the HAMi case. Prints figures; not a test.
 if(TARGET gpuadmit)
   add_custom_target(bench-webhook-attack25
     COMMAND python3 -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/bench/webhook/attack25.py
             --gpuadmit $<TARGET_FILE:gpuadmit> --work ${CMAKE_BINARY_DIR}/bench-webhook-attack25
+            --fakeapi ${CMAKE_BINARY_DIR}/gpa-fakeapi # built with the tests (tests/cluster.cmake); explain is left out without it
     DEPENDS gpuadmit USES_TERMINAL
     COMMENT "webhook under issue 25's attacks: answers, RSS, trivial latency")
 endif()

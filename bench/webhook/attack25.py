@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """bench-webhook-attack25: issue 25's attacks against `gpuadmit serve` (2 workers, as the chart runs it) on loopback,
-with an inventory of 5,000 GPU nodes each with its own hostname. For each attack, 1 then 4 clients post the attack
-body at once (each once, no retry) while a prober sends trivial reviews one after another. Prints one row per run:
-the answers' status counts (a reset is a request closed without an answer), peak RSS (VmHWM), RSS after, and the
-trivial reviews' p50/p99 latency. Figures, not a test: tests/e2e/run_attack.py asserts the bounds.
+with an inventory of 5,000 GPU nodes each with its own hostname (2,000 HAMi nodes for the HAMi attack). For each
+attack, 1 then 4 clients post the attack body at once (each once, no retry) while a prober sends trivial reviews one
+after another. Prints one row per run: the answers' status counts (a reset is a request closed without an answer),
+peak RSS (VmHWM), RSS after, and the trivial reviews' p50/p99 latency. Then the offline verbs on the HAMi attack:
+`validate` and `fit` with the 2,000 nodes as an inventory file, and `explain -A` against the fake API server
+holding them and the Pod (when --fakeapi is given): seconds, peak RSS, bytes printed. Figures, not a test:
+tests/e2e/run_attack.py and tests/unit/test_bounds.c assert the bounds.
 
-Usage: attack25.py --gpuadmit BIN --work DIR
+Usage: attack25.py --gpuadmit BIN --work DIR [--fakeapi BIN]
 """
 import argparse
 import collections
 import json
 import os
+import random
 import ssl
+import subprocess
 import sys
 import threading
 import time
@@ -39,6 +44,84 @@ def ray_groups(groups=4000):
             "spec": {"headGroupSpec": head, "workerGroupSpecs": [worker(i) for i in range(groups)]}}
 
 
+HAMI_REGISTER = "hami.io/node-nvidia-register"
+
+
+def hami_node(i, cards=8):
+    """A HAMi node (v2.8+ register form) of `cards` A100s of 80 GB, 10 vGPUs each."""
+    name = "h%05d" % i
+    register = [{"id": "GPU-%08x-0000-0000-0000-%012x" % (i, k), "index": k, "count": 10, "devmem": 81920, "devcore": 100,
+                 "type": "NVIDIA A100-SXM4-80GB", "mode": "hami-core", "health": True} for k in range(cards)]
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name},
+                         "annotations": {HAMI_REGISTER: json.dumps(register, separators=(",", ":")),
+                                         "hami.io/node-handshake": "Requesting_2026.11.28 10:00:00"}},
+            "status": {"allocatable": {"cpu": "64", "nvidia.com/gpu": str(10 * cards)}}}
+
+
+def hami_uuid_pod(list_bytes=250 * 1000, seed=25):
+    """A Pending HAMi Pod whose nvidia.com/use-gpuuuid lists about `list_bytes` bytes of UUIDs no card has."""
+    rnd = random.Random(seed)
+    uuids, size = [], 0
+    while size < list_bytes:
+        uuids.append("GPU-%08x-0000-0000-0000-%012x" % (rnd.getrandbits(32), rnd.getrandbits(48)))
+        size += len(uuids[-1]) + 1
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "uuids", "namespace": "ml", "uid": "uid-uuids",
+                         "annotations": {"nvidia.com/use-gpuuuid": ",".join(uuids)}},
+            "spec": {"schedulerName": "hami-scheduler",
+                     "containers": [{"name": "main", "image": "cuda:12",
+                                     "resources": {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "4096"}}}]},
+            "status": {"phase": "Pending"}}
+
+
+def measured(argv):
+    """Runs argv: (seconds, peak RSS in MiB, bytes printed on stdout, exit code). The peak is the child's VmHWM read
+    until it exits (rusage's maxrss would count this process's memory, which the child held between fork and exec)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = []
+    reader = threading.Thread(target=lambda: out.append(p.stdout.read()))
+    reader.start()
+    peak = 0
+    while p.poll() is None:
+        try:
+            with open("/proc/%d/status" % p.pid) as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.002)
+    reader.join()
+    return time.monotonic() - t0, peak / 1024, len(out[0]), p.returncode
+
+
+def verbs_on_hami(args, work, pod, nodes):
+    """validate, fit (the nodes as an inventory file) and explain -A (the fake API server holding them and the Pod)."""
+    inv, pod_file = os.path.join(work, "hami-nodes.json"), os.path.join(work, "hami-pod.json")
+    with open(inv, "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": nodes}, f, separators=(",", ":"))
+    with open(pod_file, "w") as f:
+        json.dump(pod, f, separators=(",", ":"))
+    rows = [("validate", measured([args.gpuadmit, "validate", "--inventory", inv, pod_file])),
+            ("fit", measured([args.gpuadmit, "fit", "--inventory", inv, pod_file]))]
+    if args.fakeapi and os.access(args.fakeapi, os.X_OK):
+        from run_cluster import Fake  # noqa: E402  (tests/e2e, on the path)
+        fake = Fake("attack25", binary=args.fakeapi, work=work)
+        try:
+            fake.apply("nodes", *nodes)
+            fake.apply("pods", pod)
+            rows.append(("explain -A", measured([args.gpuadmit, "explain", "--kubeconfig", fake.kubeconfig, "-A"])))
+        finally:
+            fake.stop()
+    print()
+    print("| HAMi %d KB use-gpuuuid list, %d nodes | seconds | peak RSS | printed | exit |" % (len(pod["metadata"]["annotations"]["nvidia.com/use-gpuuuid"]) // 1000, len(nodes)))
+    print("|---|---|---|---|---|")
+    for verb, (sec, rss, printed, code) in rows:
+        print("| `%s` | %.2f s | %.1f MiB | %d bytes | %d |" % (verb, sec, rss, printed, code))
+
+
 def pct(values, p):
     if not values:
         return float("nan")
@@ -50,6 +133,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpuadmit", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--fakeapi", help="the fake API server (tests/fakeapi), for explain")
     args = ap.parse_args()
     os.environ["GPUADMIT"] = args.gpuadmit
     os.environ["E2E_WORK"] = args.work
@@ -61,14 +145,19 @@ def main():
     inv = os.path.join(args.work, "inventory.json")
     with open(inv, "w") as f:
         json.dump(inventory(), f, separators=(",", ":"))
+    hami_nodes, hami_pod = [hami_node(i) for i in range(2000)], hami_uuid_pod()
+    hami_inv = os.path.join(args.work, "hami-inventory.json")
+    with open(hami_inv, "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": hami_nodes}, f, separators=(",", ":"))
     trivial = json.dumps(ra.review(ra.KOORD_RATIO)).encode()
-    attacks = [("RayCluster, 4,000 pinned groups", ra.compact(ra.review(ray_groups()))),
-               ("rule-breaking review", ra.breaking_review(4100 * 1000)),
-               ("rule-clean review", ra.clean_review(3800 * 1000))]
+    attacks = [("RayCluster, 4,000 pinned groups", ra.compact(ra.review(ray_groups())), inv),
+               ("rule-breaking review", ra.breaking_review(4100 * 1000), inv),
+               ("rule-clean review", ra.clean_review(3800 * 1000), inv),
+               ("HAMi 250 KB use-gpuuuid list, 2,000 HAMi nodes", ra.compact(ra.review(hami_pod)), hami_inv)]
     rows = []
-    for name, body in attacks:
+    for name, body, inventory_file in attacks:
         for clients in (1, 4):
-            s = ra.Server("a25", certs, "--inventory", inv, "--threads", "2")
+            s = ra.Server("a25", certs, "--inventory", inventory_file, "--threads", "2")
             time.sleep(0.5)
             idle = ra.proc_status(s.proc.pid, "VmRSS")
             statuses, lat, done = collections.Counter(), [], threading.Event()
@@ -111,8 +200,9 @@ def main():
           "| trivial sent |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %s | %.1f | %d | %s | %.1f MB | %.1f MB | %.1f MB | %.3f s | %.3f s | %.2f s | %d |"
+        print("| %s | %.1f | %d | %s | %.1f MiB | %.1f MiB | %.1f MiB | %.3f s | %.3f s | %.2f s | %d |"
               % (r[0], r[1], r[2], ", ".join("%s: %d" % kv for kv in sorted(r[3].items())), *r[4:]))
+    verbs_on_hami(args, args.work, hami_pod, hami_nodes)
 
 
 if __name__ == "__main__":
