@@ -6,12 +6,7 @@
 #include <string.h>
 
 #include "document/schema.h"
-
-/* One reading: the arena, the first error, nothing else. */
-typedef struct st_reader_t {
-    gpa_arena_t *a;
-    gpa_error_t *err;
-} reader_t;
+#include "kube/dra_read.h"
 
 /* ---- kinds and versions ---------------------------------------------------------------------------------------- */
 
@@ -62,101 +57,25 @@ const char *gpa_dra_kind_name(gpa_dra_kind_t k)
     return k <= GPA_DRA_SLICE ? kind_names[k] : "";
 }
 
-/* ---- shapes ---------------------------------------------------------------------------------------------------- */
-
-static const char *join(reader_t *r, const char *parent, const char *key)
-{
-    return gpa_schema_path(r->a, parent, key);
-}
-
-static const char *index_path(reader_t *r, const char *parent, size_t i)
-{
-    return gpa_arena_printf(r->a, "%s[%zu]", parent, i);
-}
-
-/* obj[key] when it has type t; *out NULL when absent or null; -1 with err when present with another type. */
-static int field(reader_t *r, const gpa_value_t *obj, const char *key, gpa_vtype_t t, const char *path, gpa_value_t **out)
-{
-    gpa_value_t *v = gpa_value_get(obj, key);
-    *out = NULL;
-    if (v == NULL || v->type == GPA_VNULL)
-        return 0;
-    if (v->type != t)
-        return gpa_schema_want(r->err, v, t, join(r, path, key));
-    *out = v;
-    return 0;
-}
-
-static int string_field(reader_t *r, const gpa_value_t *obj, const char *key, const char *path, const char **out)
-{
-    gpa_value_t *v;
-    if (field(r, obj, key, GPA_VSTRING, path, &v) != 0)
-        return -1;
-    *out = v != NULL ? v->u.str.ptr : NULL;
-    return 0;
-}
-
-/* A list at obj[key] of at most `max` items: *items NULL and *n 0 when absent. */
-static int list_field(reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max, gpa_value_t ***items,
-                      size_t *n)
-{
-    gpa_value_t *v;
-    *items = NULL;
-    *n = 0;
-    if (field(r, obj, key, GPA_VARRAY, path, &v) != 0)
-        return -1;
-    if (v == NULL)
-        return 0;
-    if (v->u.array.len > max)
-        return gpa_schema_fail(r->err, v, join(r, path, key), "at most %zu items (the API's limit), not %zu", max, v->u.array.len);
-    *items = v->u.array.items;
-    *n = v->u.array.len;
-    return 0;
-}
-
-/* A list of strings (a constraint's or config's `requests`). */
-static int strings_field(reader_t *r, const gpa_value_t *obj, const char *key, const char *path, const char ***out, size_t *n)
-{
-    gpa_value_t **items;
-    if (list_field(r, obj, key, path, GPA_DRA_MAX_REQUESTS, &items, n) != 0)
-        return -1;
-    *out = NULL;
-    if (*n == 0)
-        return 0;
-    const char *lp = join(r, path, key);
-    *out = gpa_arena_alloc(r->a, *n * sizeof(**out));
-    for (size_t i = 0; i < *n; i++) {
-        if (items[i]->type != GPA_VSTRING)
-            return gpa_schema_want(r->err, items[i], GPA_VSTRING, index_path(r, lp, i));
-        (*out)[i] = items[i]->u.str.ptr;
-    }
-    return 0;
-}
-
-static int must_be_object(reader_t *r, const gpa_value_t *v, const char *path)
-{
-    return gpa_schema_want(r->err, v, GPA_VOBJECT, path);
-}
-
 /* ---- requests ---------------------------------------------------------------------------------------------------- */
 
 /* selectors[].cel.expression: kept as text for the CEL evaluator; a selector without one holds NULL. */
-static int read_selectors(reader_t *r, const gpa_value_t *obj, const char *path, const char ***texts, const char ***paths,
+static int read_selectors(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *path, const char ***texts, const char ***paths,
                           size_t *n)
 {
     gpa_value_t **items;
-    if (list_field(r, obj, "selectors", path, GPA_DRA_MAX_SELECTORS, &items, n) != 0)
+    if (gpa_dra_list_field(r, obj, "selectors", path, GPA_DRA_MAX_SELECTORS, &items, n) != 0)
         return -1;
-    const char *lp = join(r, path, "selectors");
+    const char *lp = gpa_dra_join(r, path, "selectors");
     *texts = *n != 0 ? gpa_arena_calloc(r->a, *n, sizeof(**texts)) : NULL;
     *paths = *n != 0 ? gpa_arena_calloc(r->a, *n, sizeof(**paths)) : NULL;
     for (size_t i = 0; i < *n; i++) {
-        const char *ip = index_path(r, lp, i);
+        const char *ip = gpa_dra_index_path(r, lp, i);
         gpa_value_t *cel;
-        if (must_be_object(r, items[i], ip) != 0 || field(r, items[i], "cel", GPA_VOBJECT, ip, &cel) != 0)
+        if (gpa_dra_must_be_object(r, items[i], ip) != 0 || gpa_dra_field(r, items[i], "cel", GPA_VOBJECT, ip, &cel) != 0)
             return -1;
-        (*paths)[i] = join(r, join(r, ip, "cel"), "expression");
-        if (cel != NULL && string_field(r, cel, "expression", join(r, ip, "cel"), &(*texts)[i]) != 0)
+        (*paths)[i] = gpa_dra_join(r, gpa_dra_join(r, ip, "cel"), "expression");
+        if (cel != NULL && gpa_dra_string_field(r, cel, "expression", gpa_dra_join(r, ip, "cel"), &(*texts)[i]) != 0)
             return -1;
         if ((*texts)[i] != NULL && strlen((*texts)[i]) > GPA_DRA_MAX_SELECTOR_BYTES)
             return gpa_schema_fail(r->err, gpa_value_get(cel, "expression"), (*paths)[i], "at most %d bytes (the API's limit)",
@@ -166,23 +85,23 @@ static int read_selectors(reader_t *r, const gpa_value_t *obj, const char *path,
 }
 
 /* capacity.requests: {name: quantity}. */
-static int read_capacity(reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
+static int read_capacity(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
 {
     gpa_value_t *cap, *reqs = NULL;
-    const char *cp = join(r, path, "capacity");
-    if (field(r, obj, "capacity", GPA_VOBJECT, path, &cap) != 0 ||
-        (cap != NULL && field(r, cap, "requests", GPA_VOBJECT, cp, &reqs) != 0))
+    const char *cp = gpa_dra_join(r, path, "capacity");
+    if (gpa_dra_field(r, obj, "capacity", GPA_VOBJECT, path, &cap) != 0 ||
+        (cap != NULL && gpa_dra_field(r, cap, "requests", GPA_VOBJECT, cp, &reqs) != 0))
         return -1;
     if (reqs == NULL)
         return 0;
-    const char *rp = join(r, cp, "requests");
+    const char *rp = gpa_dra_join(r, cp, "requests");
     e->ncapacity = reqs->u.object.len;
     e->capacity = gpa_arena_calloc(r->a, e->ncapacity + 1, sizeof(*e->capacity));
     for (size_t i = 0; i < e->ncapacity; i++) {
         const gpa_member_t *m = &reqs->u.object.members[i];
         gpa_dra_capacity_t *c = &e->capacity[i];
         c->name = m->key;
-        c->path = join(r, rp, m->key);
+        c->path = gpa_dra_join(r, rp, m->key);
         int scalar = m->value->type == GPA_VSTRING || m->value->type == GPA_VNUMBER;
         c->text = scalar ? m->value->u.str.ptr : "";
         c->amount = scalar ? gpa_quantity_parse(c->text, m->value->u.str.len) : (gpa_quantity_t){.status = GPA_Q_SYNTAX};
@@ -190,29 +109,31 @@ static int read_capacity(reader_t *r, const gpa_value_t *obj, const char *path, 
     return 0;
 }
 
-static int read_tolerations(reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
+static int read_tolerations(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
 {
     gpa_value_t **items;
-    if (list_field(r, obj, "tolerations", path, 16, &items, &e->ntolerations) != 0)
+    if (gpa_dra_list_field(r, obj, "tolerations", path, 16, &items, &e->ntolerations) != 0)
         return -1;
-    const char *lp = join(r, path, "tolerations");
+    const char *lp = gpa_dra_join(r, path, "tolerations");
     e->tolerations = e->ntolerations != 0 ? gpa_arena_calloc(r->a, e->ntolerations, sizeof(*e->tolerations)) : NULL;
     for (size_t i = 0; i < e->ntolerations; i++) {
-        const char *ip = index_path(r, lp, i);
+        const char *ip = gpa_dra_index_path(r, lp, i);
         gpa_dra_toleration_t *t = &e->tolerations[i];
-        if (must_be_object(r, items[i], ip) != 0 || string_field(r, items[i], "key", ip, &t->key) != 0 ||
-            string_field(r, items[i], "operator", ip, &t->op) != 0 || string_field(r, items[i], "value", ip, &t->value) != 0 ||
-            string_field(r, items[i], "effect", ip, &t->effect) != 0)
+        if (gpa_dra_must_be_object(r, items[i], ip) != 0 || gpa_dra_string_field(r, items[i], "key", ip, &t->key) != 0 ||
+            gpa_dra_string_field(r, items[i], "operator", ip, &t->op) != 0 ||
+            gpa_dra_string_field(r, items[i], "value", ip, &t->value) != 0 ||
+            gpa_dra_string_field(r, items[i], "effect", ip, &t->effect) != 0)
             return -1;
     }
     return 0;
 }
 
-static int read_mode_count(reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
+static int read_mode_count(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_exact_t *e)
 {
     const char *mode;
     gpa_value_t *count;
-    if (string_field(r, obj, "allocationMode", path, &mode) != 0 || field(r, obj, "count", GPA_VNUMBER, path, &count) != 0)
+    if (gpa_dra_string_field(r, obj, "allocationMode", path, &mode) != 0 ||
+        gpa_dra_field(r, obj, "count", GPA_VNUMBER, path, &count) != 0)
         return -1;
     e->mode = mode == NULL || strcmp(mode, "ExactCount") == 0 ? GPA_DRA_EXACT_COUNT
               : strcmp(mode, "All") == 0                      ? GPA_DRA_ALL
@@ -222,38 +143,38 @@ static int read_mode_count(reader_t *r, const gpa_value_t *obj, const char *path
         return 0;
     gpa_quantity_t q = gpa_quantity_parse(count->u.str.ptr, count->u.str.len);
     if (q.status != GPA_Q_OK || q.suffix != GPA_QS_NONE)
-        return gpa_schema_fail(r->err, count, join(r, path, "count"), "must be a whole number, not %s", count->u.str.ptr);
+        return gpa_schema_fail(r->err, count, gpa_dra_join(r, path, "count"), "must be a whole number, not %s", count->u.str.ptr);
     e->count = q.value;
     e->has_count = 1;
     return 0;
 }
 
 /* The fields of an ExactDeviceRequest in `obj` (a request's `exactly`, an alternative, or a v1beta1 request). */
-static int read_exact(reader_t *r, const gpa_value_t *obj, const char *path, const char *name, gpa_dra_exact_t *e)
+static int read_exact(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *path, const char *name, gpa_dra_exact_t *e)
 {
     memset(e, 0, sizeof(*e));
     e->name = name;
     e->path = path;
     gpa_value_t *admin;
-    if (string_field(r, obj, "deviceClassName", path, &e->class) != 0 ||
+    if (gpa_dra_string_field(r, obj, "deviceClassName", path, &e->class) != 0 ||
         read_selectors(r, obj, path, &e->selectors, &e->selector_paths, &e->nselectors) != 0 ||
         read_mode_count(r, obj, path, e) != 0 || read_capacity(r, obj, path, e) != 0 || read_tolerations(r, obj, path, e) != 0 ||
-        field(r, obj, "adminAccess", GPA_VBOOL, path, &admin) != 0)
+        gpa_dra_field(r, obj, "adminAccess", GPA_VBOOL, path, &admin) != 0)
         return -1;
     e->admin_access = admin != NULL && admin->u.boolean;
     return 0;
 }
 
-static int read_alternatives(reader_t *r, const gpa_value_t *req, const char *path, gpa_dra_request_t *out)
+static int read_alternatives(gpa_dra_reader_t *r, const gpa_value_t *req, const char *path, gpa_dra_request_t *out)
 {
     gpa_value_t **items;
-    if (list_field(r, req, "firstAvailable", path, GPA_DRA_MAX_SUBREQUESTS, &items, &out->nalternatives) != 0)
+    if (gpa_dra_list_field(r, req, "firstAvailable", path, GPA_DRA_MAX_SUBREQUESTS, &items, &out->nalternatives) != 0)
         return -1;
-    const char *lp = join(r, path, "firstAvailable");
+    const char *lp = gpa_dra_join(r, path, "firstAvailable");
     out->alternatives = out->nalternatives != 0 ? gpa_arena_alloc(r->a, out->nalternatives * sizeof(*out->alternatives)) : NULL;
     for (size_t i = 0; i < out->nalternatives; i++) {
-        const char *ip = index_path(r, lp, i), *name;
-        if (must_be_object(r, items[i], ip) != 0 || string_field(r, items[i], "name", ip, &name) != 0 ||
+        const char *ip = gpa_dra_index_path(r, lp, i), *name;
+        if (gpa_dra_must_be_object(r, items[i], ip) != 0 || gpa_dra_string_field(r, items[i], "name", ip, &name) != 0 ||
             read_exact(r, items[i], ip, name, &out->alternatives[i]) != 0)
             return -1;
     }
@@ -262,11 +183,12 @@ static int read_alternatives(reader_t *r, const gpa_value_t *req, const char *pa
 
 /* One request: v1 and v1beta2 under `exactly` or `firstAvailable`; v1beta1 (and v1alpha3, which dra-api-version
  * flags) on the request itself (or firstAvailable). */
-static int read_request(reader_t *r, const gpa_value_t *req, const char *path, gpa_dra_version_t version, gpa_dra_request_t *out)
+static int read_request(gpa_dra_reader_t *r, const gpa_value_t *req, const char *path, gpa_dra_version_t version,
+                        gpa_dra_request_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->path = path;
-    if (must_be_object(r, req, path) != 0 || string_field(r, req, "name", path, &out->name) != 0 ||
+    if (gpa_dra_must_be_object(r, req, path) != 0 || gpa_dra_string_field(r, req, "name", path, &out->name) != 0 ||
         read_alternatives(r, req, path, out) != 0)
         return -1;
     if (out->nalternatives != 0)
@@ -276,80 +198,81 @@ static int read_request(reader_t *r, const gpa_value_t *req, const char *path, g
         out->has_exact = 1;
         return read_exact(r, req, path, out->name, &out->exact);
     }
-    if (field(r, req, "exactly", GPA_VOBJECT, path, &exactly) != 0)
+    if (gpa_dra_field(r, req, "exactly", GPA_VOBJECT, path, &exactly) != 0)
         return -1;
     out->has_exact = exactly != NULL;
-    return exactly != NULL ? read_exact(r, exactly, join(r, path, "exactly"), out->name, &out->exact) : 0;
+    return exactly != NULL ? read_exact(r, exactly, gpa_dra_join(r, path, "exactly"), out->name, &out->exact) : 0;
 }
 
-static int read_constraints(reader_t *r, const gpa_value_t *devices, const char *path, gpa_dra_devices_t *out)
+static int read_constraints(gpa_dra_reader_t *r, const gpa_value_t *devices, const char *path, gpa_dra_devices_t *out)
 {
     gpa_value_t **items;
-    if (list_field(r, devices, "constraints", path, GPA_DRA_MAX_CONSTRAINTS, &items, &out->nconstraints) != 0)
+    if (gpa_dra_list_field(r, devices, "constraints", path, GPA_DRA_MAX_CONSTRAINTS, &items, &out->nconstraints) != 0)
         return -1;
-    const char *lp = join(r, path, "constraints");
+    const char *lp = gpa_dra_join(r, path, "constraints");
     out->constraints = out->nconstraints != 0 ? gpa_arena_calloc(r->a, out->nconstraints, sizeof(*out->constraints)) : NULL;
     for (size_t i = 0; i < out->nconstraints; i++) {
         gpa_dra_constraint_t *c = &out->constraints[i];
-        c->path = index_path(r, lp, i);
-        if (must_be_object(r, items[i], c->path) != 0 ||
-            strings_field(r, items[i], "requests", c->path, &c->requests, &c->nrequests) != 0 ||
-            string_field(r, items[i], "matchAttribute", c->path, &c->match_attribute) != 0 ||
-            string_field(r, items[i], "distinctAttribute", c->path, &c->distinct_attribute) != 0)
+        c->path = gpa_dra_index_path(r, lp, i);
+        if (gpa_dra_must_be_object(r, items[i], c->path) != 0 ||
+            gpa_dra_strings_field(r, items[i], "requests", c->path, &c->requests, &c->nrequests) != 0 ||
+            gpa_dra_string_field(r, items[i], "matchAttribute", c->path, &c->match_attribute) != 0 ||
+            gpa_dra_string_field(r, items[i], "distinctAttribute", c->path, &c->distinct_attribute) != 0)
             return -1;
     }
     return 0;
 }
 
 /* config[]: {requests, opaque: {driver, parameters}} (a class's entries have no requests). */
-static int read_configs(reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_opaque_t **out, size_t *n)
+static int read_configs(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_opaque_t **out, size_t *n)
 {
     gpa_value_t **items;
-    if (list_field(r, obj, "config", path, GPA_DRA_MAX_CONFIGS, &items, n) != 0)
+    if (gpa_dra_list_field(r, obj, "config", path, GPA_DRA_MAX_CONFIGS, &items, n) != 0)
         return -1;
-    const char *lp = join(r, path, "config");
+    const char *lp = gpa_dra_join(r, path, "config");
     *out = *n != 0 ? gpa_arena_calloc(r->a, *n, sizeof(**out)) : NULL;
     for (size_t i = 0; i < *n; i++) {
         gpa_dra_opaque_t *c = &(*out)[i];
-        const char *ip = index_path(r, lp, i);
+        const char *ip = gpa_dra_index_path(r, lp, i);
         gpa_value_t *opaque;
-        if (must_be_object(r, items[i], ip) != 0 || strings_field(r, items[i], "requests", ip, &c->requests, &c->nrequests) != 0 ||
-            field(r, items[i], "opaque", GPA_VOBJECT, ip, &opaque) != 0)
+        if (gpa_dra_must_be_object(r, items[i], ip) != 0 ||
+            gpa_dra_strings_field(r, items[i], "requests", ip, &c->requests, &c->nrequests) != 0 ||
+            gpa_dra_field(r, items[i], "opaque", GPA_VOBJECT, ip, &opaque) != 0)
             return -1;
-        c->path = join(r, ip, "opaque");
-        if (opaque != NULL && string_field(r, opaque, "driver", c->path, &c->driver) != 0)
+        c->path = gpa_dra_join(r, ip, "opaque");
+        if (opaque != NULL && gpa_dra_string_field(r, opaque, "driver", c->path, &c->driver) != 0)
             return -1;
         c->parameters = opaque != NULL ? gpa_value_get(opaque, "parameters") : NULL;
     }
     return 0;
 }
 
-static int read_devices(reader_t *r, const gpa_value_t *spec, const char *spec_path, gpa_dra_version_t version,
+static int read_devices(gpa_dra_reader_t *r, const gpa_value_t *spec, const char *spec_path, gpa_dra_version_t version,
                         gpa_dra_devices_t *out)
 {
     gpa_value_t *devices, **items;
-    out->path = join(r, spec_path, "devices");
-    if (field(r, spec, "devices", GPA_VOBJECT, spec_path, &devices) != 0)
+    out->path = gpa_dra_join(r, spec_path, "devices");
+    if (gpa_dra_field(r, spec, "devices", GPA_VOBJECT, spec_path, &devices) != 0)
         return -1;
     if (devices == NULL)
         return 0;
-    if (list_field(r, devices, "requests", out->path, GPA_DRA_MAX_REQUESTS, &items, &out->nrequests) != 0)
+    if (gpa_dra_list_field(r, devices, "requests", out->path, GPA_DRA_MAX_REQUESTS, &items, &out->nrequests) != 0)
         return -1;
-    const char *lp = join(r, out->path, "requests");
+    const char *lp = gpa_dra_join(r, out->path, "requests");
     out->requests = out->nrequests != 0 ? gpa_arena_alloc(r->a, out->nrequests * sizeof(*out->requests)) : NULL;
     for (size_t i = 0; i < out->nrequests; i++)
-        if (read_request(r, items[i], index_path(r, lp, i), version, &out->requests[i]) != 0)
+        if (read_request(r, items[i], gpa_dra_index_path(r, lp, i), version, &out->requests[i]) != 0)
             return -1;
     if (read_constraints(r, devices, out->path, out) != 0)
         return -1;
     return read_configs(r, devices, out->path, &out->configs, &out->nconfigs);
 }
 
-static int read_class(reader_t *r, const gpa_value_t *spec, gpa_dra_class_t *out)
+static int read_class(gpa_dra_reader_t *r, const gpa_value_t *spec, gpa_dra_class_t *out)
 {
     return read_selectors(r, spec, "spec", &out->selectors, &out->selector_paths, &out->nselectors) != 0 ||
                    read_configs(r, spec, "spec", &out->configs, &out->nconfigs) != 0 ||
-                   string_field(r, spec, "extendedResourceName", "spec", &out->extended_resource_name) != 0
+                   gpa_dra_string_field(r, spec, "extendedResourceName", "spec", &out->extended_resource_name) != 0
                ? -1
                : 0;
 }
@@ -357,7 +280,7 @@ static int read_class(reader_t *r, const gpa_value_t *spec, gpa_dra_class_t *out
 int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, const char *api_version, const char *ns,
                    const char *name, int generated, gpa_dra_object_t **out, gpa_error_t *err)
 {
-    reader_t r = {a, err};
+    gpa_dra_reader_t r = {a, err};
     gpa_dra_object_t *o = gpa_arena_calloc(a, 1, sizeof(*o));
     o->kind = kind;
     o->version = gpa_dra_version_of(api_version);
@@ -368,7 +291,7 @@ int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, 
     if (o->generated || kind == GPA_DRA_SLICE || o->version == GPA_DRA_V1ALPHA2 || o->version == GPA_DRA_VOTHER)
         return 0; /* a controller's, not read yet, or a version whose shape is another (dra-api-version says so) */
     gpa_value_t *spec, *inner;
-    if (field(&r, doc, "spec", GPA_VOBJECT, "", &spec) != 0)
+    if (gpa_dra_field(&r, doc, "spec", GPA_VOBJECT, "", &spec) != 0)
         return -1;
     if (spec == NULL)
         return 0;
@@ -376,24 +299,24 @@ int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, 
         return read_class(&r, spec, &o->cls);
     if (kind == GPA_DRA_CLAIM)
         return read_devices(&r, spec, "spec", o->version, &o->devices);
-    if (field(&r, spec, "spec", GPA_VOBJECT, "spec", &inner) != 0)
+    if (gpa_dra_field(&r, spec, "spec", GPA_VOBJECT, "spec", &inner) != 0)
         return -1;
     return inner != NULL ? read_devices(&r, inner, "spec.spec", o->version, &o->devices) : 0;
 }
 
 /* ---- a Pod's claims ------------------------------------------------------------------------------------------------ */
 
-static int read_source(reader_t *r, const gpa_value_t *item, const char *path, gpa_dra_pod_claim_t *c)
+static int read_source(gpa_dra_reader_t *r, const gpa_value_t *item, const char *path, gpa_dra_pod_claim_t *c)
 {
     gpa_value_t *source;
-    if (field(r, item, "source", GPA_VOBJECT, path, &source) != 0)
+    if (gpa_dra_field(r, item, "source", GPA_VOBJECT, path, &source) != 0)
         return -1;
     if (source == NULL)
         return 0;
-    const char *sp = join(r, path, "source");
+    const char *sp = gpa_dra_join(r, path, "source");
     c->has_source = 1;
-    return string_field(r, source, "resourceClaimName", sp, &c->source_claim) != 0 ||
-                   string_field(r, source, "resourceClaimTemplateName", sp, &c->source_template) != 0
+    return gpa_dra_string_field(r, source, "resourceClaimName", sp, &c->source_claim) != 0 ||
+                   gpa_dra_string_field(r, source, "resourceClaimTemplateName", sp, &c->source_template) != 0
                ? -1
                : 0;
 }
@@ -401,20 +324,21 @@ static int read_source(reader_t *r, const gpa_value_t *item, const char *path, g
 int gpa_dra_decode_pod_claims(gpa_arena_t *a, const gpa_value_t *spec, const char *spec_path, gpa_dra_pod_claim_t **out, size_t *n,
                               gpa_error_t *err)
 {
-    reader_t r = {a, err};
+    gpa_dra_reader_t r = {a, err};
     gpa_value_t **items;
-    if (list_field(&r, spec, "resourceClaims", spec_path, GPA_DRA_MAX_POD_CLAIMS, &items, n) != 0)
+    if (gpa_dra_list_field(&r, spec, "resourceClaims", spec_path, GPA_DRA_MAX_POD_CLAIMS, &items, n) != 0)
         return -1;
-    const char *lp = join(&r, spec_path, "resourceClaims");
+    const char *lp = gpa_dra_join(&r, spec_path, "resourceClaims");
     *out = *n != 0 ? gpa_arena_calloc(a, *n, sizeof(**out)) : NULL;
     for (size_t i = 0; i < *n; i++) {
         gpa_dra_pod_claim_t *c = &(*out)[i];
-        c->path = index_path(&r, lp, i);
+        c->path = gpa_dra_index_path(&r, lp, i);
         c->line = items[i]->line;
         c->column = items[i]->column;
-        if (must_be_object(&r, items[i], c->path) != 0 || string_field(&r, items[i], "name", c->path, &c->name) != 0 ||
-            string_field(&r, items[i], "resourceClaimName", c->path, &c->claim) != 0 ||
-            string_field(&r, items[i], "resourceClaimTemplateName", c->path, &c->template) != 0 ||
+        if (gpa_dra_must_be_object(&r, items[i], c->path) != 0 ||
+            gpa_dra_string_field(&r, items[i], "name", c->path, &c->name) != 0 ||
+            gpa_dra_string_field(&r, items[i], "resourceClaimName", c->path, &c->claim) != 0 ||
+            gpa_dra_string_field(&r, items[i], "resourceClaimTemplateName", c->path, &c->template) != 0 ||
             read_source(&r, items[i], c->path, c) != 0)
             return -1;
     }
@@ -424,19 +348,20 @@ int gpa_dra_decode_pod_claims(gpa_arena_t *a, const gpa_value_t *spec, const cha
 int gpa_dra_decode_container_claims(gpa_arena_t *a, const gpa_value_t *resources, const char *resources_path,
                                     gpa_dra_container_claim_t **out, size_t *n, gpa_error_t *err)
 {
-    reader_t r = {a, err};
+    gpa_dra_reader_t r = {a, err};
     gpa_value_t **items;
-    if (list_field(&r, resources, "claims", resources_path, GPA_DRA_MAX_POD_CLAIMS, &items, n) != 0)
+    if (gpa_dra_list_field(&r, resources, "claims", resources_path, GPA_DRA_MAX_POD_CLAIMS, &items, n) != 0)
         return -1;
     if (*n == 0)
         return 0; /* every container passes here: no path is built for claims it does not have */
-    const char *lp = join(&r, resources_path, "claims");
+    const char *lp = gpa_dra_join(&r, resources_path, "claims");
     *out = gpa_arena_calloc(a, *n, sizeof(**out));
     for (size_t i = 0; i < *n; i++) {
         gpa_dra_container_claim_t *c = &(*out)[i];
-        c->path = index_path(&r, lp, i);
-        if (must_be_object(&r, items[i], c->path) != 0 || string_field(&r, items[i], "name", c->path, &c->name) != 0 ||
-            string_field(&r, items[i], "request", c->path, &c->request) != 0)
+        c->path = gpa_dra_index_path(&r, lp, i);
+        if (gpa_dra_must_be_object(&r, items[i], c->path) != 0 ||
+            gpa_dra_string_field(&r, items[i], "name", c->path, &c->name) != 0 ||
+            gpa_dra_string_field(&r, items[i], "request", c->path, &c->request) != 0)
             return -1;
     }
     return 0;
