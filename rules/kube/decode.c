@@ -484,6 +484,23 @@ static int decode_term(decoder_t *d, const gpa_value_t *v, where_t w, gpa_node_t
     return 0;
 }
 
+/* A NodeSelector's nodeSelectorTerms (v a mapping at w): *out and *n, none when absent. */
+static int decode_selector_terms(decoder_t *d, const gpa_value_t *v, where_t w, gpa_node_term_t **out, size_t *n)
+{
+    gpa_value_t *terms;
+    if (member(d, v, "nodeSelectorTerms", GPA_VARRAY, w, &terms) != 0)
+        return -1;
+    if (terms == NULL)
+        return 0;
+    where_t tw = where_key(d, w, "nodeSelectorTerms");
+    *out = gpa_arena_alloc(d->a, terms->u.array.len * sizeof(**out));
+    for (size_t i = 0; i < terms->u.array.len; i++)
+        if (decode_term(d, terms->u.array.items[i], where_index(d, tw, i), &(*out)[i]) != 0)
+            return -1;
+    *n = terms->u.array.len;
+    return 0;
+}
+
 /* spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms */
 static int decode_node_affinity(decoder_t *d, const gpa_value_t *spec, where_t w, gpa_podspec_t *pod)
 {
@@ -498,18 +515,19 @@ static int decode_node_affinity(decoder_t *d, const gpa_value_t *spec, where_t w
         w = where_key(d, w, steps[i]);
         v = next;
     }
-    gpa_value_t *terms;
-    if (member(d, v, "nodeSelectorTerms", GPA_VARRAY, w, &terms) != 0)
-        return -1;
-    if (terms == NULL)
-        return 0;
-    where_t tw = where_key(d, w, "nodeSelectorTerms");
-    pod->node_terms = gpa_arena_alloc(d->a, terms->u.array.len * sizeof(*pod->node_terms));
-    for (size_t i = 0; i < terms->u.array.len; i++)
-        if (decode_term(d, terms->u.array.items[i], where_index(d, tw, i), &pod->node_terms[i]) != 0)
-            return -1;
-    pod->nnode_terms = terms->u.array.len;
-    return 0;
+    return decode_selector_terms(d, v, w, &pod->node_terms, &pod->nnode_terms);
+}
+
+int gpa_decode_node_selector(gpa_arena_t *a, const gpa_value_t *selector, const char *path, gpa_node_term_t **out, size_t *n,
+                             gpa_error_t *err)
+{
+    decoder_t d = {.a = a, .err = err};
+    where_t w = {path, ""};
+    *out = NULL;
+    *n = 0;
+    if (selector->type != GPA_VOBJECT)
+        return wrong_type(&d, selector, path, GPA_VOBJECT);
+    return decode_selector_terms(&d, selector, w, out, n);
 }
 
 /* A Pod spec and, when it has any (templates, a Pod), the metadata that goes with it; meta NULL: none. */

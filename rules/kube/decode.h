@@ -76,4 +76,9 @@ int gpa_decode_document(gpa_arena_t *a, gpa_value_t *doc, gpa_objects_t *out, gp
 int gpa_decode_item(gpa_arena_t *a, const gpa_decode_opts_t *opts, gpa_value_t *item, size_t index, gpa_objects_t *out,
                     gpa_error_t *err);
 
+/* A NodeSelector (a mapping at `path`, e.g. a ResourceSlice's spec.nodeSelector): its nodeSelectorTerms, read as a Pod's
+ * required node affinity is (kube/model.h gpa_node_term_t), into a. Returns 0, or -1 with err. */
+int gpa_decode_node_selector(gpa_arena_t *a, const gpa_value_t *selector, const char *path, gpa_node_term_t **out, size_t *n,
+                             gpa_error_t *err);
+
 #endif

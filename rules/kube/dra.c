@@ -7,6 +7,7 @@
 
 #include "document/schema.h"
 #include "kube/dra_read.h"
+#include "kube/dra_slice.h"
 
 /* ---- kinds and versions ---------------------------------------------------------------------------------------- */
 
@@ -215,7 +216,7 @@ static int read_constraints(gpa_dra_reader_t *r, const gpa_value_t *devices, con
         gpa_dra_constraint_t *c = &out->constraints[i];
         c->path = gpa_dra_index_path(r, lp, i);
         if (gpa_dra_must_be_object(r, items[i], c->path) != 0 ||
-            gpa_dra_strings_field(r, items[i], "requests", c->path, &c->requests, &c->nrequests) != 0 ||
+            gpa_dra_strings_field(r, items[i], "requests", c->path, GPA_DRA_MAX_REQUESTS, &c->requests, &c->nrequests) != 0 ||
             gpa_dra_string_field(r, items[i], "matchAttribute", c->path, &c->match_attribute) != 0 ||
             gpa_dra_string_field(r, items[i], "distinctAttribute", c->path, &c->distinct_attribute) != 0)
             return -1;
@@ -236,7 +237,7 @@ static int read_configs(gpa_dra_reader_t *r, const gpa_value_t *obj, const char 
         const char *ip = gpa_dra_index_path(r, lp, i);
         gpa_value_t *opaque;
         if (gpa_dra_must_be_object(r, items[i], ip) != 0 ||
-            gpa_dra_strings_field(r, items[i], "requests", ip, &c->requests, &c->nrequests) != 0 ||
+            gpa_dra_strings_field(r, items[i], "requests", ip, GPA_DRA_MAX_REQUESTS, &c->requests, &c->nrequests) != 0 ||
             gpa_dra_field(r, items[i], "opaque", GPA_VOBJECT, ip, &opaque) != 0)
             return -1;
         c->path = gpa_dra_join(r, ip, "opaque");
@@ -288,8 +289,13 @@ int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, 
     o->name = name != NULL ? name : "";
     o->generated = generated && kind == GPA_DRA_CLAIM;
     *out = o;
-    if (o->generated || kind == GPA_DRA_SLICE || o->version == GPA_DRA_V1ALPHA2 || o->version == GPA_DRA_VOTHER)
-        return 0; /* a controller's, not read yet, or a version whose shape is another (dra-api-version says so) */
+    if (o->generated || o->version == GPA_DRA_V1ALPHA2 || o->version == GPA_DRA_VOTHER)
+        return 0; /* a controller's, or a version whose shape is another (dra-api-version says so) */
+    if (kind == GPA_DRA_SLICE) {
+        gpa_dra_slice_t *slice = gpa_arena_calloc(a, 1, sizeof(*slice));
+        o->slice = slice;
+        return gpa_dra_slice_decode(a, doc, o->version == GPA_DRA_V1BETA1, slice, err);
+    }
     gpa_value_t *spec, *inner;
     if (gpa_dra_field(&r, doc, "spec", GPA_VOBJECT, "", &spec) != 0)
         return -1;

@@ -50,7 +50,7 @@ typedef enum en_gpa_dra_kind_t {
     GPA_DRA_CLAIM,    /* ResourceClaim */
     GPA_DRA_TEMPLATE, /* ResourceClaimTemplate */
     GPA_DRA__KINDS,
-    GPA_DRA_SLICE = GPA_DRA__KINDS, /* ResourceSlice: recognised (the inventory ignores it for now), never known */
+    GPA_DRA_SLICE = GPA_DRA__KINDS, /* ResourceSlice (kube/dra_slice.h): read for the inventory, never a known object */
     GPA_DRA_NONE,                   /* any other kind */
 } gpa_dra_kind_t;
 
@@ -156,8 +156,9 @@ typedef struct st_gpa_dra_object_t {
     /* A ResourceClaim a controller made (annotated GPA_DRA_ANNOTATION_POD_CLAIM or _EXTENDED_CLAIM): admitted
      * untouched, nothing else read. */
     int generated;
-    gpa_dra_devices_t devices; /* claims and templates */
-    gpa_dra_class_t cls;       /* classes */
+    gpa_dra_devices_t devices;              /* claims and templates */
+    gpa_dra_class_t cls;                    /* classes */
+    const struct st_gpa_dra_slice_t *slice; /* slices (kube/dra_slice.h), NULL for the other kinds */
 } gpa_dra_object_t;
 
 /* A Pod's `spec.resourceClaims[]` entry. */
@@ -201,9 +202,8 @@ const char *gpa_dra_kind_name(gpa_dra_kind_t k);
 
 /*
  * Reads a resource.k8s.io object (doc, of kind `kind` as gpa_dra_kind_of said, not NONE) whose metadata the caller
- * decoded (ns, name; `generated`: annotated as a controller's claim, then nothing more is read). A ResourceSlice
- * reads as an object with nothing in it. Returns 0 and sets *out (arena-owned), or -1 with err at the node of a bad
- * shape on a needed path.
+ * decoded (ns, name; `generated`: annotated as a controller's claim, then nothing more is read). Returns 0 and sets
+ * *out (arena-owned), or -1 with err at the node of a bad shape on a needed path.
  */
 int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, const char *api_version, const char *ns,
                    const char *name, int generated, gpa_dra_object_t **out, gpa_error_t *err);

@@ -4,7 +4,6 @@
 #include "kube/dra_read.h"
 
 #include "document/schema.h"
-#include "kube/dra.h"
 
 const char *gpa_dra_join(gpa_dra_reader_t *r, const char *parent, const char *key)
 {
@@ -58,11 +57,11 @@ int gpa_dra_list_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *
 }
 
 /* A list of strings (a constraint's or config's `requests`). */
-int gpa_dra_strings_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, const char ***out,
-                          size_t *n)
+int gpa_dra_strings_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
+                          const char ***out, size_t *n)
 {
     gpa_value_t **items;
-    if (gpa_dra_list_field(r, obj, key, path, GPA_DRA_MAX_REQUESTS, &items, n) != 0)
+    if (gpa_dra_list_field(r, obj, key, path, max, &items, n) != 0)
         return -1;
     *out = NULL;
     if (*n == 0)

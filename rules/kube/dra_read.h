@@ -31,9 +31,9 @@ int gpa_dra_string_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char
 /* A list at obj[key] of at most `max` items (the API's limit): *items NULL and *n 0 when absent. */
 int gpa_dra_list_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
                        gpa_value_t ***items, size_t *n);
-/* A list of strings at obj[key] (a constraint's or config's `requests`), at most GPA_DRA_MAX_REQUESTS. */
-int gpa_dra_strings_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, const char ***out,
-                          size_t *n);
+/* A list of strings at obj[key] (a constraint's or config's `requests`), at most `max`. */
+int gpa_dra_strings_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
+                          const char ***out, size_t *n);
 /* -1 with err unless v is a mapping. */
 int gpa_dra_must_be_object(gpa_dra_reader_t *r, const gpa_value_t *v, const char *path);
 
