@@ -39,6 +39,8 @@ struct st_gpa_inventory_t {
     gpa_dra_known_t dra;                                       /* DeviceClasses, claims, templates (in rec_) */
     size_t committed_dra;
     unsigned committed_dra_complete;
+    gpa_dra_pools_t dra_pools; /* ResourceSlices added (in rec_); pools and devices sealed in view_arena */
+    size_t committed_slices;
 };
 
 gpa_inventory_t *gpa_inventory_new(void)
@@ -698,8 +700,10 @@ int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const ch
             gpa_decode_error_within(err, path); /* items[2].spec...: where the object sits in its List */
         return -1;
     }
+    if (obj->dra != NULL && obj->dra->slice != NULL)
+        gpa_dra_pools_add(&inv->rec_, &inv->dra_pools, obj->dra->slice);
     if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS)
-        return 0; /* a ResourceSlice: part 2 reads them */
+        return 0; /* a ResourceSlice: no known object (its devices are the pools') */
     gpa_dra_known_add(&inv->rec_, &inv->dra, obj->dra);
     gpa_dra_known_set_complete(&inv->dra, obj->dra->kind);
     return 0;
@@ -720,6 +724,20 @@ const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv)
     return inv != NULL ? &inv->dra : NULL;
 }
 
+const gpa_dra_pools_t *gpa_inventory_dra_pools(const gpa_inventory_t *inv)
+{
+    return inv != NULL ? &inv->dra_pools : NULL;
+}
+
+/* An incomplete pool, named among the inventory's warnings. */
+static void pool_warning(void *ctx, const char *message)
+{
+    gpa_error_t w;
+    gpa_error_init(&w, NULL);
+    gpa_error_set(&w, 0, 0, "", "%s", message);
+    gpa_inventory_add_warning(ctx, &w);
+}
+
 void gpa_inventory_rollback(gpa_inventory_t *inv)
 {
     inv->dra.len_ = inv->committed_dra;
@@ -731,6 +749,7 @@ void gpa_inventory_rollback(gpa_inventory_t *inv)
     inv->usages_rec.len = inv->committed_usages;
     inv->warnings.len = inv->committed_warnings;
     inv->nwarnings = inv->committed_nwarnings;
+    inv->dra_pools.added_.len = inv->committed_slices;
 }
 
 int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
@@ -756,6 +775,8 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     }
     inv->view_arena = a;
     gpa_dra_known_seal(&inv->rec_, &inv->dra);
+    gpa_dra_pools_seal(a, &inv->dra_pools, pool_warning, inv);
+    inv->committed_slices = inv->dra_pools.added_.len;
     inv->committed_dra = inv->dra.len_;
     inv->committed_dra_complete = inv->dra.complete;
     inv->nodes = r.nodes;

@@ -20,6 +20,7 @@
 
 #include "base/error.h"
 #include "kube/decode.h"
+#include "inventory/dra_pools.h"
 #include "kube/dra.h"
 #include "kube/model.h"
 #include "base/arena.h"
@@ -61,6 +62,9 @@ int gpa_inventory_has_nodes(const gpa_inventory_t *inv);
  * of that kind is read). */
 void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind);
 const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv);
+/* The devices DRA drivers publish (inventory/dra_pools.h): the ResourceSlices of the inventory's files or the live
+ * view, gathered at the last commit; NULL when inv is. */
+const gpa_dra_pools_t *gpa_inventory_dra_pools(const gpa_inventory_t *inv);
 
 /* ---- the resolved view ---- */
 

@@ -93,6 +93,8 @@ gpa_cel_value_t gpa_cel_int(int64_t i);
 gpa_cel_value_t gpa_cel_bool(int b);
 gpa_cel_value_t gpa_cel_quantity(int64_t q);
 gpa_cel_value_t gpa_cel_lookup_map(gpa_cel_lookup_fn lookup, void *ctx);
+/* A semantic version as semver() reads it (Kubernetes' DRA `version` attributes are such values), or an error value. */
+gpa_cel_value_t gpa_cel_semver(gpa_arena_t *a, const char *s, size_t len);
 
 /* A variable an expression may read. */
 typedef struct st_gpa_cel_binding_t {

@@ -201,12 +201,9 @@ static int semver_identifiers(const char *s, size_t len, size_t *i, int numeric_
     }
 }
 
-static gpa_cel_value_t fn_semver(gpa_cel_eval_t *e, const char *name, const gpa_cel_value_t *args)
+gpa_cel_value_t gpa_cel_semver(gpa_arena_t *a, const char *s, size_t len)
 {
-    if (args[0].kind != GPA_CEL_STRING)
-        return no_overload(e, name, args, 1);
-    const char *s = args[0].u.str.ptr;
-    size_t len = args[0].u.str.len, i = 0, pre = 0, pre_end = 0;
+    size_t i = 0, pre = 0, pre_end = 0;
     gpa_cel_value_t v = {.kind = GPA_CEL_SEMVER};
     int bad = semver_number(s, len, &i, &v.u.semver.major) != 0 || i >= len || s[i++] != '.' ||
               semver_number(s, len, &i, &v.u.semver.minor) != 0 || i >= len || s[i++] != '.' ||
@@ -221,9 +218,16 @@ static gpa_cel_value_t fn_semver(gpa_cel_eval_t *e, const char *name, const gpa_
         bad = semver_identifiers(s, len, &i, 0) != 0;
     }
     if (bad || i != len)
-        return gpa_cel_error_(e->a, "invalid semver: %.64s", s);
-    v.u.semver.pre = gpa_arena_strndup(e->a, s + pre, pre_end - pre);
+        return gpa_cel_error_(a, "invalid semver: %.64s", s);
+    v.u.semver.pre = gpa_arena_strndup(a, s + pre, pre_end - pre);
     return v;
+}
+
+static gpa_cel_value_t fn_semver(gpa_cel_eval_t *e, const char *name, const gpa_cel_value_t *args)
+{
+    if (args[0].kind != GPA_CEL_STRING)
+        return no_overload(e, name, args, 1);
+    return gpa_cel_semver(e->a, args[0].u.str.ptr, args[0].u.str.len);
 }
 
 static gpa_cel_value_t fn_is_semver(gpa_cel_eval_t *e, const char *name, const gpa_cel_value_t *args)

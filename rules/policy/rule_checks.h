@@ -63,6 +63,8 @@ void gpa_rule_dra_unknown_request(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_shared_claim(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_opaque_config(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_template_sharing(gpa_rule_ctx_t *ctx);
+/* rules_dra_cel.c: on_dra */
+void gpa_rule_dra_cel(gpa_rule_ctx_t *ctx);
 void gpa_rule_non_positive_dra(gpa_rule_ctx_t *ctx);
 void gpa_rule_non_positive_dra_container(gpa_rule_ctx_t *ctx);
 void gpa_rule_node_name_set_dra(gpa_rule_ctx_t *ctx);

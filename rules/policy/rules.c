@@ -140,6 +140,9 @@ const gpa_rule_t gpa_rules[] = {
      "DRA: a ResourceClaimTemplate that shares its device (TimeSlicing, MPS) behind a workload of several replicas", NULL},
     {"dra-shared-claim", DRA, GPA_SCOPE_POD, GPA_ACTION_WARN, gpa_rule_dra_shared_claim,
      "DRA: a workload of several replicas names one ResourceClaim (deny above 256 replicas)", NULL},
+    {"dra-cel", DRA, GPA_SCOPE_OBJECT, GPA_ACTION_DENY, NULL,
+     "DRA: a selector that does not parse as CEL, or that fails at run time on a device its class admits (with an inventory)",
+     gpa_rule_dra_cel},
 };
 const size_t gpa_nrules = sizeof(gpa_rules) / sizeof(gpa_rules[0]);
 

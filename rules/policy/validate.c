@@ -63,7 +63,8 @@ void gpa_validate_object_known(gpa_arena_t *a, const gpa_config_t *cfg, const gp
                                gpa_alloc_budget_t *budget, const gpa_object_t *obj, gpa_violations_t *out)
 {
     gpa_alloc_budget_t own = gpa_alloc_budget(0);
-    gpa_rule_ctx_t base = {.a = a, .cfg = cfg, .obj = obj, .known = known, .out = out};
+    gpa_rule_ctx_t base = {
+        .a = a, .cfg = cfg, .inv = inv, .budget = budget != NULL ? budget : &own, .obj = obj, .known = known, .out = out};
     run_on_dra(&base, obj);
     if (obj->npods == 0)
         return;

@@ -22,7 +22,7 @@ import subprocess
 import sys
 from collections import deque
 
-ENGINE = ["base", "document", "kube", "cel", "alloc", "policy", "admission"]
+ENGINE = ["base", "document", "kube", "cel", "inventory", "alloc", "policy", "admission"]
 # What each front-end folder may include from the engine and from the other front ends.
 FRONT = {
     "certs": {"engine": "base", "front": set()},

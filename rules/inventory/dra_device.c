@@ -1,0 +1,108 @@
+/*
+ * A device as DRA selectors read it (dra_device.h).
+ */
+#include "inventory/dra_device.h"
+
+#include <string.h>
+
+/* What one map of the binding serves: the device itself, or one domain's attributes or capacities. */
+typedef enum en_view_t { VIEW_DEVICE, VIEW_ATTRIBUTES, VIEW_CAPACITY, VIEW_DOMAIN_ATTRIBUTES, VIEW_DOMAIN_CAPACITY } view_t;
+
+typedef struct st_lookup_t {
+    view_t view;
+    const char *driver;
+    const gpa_dra_device_t *device;
+    const char *domain; /* VIEW_DOMAIN_* */
+} lookup_t;
+
+static int lookup(void *ctx, gpa_arena_t *a, const gpa_cel_value_t *key, gpa_cel_value_t *out);
+
+static gpa_cel_value_t map_of(gpa_arena_t *a, const lookup_t *from, view_t view, const char *domain)
+{
+    lookup_t *l = gpa_arena_alloc(a, sizeof(*l));
+    *l = (lookup_t){view, from->driver, from->device, domain};
+    return gpa_cel_lookup_map(lookup, l);
+}
+
+static gpa_cel_value_t attribute_value(gpa_arena_t *a, const gpa_dra_attribute_t *at)
+{
+    switch (at->type) {
+    case GPA_DRA_ATTR_INT:
+        return gpa_cel_int(at->i);
+    case GPA_DRA_ATTR_BOOL:
+        return gpa_cel_bool(at->b);
+    case GPA_DRA_ATTR_STRING:
+        return gpa_cel_string(at->s, strlen(at->s));
+    case GPA_DRA_ATTR_VERSION:
+        return gpa_cel_semver(a, at->s, strlen(at->s));
+    default:
+        return (gpa_cel_value_t){.kind = GPA_CEL_UNKNOWN};
+    }
+}
+
+static int device_field(gpa_arena_t *a, const lookup_t *l, const char *name, gpa_cel_value_t *out)
+{
+    if (strcmp(name, "driver") == 0)
+        *out = gpa_cel_string(l->driver, strlen(l->driver));
+    else if (strcmp(name, "attributes") == 0)
+        *out = map_of(a, l, VIEW_ATTRIBUTES, NULL);
+    else if (strcmp(name, "capacity") == 0)
+        *out = map_of(a, l, VIEW_CAPACITY, NULL);
+    else if (strcmp(name, "allowMultipleAllocations") == 0)
+        *out = gpa_cel_bool(l->device->allow_multiple);
+    else
+        return 0;
+    return 1;
+}
+
+static int lookup(void *ctx, gpa_arena_t *a, const gpa_cel_value_t *key, gpa_cel_value_t *out)
+{
+    const lookup_t *l = ctx;
+    if (key->kind != GPA_CEL_STRING || memchr(key->u.str.ptr, '\0', key->u.str.len) != NULL)
+        return 0;
+    const char *name = key->u.str.ptr;
+    switch (l->view) {
+    case VIEW_DEVICE:
+        return device_field(a, l, name, out);
+    case VIEW_ATTRIBUTES: /* any domain is present: an unknown one is an empty map */
+        *out = map_of(a, l, VIEW_DOMAIN_ATTRIBUTES, gpa_arena_strdup(a, name));
+        return 1;
+    case VIEW_CAPACITY:
+        *out = map_of(a, l, VIEW_DOMAIN_CAPACITY, gpa_arena_strdup(a, name));
+        return 1;
+    case VIEW_DOMAIN_ATTRIBUTES: {
+        const gpa_dra_attribute_t *at = gpa_dra_device_attribute(l->device, l->domain, name);
+        if (at != NULL)
+            *out = attribute_value(a, at);
+        return at != NULL;
+    }
+    case VIEW_DOMAIN_CAPACITY: {
+        const gpa_dra_device_capacity_t *c = gpa_dra_device_capacity(l->device, l->domain, name);
+        if (c == NULL)
+            return 0;
+        *out = c->value.status == GPA_Q_OK ? gpa_cel_quantity(c->value.value) : (gpa_cel_value_t){.kind = GPA_CEL_UNKNOWN};
+        return 1;
+    }
+    }
+    return 0;
+}
+
+gpa_cel_binding_t gpa_dra_device_binding(gpa_arena_t *a, const char *driver, const gpa_dra_device_t *d)
+{
+    lookup_t root = {VIEW_DEVICE, driver, d, NULL};
+    return (gpa_cel_binding_t){"device", map_of(a, &root, VIEW_DEVICE, NULL)};
+}
+
+gpa_cel_outcome_t gpa_dra_select(gpa_arena_t *a, const gpa_cel_node_t *const *selectors, size_t n, const char *driver,
+                                 const gpa_dra_device_t *d, uint64_t *cost, size_t *which, const char **why)
+{
+    gpa_cel_binding_t device = gpa_dra_device_binding(a, driver, d);
+    for (size_t i = 0; i < n; i++) {
+        gpa_cel_value_t v = gpa_cel_eval(a, selectors[i], &device, 1, cost);
+        gpa_cel_outcome_t o = gpa_cel_outcome(&v, why);
+        *which = i;
+        if (o != GPA_CEL_MATCH)
+            return o;
+    }
+    return GPA_CEL_MATCH;
+}

@@ -1,0 +1,119 @@
+/*
+ * Gathering ResourceSlices into pools (dra_pools.h).
+ */
+#include "inventory/dra_pools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gpa_dra_pools_init(gpa_dra_pools_t *p)
+{
+    memset(p, 0, sizeof(*p));
+}
+
+void gpa_dra_pools_add(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_slice_t *slice)
+{
+    *gpa_vec_push(a, &p->added_) = slice;
+}
+
+/* Driver, then pool name, then the highest generation first. */
+static int by_pool(const void *x, const void *y)
+{
+    const gpa_dra_slice_t *s = *(const gpa_dra_slice_t *const *)x, *t = *(const gpa_dra_slice_t *const *)y;
+    int c = strcmp(s->driver, t->driver);
+    if (c == 0)
+        c = strcmp(s->pool, t->pool);
+    if (c == 0)
+        c = s->generation > t->generation ? -1 : s->generation < t->generation;
+    return c;
+}
+
+static int same_pool(const gpa_dra_slice_t *s, const gpa_dra_slice_t *t)
+{
+    return strcmp(s->driver, t->driver) == 0 && strcmp(s->pool, t->pool) == 0;
+}
+
+const gpa_dra_counter_set_t *gpa_dra_pool_counter_set(const gpa_dra_pool_t *pool, const char *name)
+{
+    for (size_t i = 0; i < pool->ncounter_sets; i++)
+        if (strcmp(pool->counter_sets[i].name, name) == 0)
+            return &pool->counter_sets[i];
+    return NULL;
+}
+
+/* The pool of slices[0..n) (one pool, highest generation first): its slices of that generation and their counters. */
+static void gather(gpa_arena_t *a, const gpa_dra_slice_t **slices, size_t n, gpa_dra_pool_t *pool)
+{
+    const gpa_dra_slice_t *top = slices[0];
+    size_t sets = 0;
+    memset(pool, 0, sizeof(*pool));
+    pool->driver = top->driver;
+    pool->name = top->pool;
+    pool->generation = top->generation;
+    pool->slice_count = top->slice_count;
+    pool->slices = slices;
+    while (pool->nslices < n && slices[pool->nslices]->generation == top->generation)
+        sets += slices[pool->nslices++]->ncounter_sets;
+    /* A generation whose slices disagree on their count is still being written: incomplete until they agree. */
+    pool->complete = (int64_t)pool->nslices == pool->slice_count;
+    for (size_t i = 0; i < pool->nslices; i++)
+        pool->complete &= slices[i]->slice_count == pool->slice_count;
+    pool->counter_sets = sets != 0 ? gpa_arena_calloc(a, sets, sizeof(*pool->counter_sets)) : NULL;
+    for (size_t i = 0; i < pool->nslices; i++)
+        for (size_t k = 0; k < slices[i]->ncounter_sets; k++)
+            if (gpa_dra_pool_counter_set(pool, slices[i]->counter_sets[k].name) == NULL)
+                pool->counter_sets[pool->ncounter_sets++] = slices[i]->counter_sets[k];
+}
+
+static void place_devices(gpa_arena_t *a, gpa_dra_pools_t *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->npools; i++)
+        for (size_t k = 0; p->pools[i].complete && k < p->pools[i].nslices; k++)
+            n += p->pools[i].slices[k]->ndevices;
+    p->devices = n != 0 ? gpa_arena_calloc(a, n, sizeof(*p->devices)) : NULL;
+    p->ndevices = 0;
+    for (size_t i = 0; i < p->npools; i++)
+        for (size_t k = 0; p->pools[i].complete && k < p->pools[i].nslices; k++) {
+            const gpa_dra_slice_t *s = p->pools[i].slices[k];
+            for (size_t d = 0; d < s->ndevices; d++)
+                p->devices[p->ndevices++] =
+                    (gpa_dra_placed_t){&s->devices[d], &p->pools[i], s->per_device ? &s->devices[d].nodes : &s->nodes};
+        }
+}
+
+void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *ctx, const char *message), void *ctx)
+{
+    size_t n = p->added_.len;
+    const gpa_dra_slice_t **sorted = n != 0 ? gpa_arena_alloc(a, n * sizeof(*sorted)) : NULL;
+    if (n != 0)
+        memcpy(sorted, p->added_.items, n * sizeof(*sorted));
+    if (n > 1)
+        qsort(sorted, n, sizeof(*sorted), by_pool);
+    size_t npools = 0;
+    for (size_t i = 0; i < n; i++)
+        npools += i == 0 || !same_pool(sorted[i - 1], sorted[i]);
+    p->pools = npools != 0 ? gpa_arena_calloc(a, npools, sizeof(*p->pools)) : NULL;
+    p->npools = 0;
+    for (size_t i = 0, end; i < n; i = end) {
+        for (end = i + 1; end < n && same_pool(sorted[i], sorted[end]);)
+            end++;
+        gpa_dra_pool_t *pool = &p->pools[p->npools++];
+        gather(a, sorted + i, end - i, pool);
+        if (!pool->complete && warn != NULL)
+            warn(ctx, gpa_arena_printf(a,
+                                       "ResourceSlice pool %s/%s generation %lld: %zu of %lld slices present; its devices are left "
+                                       "out until the driver has published them all",
+                                       pool->driver, pool->name, (long long)pool->generation, pool->nslices,
+                                       (long long)pool->slice_count));
+    }
+    place_devices(a, p);
+}
+
+int gpa_dra_pools_driver_known(const gpa_dra_pools_t *p, const char *driver)
+{
+    for (size_t i = 0; i < p->npools; i++)
+        if (p->pools[i].complete && strcmp(p->pools[i].driver, driver) == 0)
+            return 1;
+    return 0;
+}

@@ -1,0 +1,117 @@
+/*
+ * dra-cel (docs/rules.md#dra-cel): a DRA selector that does not parse as CEL, or, with the devices the cluster's
+ * drivers publish (an inventory's ResourceSlices), one that fails at run time on a device its class admits. The
+ * scheduler evaluates a class's selectors, then the request's, in order on every device it considers; the first error
+ * stops it for the Pod on every node. So a finding is sound only where every selector before the failing one certainly
+ * matched the device: an unknown (outside gpuadmit's CEL subset) before it ends the search for that device.
+ */
+#include <string.h>
+
+#include "alloc/inventory.h"
+#include "cel/cel.h"
+#include "inventory/dra_device.h"
+#include "inventory/dra_pools.h"
+#include "kube/dra.h"
+#include "policy/rule_checks.h"
+#include "policy/rule_ctx.h"
+
+/* The CEL cost one selector may spend on one device (Kubernetes allows an estimated 10^6 per expression); each
+ * device evaluated takes steps from the request's budget in proportion, so a hostile selector on 10^5 devices stops
+ * with the budget, never with the machine. */
+#define DEVICE_COST 100000u
+#define COST_PER_STEP 1000u
+
+/* Parsed selectors; NULL when one does not parse (reported by the caller when it is its own). */
+static const gpa_cel_node_t **parse_all(gpa_rule_ctx_t *ctx, const char *const *texts, const char *const *paths, size_t n,
+                                        int report)
+{
+    const gpa_cel_node_t **out = n != 0 ? gpa_arena_calloc(ctx->a, n, sizeof(*out)) : NULL;
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        gpa_error_t err;
+        gpa_error_init(&err, NULL);
+        if (texts[i] == NULL) {
+            ok = 0; /* a selector without cel.expression: the API server's to refuse */
+            continue;
+        }
+        if (gpa_cel_parse(ctx->a, texts[i], strlen(texts[i]), paths[i], &out[i], &err) == 0)
+            continue;
+        ok = 0;
+        if (report)
+            gpa_rule_ctx_report(ctx, NULL, paths[i], NULL, NULL,
+                                "selector does not parse as CEL: %s; the API server refuses the object", err.message);
+    }
+    return ok ? out : NULL;
+}
+
+/* The outcome of selectors on one placed device, paying its cost into the request's budget; -1 once it is spent. */
+static int evaluate(gpa_rule_ctx_t *ctx, const gpa_cel_node_t *const *sel, size_t n, const gpa_dra_placed_t *p,
+                    gpa_cel_outcome_t *outcome, size_t *which, const char **why)
+{
+    uint64_t cost = DEVICE_COST;
+    *outcome = gpa_dra_select(ctx->a, sel, n, p->pool->driver, p->device, &cost, which, why);
+    return gpa_alloc_budget_take(ctx->budget, 1 + (DEVICE_COST - cost) / COST_PER_STEP) != 0 ? -1 : 0;
+}
+
+static void report_failure(gpa_rule_ctx_t *ctx, const char *path, const char *whose, const gpa_dra_placed_t *p, const char *why)
+{
+    gpa_rule_ctx_report(ctx, NULL, path, NULL, NULL,
+                        "selector fails on device %s/%s/%s, which %s: %s; the scheduler stops on this error for the Pod on "
+                        "every node (test with has() first, or select on an attribute the driver publishes)",
+                        p->pool->driver, p->pool->name, p->device->name, whose, why != NULL ? why : "error");
+}
+
+/* The first device on which `sel` (after `class_sel`, which must match it) fails: reported once, at paths[which]. */
+static void find_failure(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const gpa_cel_node_t *const *class_sel, size_t nclass,
+                         const gpa_cel_node_t *const *sel, const char *const *paths, size_t n, const char *whose)
+{
+    for (size_t d = 0; d < pools->ndevices; d++) {
+        const gpa_dra_placed_t *p = &pools->devices[d];
+        gpa_cel_outcome_t o;
+        size_t which;
+        const char *why;
+        if (nclass != 0 && (evaluate(ctx, class_sel, nclass, p, &o, &which, &why) != 0 || o != GPA_CEL_MATCH))
+            continue; /* not admitted (or not surely): its class's own selectors are the class's to judge */
+        if (evaluate(ctx, sel, n, p, &o, &which, &why) != 0)
+            return;
+        if (o == GPA_CEL_FAILS) {
+            report_failure(ctx, paths[which], whose, p, why);
+            return;
+        }
+    }
+}
+
+static void check_exact(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const gpa_dra_exact_t *e)
+{
+    const gpa_cel_node_t **sel = parse_all(ctx, e->selectors, e->selector_paths, e->nselectors, 1);
+    if (sel == NULL || pools == NULL || pools->ndevices == 0 || e->nselectors == 0 || e->class == NULL)
+        return;
+    const gpa_dra_object_t *cls = gpa_dra_known_find(ctx->known, GPA_DRA_CLASS, "", e->class);
+    if (cls == NULL)
+        return; /* dra-unknown-class says so where classes are known */
+    const gpa_cel_node_t **class_sel = parse_all(ctx, cls->cls.selectors, cls->cls.selector_paths, cls->cls.nselectors, 0);
+    if (class_sel == NULL && cls->cls.nselectors != 0)
+        return;
+    find_failure(ctx, pools, class_sel, cls->cls.nselectors, sel, e->selector_paths, e->nselectors,
+                 gpa_arena_printf(ctx->a, "its DeviceClass %s admits", e->class));
+}
+
+void gpa_rule_dra_cel(gpa_rule_ctx_t *ctx)
+{
+    const gpa_dra_object_t *o = ctx->obj->dra;
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
+    if (o->kind == GPA_DRA_CLASS) {
+        const gpa_cel_node_t **sel = parse_all(ctx, o->cls.selectors, o->cls.selector_paths, o->cls.nselectors, 1);
+        if (sel != NULL && pools != NULL && o->cls.nselectors != 0)
+            find_failure(ctx, pools, NULL, 0, sel, o->cls.selector_paths, o->cls.nselectors, "the cluster publishes");
+        return;
+    }
+    const gpa_dra_devices_t *devices = &o->devices;
+    for (size_t i = 0; i < devices->nrequests; i++) {
+        const gpa_dra_request_t *req = &devices->requests[i];
+        if (req->has_exact)
+            check_exact(ctx, pools, &req->exact);
+        for (size_t k = 0; k < req->nalternatives; k++)
+            check_exact(ctx, pools, &req->alternatives[k]);
+    }
+}
