@@ -729,9 +729,13 @@ const gpa_dra_pools_t *gpa_inventory_dra_pools(const gpa_inventory_t *inv)
     return inv != NULL ? &inv->dra_pools : NULL;
 }
 
-/* An incomplete pool, named among the inventory's warnings. */
+/* An incomplete pool, named among the inventory's warnings once (every commit gathers the pools again). */
 static void pool_warning(void *ctx, const char *message)
 {
+    gpa_inventory_t *inv = ctx;
+    for (size_t i = 0; i < inv->warnings.len; i++)
+        if (strcmp(inv->warnings.items[i].message, message) == 0)
+            return;
     gpa_error_t w;
     gpa_error_init(&w, NULL);
     gpa_error_set(&w, 0, 0, "", "%s", message);

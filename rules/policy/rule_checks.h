@@ -65,6 +65,11 @@ void gpa_rule_dra_opaque_config(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_template_sharing(gpa_rule_ctx_t *ctx);
 /* rules_dra_cel.c: on_dra */
 void gpa_rule_dra_cel(gpa_rule_ctx_t *ctx);
+/* rules_dra_fit.c: on_dra (infeasible's DRA part, the capacity warnings), and infeasible's Pod part for templates */
+void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx);
+void gpa_rule_infeasible_dra_pod(gpa_rule_ctx_t *ctx);
+void gpa_rule_dra_capacity_unshared(gpa_rule_ctx_t *ctx);
+void gpa_rule_dra_capacity_rounding(gpa_rule_ctx_t *ctx);
 void gpa_rule_non_positive_dra(gpa_rule_ctx_t *ctx);
 void gpa_rule_non_positive_dra_container(gpa_rule_ctx_t *ctx);
 void gpa_rule_node_name_set_dra(gpa_rule_ctx_t *ctx);

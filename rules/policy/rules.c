@@ -119,8 +119,8 @@ const gpa_rule_t gpa_rules[] = {
      "HAMi: a privileged container in a Pod that asks for HAMi resources", NULL},
     {"invalid-annotation", HAMI, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_invalid_annotation,
      "HAMi: a scheduling annotation HAMi cannot use (policy, card lists, vgpu-mode, numa-bind)", NULL},
-    {"infeasible", ALL, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_infeasible,
-     "an inventory is configured and no node in it could ever hold the Pod", NULL},
+    {"infeasible", ALL | DRA, GPA_SCOPE_POD, GPA_ACTION_DENY, gpa_rule_infeasible,
+     "an inventory is configured and no node in it could ever hold the Pod (or allocate the DRA claim)", gpa_rule_infeasible_dra},
     {"dra-unknown-class", DRA, GPA_SCOPE_CONTAINER, GPA_ACTION_WARN, gpa_rule_dra_unknown_class_container,
      "DRA: a request (or a container's deviceclass.resource.kubernetes.io/<class>) names a DeviceClass the cluster does not "
      "have (where its classes are known)",
@@ -143,6 +143,12 @@ const gpa_rule_t gpa_rules[] = {
     {"dra-cel", DRA, GPA_SCOPE_OBJECT, GPA_ACTION_DENY, NULL,
      "DRA: a selector that does not parse as CEL, or that fails at run time on a device its class admits (with an inventory)",
      gpa_rule_dra_cel},
+    {"dra-capacity-unshared", DRA, GPA_SCOPE_OBJECT, GPA_ACTION_WARN, NULL,
+     "DRA: a request asks for capacity, but no device it admits allows several allocations (with an inventory)",
+     gpa_rule_dra_capacity_unshared},
+    {"dra-capacity-rounding", DRA, GPA_SCOPE_OBJECT, GPA_ACTION_WARN, NULL,
+     "DRA: a capacity request is rounded up by the device's requestPolicy to more than dra.roundingWarnPercent above it",
+     gpa_rule_dra_capacity_rounding},
 };
 const size_t gpa_nrules = sizeof(gpa_rules) / sizeof(gpa_rules[0]);
 

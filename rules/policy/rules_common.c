@@ -292,6 +292,7 @@ static gpa_violation_t *warn_only(gpa_rule_ctx_t *ctx, const char *message)
 
 void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
 {
+    gpa_rule_infeasible_dra_pod(ctx); /* the claims its templates make, on the devices DRA drivers publish */
     if (ctx->inv == NULL || !gpa_inventory_has_nodes(ctx->inv))
         return; /* no inventory of nodes (one of DRA objects only says nothing about them) */
     gpa_request_t req;

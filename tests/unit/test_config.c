@@ -45,8 +45,9 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg->placement.max_pods_per_device, 16);
     ck_assert_uint_eq(cfg->dialects, GPA_DIALECT_ALL);
     /* the rule table carries the defaults: deny, except unit-hint and the DRA rules docs/rules.md marks warn */
-    static const char *const warn[] = {"unit-hint",       "dra-unknown-class",    "dra-unknown-claim",
-                                       "dra-api-version", "dra-template-sharing", "dra-shared-claim"};
+    static const char *const warn[] = {
+        "unit-hint",        "dra-unknown-class",     "dra-unknown-claim",    "dra-api-version", "dra-template-sharing",
+        "dra-shared-claim", "dra-capacity-unshared", "dra-capacity-rounding"};
     for (size_t i = 0; i < gpa_nrules; i++) {
         gpa_action_t want = GPA_ACTION_DENY;
         for (size_t k = 0; k < sizeof(warn) / sizeof(warn[0]); k++)

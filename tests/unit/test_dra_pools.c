@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "alloc/dra_fit.h"
 #include "alloc/inventory.h"
 #include "cel/cel.h"
 #include "inventory/dra_device.h"
@@ -126,6 +127,106 @@ START_TEST(selectors_on_devices)
 }
 END_TEST
 
+static gpa_dra_device_capacity_t capacity(int64_t value, const char *policy_yaml)
+{
+    gpa_dra_device_capacity_t c = {.domain = "d", .id = "memory", .value = {.status = GPA_Q_OK, .value = value}};
+    if (policy_yaml == NULL)
+        return c;
+    /* a one-device slice read by the decoder: the policy as a driver writes it */
+    const char *text =
+        gpa_arena_printf(&arena,
+                         "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},"
+                         "\"spec\":{\"driver\":\"d\",\"devices\":[{\"name\":\"x\",\"capacity\":{\"memory\":"
+                         "{\"value\":\"%lld\",\"requestPolicy\":%s}}}]}}",
+                         (long long)value, policy_yaml);
+    return object(text)->dra->slice->devices[0].capacity[0];
+}
+
+static int64_t consumed_of(const gpa_dra_device_capacity_t *c, int shared, const char *asked, int *rc)
+{
+    gpa_quantity_t q = asked != NULL ? gpa_quantity_parse(asked, strlen(asked)) : (gpa_quantity_t){0};
+    int64_t out = -1;
+    const char *why;
+    *rc = gpa_dra_consumed(&arena, c, shared, asked != NULL ? &q : NULL, &out, &why);
+    return out;
+}
+
+START_TEST(capacity_rounding)
+{
+    int rc;
+    gpa_dra_device_capacity_t none = capacity(80ll << 30, NULL);
+    ck_assert_int_eq(consumed_of(&none, 1, "4Gi", &rc), 4ll << 30);
+    ck_assert_int_eq(consumed_of(&none, 1, NULL, &rc), 80ll << 30);  /* nothing asked: the whole capacity */
+    ck_assert_int_eq(consumed_of(&none, 0, "4Gi", &rc), 80ll << 30); /* not shared: the request only filters */
+    consumed_of(&none, 0, "81Gi", &rc);
+    ck_assert_int_eq(rc, 1);
+    gpa_dra_device_capacity_t values = capacity(80ll << 30, "{\"default\":\"8Gi\",\"validValues\":[\"8Gi\",\"16Gi\",\"80Gi\"]}");
+    ck_assert_int_eq(consumed_of(&values, 1, "10Gi", &rc), 16ll << 30);
+    ck_assert_int_eq(consumed_of(&values, 1, "16Gi", &rc), 16ll << 30);
+    ck_assert_int_eq(consumed_of(&values, 1, NULL, &rc), 8ll << 30);
+    gpa_dra_device_capacity_t range =
+        capacity(24ll << 30, "{\"default\":\"24Gi\",\"validRange\":{\"min\":\"1Gi\",\"max\":\"20Gi\",\"step\":\"2Gi\"}}");
+    ck_assert_int_eq(consumed_of(&range, 1, "100Mi", &rc), 1ll << 30); /* below min: min */
+    ck_assert_int_eq(consumed_of(&range, 1, "4Gi", &rc), 5ll << 30);   /* min + 2 steps */
+    ck_assert_int_eq(consumed_of(&range, 1, "19Gi", &rc), 19ll << 30);
+    consumed_of(&range, 1, "20Gi", &rc); /* 21Gi after rounding: above max */
+    ck_assert_int_eq(rc, 1);
+    consumed_of(&range, 1, "9223372036854775807", &rc); /* rounding past int64: never, not a wrap */
+    ck_assert_int_eq(rc, 1);
+}
+END_TEST
+
+/* The claim spec of `yaml` (a ResourceClaim) against the slices of the fixture and a class per driver. */
+static gpa_dra_fit_t fits(const char *spec, const char **reason)
+{
+    static gpa_dra_known_t known;
+    gpa_dra_known_init(&known, gpa_inventory_dra(inv));
+    const char *classes[] = {"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu\"},"
+                             "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.nvidia.com' && "
+                             "device.attributes['gpu.nvidia.com'].type == 'gpu'\"}}]}}",
+                             "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"future\"},"
+                             "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'future.example.com'\"}}]}}"};
+    for (size_t i = 0; i < 2; i++)
+        gpa_dra_known_add(&arena, &known, object(classes[i])->dra);
+    gpa_object_t *claim = object(gpa_arena_printf(
+        &arena,
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"n\"},"
+        "\"spec\":{\"devices\":{\"requests\":%s}}}",
+        spec));
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    *reason = "";
+    return gpa_dra_ever_fits(&arena, gpa_inventory_dra_pools(inv), &known, &claim->dra->devices, &budget, reason);
+}
+
+START_TEST(claims_ever_fit)
+{
+    const char *why;
+    /* gpu-node-1 has two GPUs, beta-node one (its 24Gi GPU has no productName) */
+    ck_assert_int_eq(fits("[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\",\"count\":2}}]", &why), GPA_DRA_FITS);
+    ck_assert_int_eq(fits("[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\",\"count\":3}}]", &why), GPA_DRA_NEVER);
+    ck_assert_str_eq(why, "request g: 3 devices on one node asked, at most 2 on any node");
+    /* two requests: each met on its own node only */
+    ck_assert_int_eq(
+        fits("[{\"name\":\"a\",\"exactly\":{\"deviceClassName\":\"gpu\",\"capacity\":{\"requests\":{\"memory\":\"70Gi\"}}}},"
+             "{\"name\":\"b\",\"exactly\":{\"deviceClassName\":\"gpu\",\"selectors\":[{\"cel\":{\"expression\":"
+             "\"has(device.attributes['gpu.nvidia.com'].index)\"}}]}}]",
+             &why),
+        GPA_DRA_NEVER);
+    /* a firstAvailable alternative that fits */
+    ck_assert_int_eq(fits("[{\"name\":\"g\",\"firstAvailable\":[{\"name\":\"big\",\"deviceClassName\":\"gpu\",\"count\":4},"
+                          "{\"name\":\"small\",\"deviceClassName\":\"gpu\",\"count\":1}]}]",
+                          &why),
+                     GPA_DRA_FITS);
+    ck_assert_int_eq(
+        fits("[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\",\"capacity\":{\"requests\":{\"memory\":\"100Gi\"}}}}]",
+             &why),
+        GPA_DRA_NEVER);
+    /* nothing to say (never a denial): a class no published device matches (its driver may not run yet), a class not known */
+    ck_assert_int_eq(fits("[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"future\",\"count\":9}}]", &why), GPA_DRA_FITS);
+    ck_assert_int_eq(fits("[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"nope\",\"count\":9}}]", &why), GPA_DRA_FITS);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dra_pools");
@@ -134,6 +235,8 @@ int main(void)
     tcase_add_checked_fixture(tc, load, unload);
     tcase_add_test(tc, pools_generations_and_counters);
     tcase_add_test(tc, selectors_on_devices);
+    tcase_add_test(tc, capacity_rounding);
+    tcase_add_test(tc, claims_ever_fit);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }

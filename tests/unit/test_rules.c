@@ -150,7 +150,7 @@ static void set_action(const char *rule, gpa_action_t action)
 
 START_TEST(table_ids_unique_and_documented)
 {
-    ck_assert_uint_eq(gpa_nrules, 34);
+    ck_assert_uint_eq(gpa_nrules, 36);
     for (size_t i = 0; i < gpa_nrules; i++) {
         /* a rule checks Pods, or resource.k8s.io objects (scope OBJECT: on_dra alone) */
         ck_assert(gpa_rules[i].check != NULL || (gpa_rules[i].scope == GPA_SCOPE_OBJECT && gpa_rules[i].on_dra != NULL));
