@@ -13,6 +13,7 @@ const gpa_kube_kind_t gpa_kube_kind_device_class = {"resource.k8s.io", "resource
 const gpa_kube_kind_t gpa_kube_kind_claim_template = {"resource.k8s.io", "resource.k8s.io/v1", "ResourceClaimTemplate",
                                                       "resourceclaimtemplates", 0};
 const gpa_kube_kind_t gpa_kube_kind_claim = {"resource.k8s.io", "resource.k8s.io/v1", "ResourceClaim", "resourceclaims", 0};
+const gpa_kube_kind_t gpa_kube_kind_slice = {"resource.k8s.io", "resource.k8s.io/v1", "ResourceSlice", "resourceslices", 1};
 
 /* The version each known group serves its workloads at, when discovery does not say (docs/cluster.md). */
 static const struct {

@@ -30,7 +30,7 @@ typedef struct st_gpa_kube_kind_t {
 /* The inventory's kinds (static): Node, Koordinator Device, Pod; DRA's DeviceClass, ResourceClaimTemplate and
  * ResourceClaim (resource.k8s.io/v1). */
 extern const gpa_kube_kind_t gpa_kube_kind_node, gpa_kube_kind_device, gpa_kube_kind_pod;
-extern const gpa_kube_kind_t gpa_kube_kind_device_class, gpa_kube_kind_claim_template, gpa_kube_kind_claim;
+extern const gpa_kube_kind_t gpa_kube_kind_device_class, gpa_kube_kind_claim_template, gpa_kube_kind_claim, gpa_kube_kind_slice;
 
 /*
  * Every kind of the workloads table (built in, then `extra`'s that the built-in table lacks; `extra` may be

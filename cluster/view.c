@@ -71,8 +71,8 @@ struct st_gpa_view_t {
 static const char *const dra_versions[] = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"};
 
 static const gpa_kube_kind_t *const kinds[GPA_VIEW_NKINDS] = {
-    &gpa_kube_kind_node,         &gpa_kube_kind_device,         &gpa_kube_kind_pod,
-    &gpa_kube_kind_device_class, &gpa_kube_kind_claim_template, &gpa_kube_kind_claim};
+    &gpa_kube_kind_node,           &gpa_kube_kind_device, &gpa_kube_kind_pod,  &gpa_kube_kind_device_class,
+    &gpa_kube_kind_claim_template, &gpa_kube_kind_claim,  &gpa_kube_kind_slice};
 static const char *const kind_paths[GPA_VIEW_NKINDS] = {
     "/api/v1/nodes",
     "/apis/scheduling.koordinator.sh/v1alpha1/devices",
@@ -80,16 +80,17 @@ static const char *const kind_paths[GPA_VIEW_NKINDS] = {
     "/apis/resource.k8s.io/v1/deviceclasses",
     "/apis/resource.k8s.io/v1/resourceclaimtemplates",
     "/apis/resource.k8s.io/v1/resourceclaims",
+    "/apis/resource.k8s.io/v1/resourceslices",
 };
 static const char *const kind_names[GPA_VIEW_NKINDS] = {
-    "nodes", "devices", "pods", "deviceclasses", "resourceclaimtemplates", "resourceclaims"};
+    "nodes", "devices", "pods", "deviceclasses", "resourceclaimtemplates", "resourceclaims", "resourceslices"};
 /* The `source` of every record: where a resolution error points. */
 static const char *const kind_sources[GPA_VIEW_NKINDS] = {
-    "cluster Node",         "cluster Device", "cluster Pod", "cluster DeviceClass", "cluster ResourceClaimTemplate",
-    "cluster ResourceClaim"};
+    "cluster Node",          "cluster Device",       "cluster Pod", "cluster DeviceClass", "cluster ResourceClaimTemplate",
+    "cluster ResourceClaim", "cluster ResourceSlice"};
 /* The DRA kind a view kind holds; GPA_DRA_NONE for the inventory's own. */
-static const gpa_dra_kind_t dra_kinds[GPA_VIEW_NKINDS] = {GPA_DRA_NONE,  GPA_DRA_NONE,     GPA_DRA_NONE,
-                                                          GPA_DRA_CLASS, GPA_DRA_TEMPLATE, GPA_DRA_CLAIM};
+static const gpa_dra_kind_t dra_kinds[GPA_VIEW_NKINDS] = {GPA_DRA_NONE,     GPA_DRA_NONE,  GPA_DRA_NONE, GPA_DRA_CLASS,
+                                                          GPA_DRA_TEMPLATE, GPA_DRA_CLAIM, GPA_DRA_SLICE};
 
 const char *gpa_view_kind_path(gpa_view_kind_t kind)
 {

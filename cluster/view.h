@@ -37,6 +37,7 @@ typedef enum en_gpa_view_kind_t {
     GPA_VIEW_DEVICE_CLASSES,
     GPA_VIEW_CLAIM_TEMPLATES,
     GPA_VIEW_CLAIMS,
+    GPA_VIEW_SLICES, /* the devices DRA drivers publish (inventory/dra_pools.h) */
     GPA_VIEW_NKINDS,
 } gpa_view_kind_t;
 

@@ -4,7 +4,7 @@ if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
   foreach(t Live.test_readyz_waits_for_sync_and_events_change_the_verdict Live.test_serve_before_sync_is_silent
             Live.test_staleness_stops_denying Live.test_stale_then_current_again Live.test_relist_after_410
             Live.test_watched_pods_are_audited Live.test_devices_not_served
-            Live.test_templates_admit_autoscaled_pools Live.test_dra_objects_known_from_the_cluster
+            Live.test_templates_admit_autoscaled_pools Live.test_dra_objects_known_from_the_cluster Live.test_dra_slices_from_the_cluster
             Live.test_dra_not_served_is_not_known Live.test_dra_forbidden_is_optional
             Live.test_dra_v1beta1_cluster
             Live.test_templates_reload_when_their_file_changes Commands.test_fit_cluster Commands.test_fit_cluster_templates

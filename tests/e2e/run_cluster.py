@@ -300,6 +300,45 @@ class Live(unittest.TestCase):
         eventually("the template is gone",
                    lambda: dra_findings(validate(s, dra_pod("no-template", template="two-gpus"))) == ["dra-unknown-claim"])
 
+    def test_dra_slices_from_the_cluster(self):
+        """ResourceSlices listed and watched feed the devices DRA rules read: a selector on an attribute the driver does
+        not publish is denied (dra-cel), a claim for more devices than a node publishes is infeasible, and a slice
+        published later counts once watched."""
+        def gpus(node, n):
+            return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": node + "-gpus"},
+                    "spec": {"driver": "gpu.nvidia.com", "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                             "nodeName": node,
+                             "devices": [{"name": "gpu-%d" % i, "attributes": {"type": {"string": "gpu"}},
+                                          "capacity": {"memory": {"value": "80Gi"}}} for i in range(n)]}}
+
+        def claim(name, count=1, selector=None):
+            c = dra_claim(name, "gpu.nvidia.com")
+            exact = c["spec"]["devices"]["requests"][0]["exactly"]
+            exact["count"] = count
+            if selector:
+                exact["selectors"] = [{"cel": {"expression": selector}}]
+            return c
+
+        def denial(answer):
+            return answer.get("status", {}).get("message", "")
+
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.com"))
+        self.fake.apply("resourceslices", gpus("node-1", 2))
+        s = self.serve()
+        eventually("ready", lambda: readyz(s) == 200)
+        self.assertEqual(s.metrics()['gpuadmit_cluster_objects{kind="resourceslices"}'], 1)
+        self.assertTrue(validate(s, claim("two", 2))["allowed"])
+        answer = validate(s, claim("index", selector="device.attributes['gpu.nvidia.com'].index == 0"))
+        self.assertFalse(answer["allowed"])
+        self.assertIn("dra-cel:", denial(answer))
+        self.assertIn("no such key: index", denial(answer))
+        answer = validate(s, claim("four", 4))
+        self.assertFalse(answer["allowed"])
+        self.assertIn("infeasible:", denial(answer))
+        # A node of four GPUs is published: four fit once the watch has it.
+        self.fake.apply("resourceslices", gpus("node-2", 4))
+        eventually("the new slice counts", lambda: validate(s, claim("four", 4))["allowed"])
+
     def test_dra_not_served_is_not_known(self):
         """A cluster that does not serve resource.k8s.io/v1 (404): nothing is known absent, so the rules that need
         absence stay silent."""

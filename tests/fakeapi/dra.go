@@ -31,6 +31,7 @@ func init() {
 		"deviceclasses":          {"resource.k8s.io", "v1", "DeviceClass", false},
 		"resourceclaimtemplates": {"resource.k8s.io", "v1", "ResourceClaimTemplate", true},
 		"resourceclaims":         {"resource.k8s.io", "v1", "ResourceClaim", true},
+		"resourceslices":         {"resource.k8s.io", "v1", "ResourceSlice", false},
 	} {
 		resources[name] = r
 	}
