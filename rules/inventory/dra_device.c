@@ -8,19 +8,31 @@
 /* What one map of the binding serves: the device itself, or one domain's attributes or capacities. */
 typedef enum en_view_t { VIEW_DEVICE, VIEW_ATTRIBUTES, VIEW_CAPACITY, VIEW_DOMAIN_ATTRIBUTES, VIEW_DOMAIN_CAPACITY } view_t;
 
-typedef struct st_lookup_t {
+typedef struct st_lookup_t lookup_t;
+
+/* The lookups of one evaluation: on the caller's stack, since no value outlives it that points to them (a selector's
+ * outcome is a bool or an error message), so 10^5 devices evaluated cost no arena memory; the arena only past these. */
+#define POOL_SIZE 16
+typedef struct st_pool_t {
+    lookup_t *slots;
+    size_t used;
+} pool_t;
+
+struct st_lookup_t {
     view_t view;
     const char *driver;
     const gpa_dra_device_t *device;
-    const char *domain; /* VIEW_DOMAIN_* */
-} lookup_t;
+    const char *domain; /* VIEW_DOMAIN_*: borrowed from the key (arena or expression: it outlives the evaluation) */
+    pool_t *pool;
+};
 
 static int lookup(void *ctx, gpa_arena_t *a, const gpa_cel_value_t *key, gpa_cel_value_t *out);
 
 static gpa_cel_value_t map_of(gpa_arena_t *a, const lookup_t *from, view_t view, const char *domain)
 {
-    lookup_t *l = gpa_arena_alloc(a, sizeof(*l));
-    *l = (lookup_t){view, from->driver, from->device, domain};
+    pool_t *pool = from->pool;
+    lookup_t *l = pool->used < POOL_SIZE ? &pool->slots[pool->used++] : gpa_arena_alloc(a, sizeof(*l));
+    *l = (lookup_t){view, from->driver, from->device, domain, pool};
     return gpa_cel_lookup_map(lookup, l);
 }
 
@@ -65,10 +77,10 @@ static int lookup(void *ctx, gpa_arena_t *a, const gpa_cel_value_t *key, gpa_cel
     case VIEW_DEVICE:
         return device_field(a, l, name, out);
     case VIEW_ATTRIBUTES: /* any domain is present: an unknown one is an empty map */
-        *out = map_of(a, l, VIEW_DOMAIN_ATTRIBUTES, gpa_arena_strdup(a, name));
+        *out = map_of(a, l, VIEW_DOMAIN_ATTRIBUTES, name);
         return 1;
     case VIEW_CAPACITY:
-        *out = map_of(a, l, VIEW_DOMAIN_CAPACITY, gpa_arena_strdup(a, name));
+        *out = map_of(a, l, VIEW_DOMAIN_CAPACITY, name);
         return 1;
     case VIEW_DOMAIN_ATTRIBUTES: {
         const gpa_dra_attribute_t *at = gpa_dra_device_attribute(l->device, l->domain, name);
@@ -87,16 +99,13 @@ static int lookup(void *ctx, gpa_arena_t *a, const gpa_cel_value_t *key, gpa_cel
     return 0;
 }
 
-gpa_cel_binding_t gpa_dra_device_binding(gpa_arena_t *a, const char *driver, const gpa_dra_device_t *d)
-{
-    lookup_t root = {VIEW_DEVICE, driver, d, NULL};
-    return (gpa_cel_binding_t){"device", map_of(a, &root, VIEW_DEVICE, NULL)};
-}
-
 gpa_cel_outcome_t gpa_dra_select(gpa_arena_t *a, const gpa_cel_node_t *const *selectors, size_t n, const char *driver,
                                  const gpa_dra_device_t *d, uint64_t *cost, size_t *which, const char **why)
 {
-    gpa_cel_binding_t device = gpa_dra_device_binding(a, driver, d);
+    lookup_t slots[POOL_SIZE];
+    pool_t pool = {slots, 0};
+    lookup_t root = {VIEW_DEVICE, driver, d, NULL, &pool};
+    gpa_cel_binding_t device = {"device", map_of(a, &root, VIEW_DEVICE, NULL)};
     for (size_t i = 0; i < n; i++) {
         gpa_cel_value_t v = gpa_cel_eval(a, selectors[i], &device, 1, cost);
         gpa_cel_outcome_t o = gpa_cel_outcome(&v, why);

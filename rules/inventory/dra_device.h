@@ -3,7 +3,7 @@
  * `attributes[domain].id` (int, bool, string, or a semver for a `version` attribute; a list attribute is unknown),
  * `capacity[domain].id` (a quantity) and `allowMultipleAllocations`. As in Kubernetes, an unknown domain is an empty
  * map, so reading an attribute a device does not publish is a run-time error ("no such key: index"), and `has()` of
- * it is false. Nothing is built per device beyond the few lookup contexts an expression asks for.
+ * it is false. The binding lives on the stack of one evaluation: a device costs no memory unless its selector builds values.
  *
  * Selectors are evaluated as the scheduler evaluates them: in order, the first that does not match ends it; an error
  * there stops the scheduler for the Pod. Ownership: everything lives in the arena passed in; the device is borrowed.
@@ -17,9 +17,6 @@
 #include "base/arena.h"
 #include "cel/cel.h"
 #include "kube/dra_slice.h"
-
-/* The `device` variable for d of `driver` (its slice's), built in a. */
-gpa_cel_binding_t gpa_dra_device_binding(gpa_arena_t *a, const char *driver, const gpa_dra_device_t *d);
 
 /*
  * selectors[0..n) on d, in order: MATCH when all match; NO_MATCH at the first false; MAYBE at the first unknown (what

@@ -20,13 +20,30 @@ static const gpa_dra_pools_t *published(const gpa_rule_ctx_t *ctx)
 
 /* ---- infeasible ---------------------------------------------------------------------------------------------------- */
 
+/* Whether devices could ever be allocated; a search the budget cut short says so in a warning (never a denial). */
+static gpa_dra_fit_t fit(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const gpa_dra_devices_t *devices, const char *path,
+                         const char **reason)
+{
+    gpa_dra_fit_t f = gpa_dra_ever_fits(ctx->a, pools, ctx->known, devices, ctx->budget, reason);
+    if (f == GPA_DRA_NEVER || gpa_alloc_budget_take(ctx->budget, 0) == 0)
+        return f;
+    gpa_action_t configured = ctx->action;
+    ctx->action = GPA_ACTION_WARN;
+    gpa_rule_ctx_report(ctx, NULL, path, NULL, NULL,
+                        "could not prove these devices can be allocated (%zu published devices): the search budget ran out; "
+                        "admitted",
+                        pools->ndevices);
+    ctx->action = configured;
+    return GPA_DRA_UNKNOWN;
+}
+
 void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx)
 {
     const gpa_dra_object_t *o = ctx->obj->dra;
     const gpa_dra_pools_t *pools = published(ctx);
     const char *reason;
     if (pools == NULL || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE) ||
-        gpa_dra_ever_fits(ctx->a, pools, ctx->known, &o->devices, ctx->budget, &reason) != GPA_DRA_NEVER)
+        fit(ctx, pools, &o->devices, o->devices.path, &reason) != GPA_DRA_NEVER)
         return;
     gpa_rule_ctx_report(ctx, NULL, o->devices.path, NULL, NULL,
                         "no node could ever allocate this %s, even with every device free: %s; the Pods using it wait Pending",
@@ -42,7 +59,7 @@ void gpa_rule_infeasible_dra_pod(gpa_rule_ctx_t *ctx)
         const gpa_dra_object_t *t =
             pc->template != NULL ? gpa_dra_known_find(ctx->known, GPA_DRA_TEMPLATE, ctx->obj->ns, pc->template) : NULL;
         const char *reason;
-        if (t == NULL || gpa_dra_ever_fits(ctx->a, pools, ctx->known, &t->devices, ctx->budget, &reason) != GPA_DRA_NEVER)
+        if (t == NULL || fit(ctx, pools, &t->devices, pc->path, &reason) != GPA_DRA_NEVER)
             continue;
         gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, pc->path, "resourceClaimTemplateName"), pc->template, NULL,
                             "resourceClaims \"%s\": no node could ever allocate a claim of ResourceClaimTemplate %s, even with "
