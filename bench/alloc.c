@@ -16,7 +16,7 @@
 
 #include "alloc/alloc.h"
 #include "base/buf.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "document/json.h"
 
 #define NODES 5000

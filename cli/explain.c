@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "alloc/alloc.h"
-#include "alloc/normalize.h"
+#include "kube/normalize.h"
 #include "base/buf.h"
 #include "cli.h"
 #include "document/emit.h"

@@ -18,7 +18,7 @@
 #define GPA_CLI_LIVE_H
 #include <stdint.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "base/error.h"
 #include "kubeconfig.h"
 #include "policy/engine.h"

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "base/error.h"
 #include "policy/config.h"
 

@@ -52,7 +52,7 @@
 #include "policy/config.h"
 #include "policy/engine.h"
 #include "base/error.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "document/value.h"
 
 #define GPA_SUITE_API_VERSION "gpuadmit.io/v1alpha1"

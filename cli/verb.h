@@ -14,7 +14,7 @@
 #include "base/arena.h"
 #include "policy/config.h"
 #include "policy/engine.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "kube/model.h"
 
 /* The shared options as given; every string is borrowed from argv. */

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "base/error.h"
 #include "document/value.h"
 #include "reflector.h"

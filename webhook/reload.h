@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "policy/config.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "tls.h"
 
 /*

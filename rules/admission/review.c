@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "admission/envelope.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "kube/decode.h"
 #include "kube/ray.h"
 #include "document/json.h"

@@ -6,7 +6,7 @@
 #include "alloc/alloc.h"
 #include "alloc/annotate.h"
 #include "alloc/explain.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "alloc/nodes.h"
 #include "alloc/search.h"
 #include "kube/quantity.h"

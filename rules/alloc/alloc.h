@@ -20,7 +20,7 @@
 
 #include "base/arena.h"
 #include "kube/model.h"
-#include "alloc/normalize.h"
+#include "kube/normalize.h"
 #include "alloc/placement.h"
 
 typedef struct st_gpa_inventory_t gpa_inventory_t; /* inventory.h */

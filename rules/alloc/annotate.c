@@ -2,7 +2,7 @@
  * What the scheduler would write for a placement (annotate.h): the annotation formats are docs/allocator.md's.
  */
 #include "alloc/annotate.h"
-#include "alloc/inventory_hami.h"
+#include "inventory/inventory_hami.h"
 #include "base/buf.h"
 #include "kube/gpu_request.h"
 #include "kube/quantity.h"

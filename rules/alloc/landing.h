@@ -20,8 +20,8 @@
 
 #include "base/arena.h"
 #include "kube/model.h"
-#include "alloc/inventory.h"
-#include "alloc/normalize.h"
+#include "inventory/inventory.h"
+#include "kube/normalize.h"
 #include "alloc/placement.h"
 
 typedef struct st_gpa_landing_t {

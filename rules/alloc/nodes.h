@@ -12,8 +12,8 @@
 
 #include "base/arena.h"
 
-#include "alloc/inventory.h"
-#include "alloc/normalize.h"
+#include "inventory/inventory.h"
+#include "kube/normalize.h"
 
 /* The first check a node fails, in the order they run. */
 typedef enum en_gpa_nodes_stage_t {

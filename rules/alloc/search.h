@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "base/arena.h"
-#include "alloc/inventory.h"
-#include "alloc/normalize.h"
+#include "inventory/inventory.h"
+#include "kube/normalize.h"
 #include "alloc/placement.h"
 
 /* One device's state during a search of one node. */

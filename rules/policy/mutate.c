@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "alloc/landing.h"
-#include "alloc/normalize.h"
+#include "kube/normalize.h"
 #include "document/patch.h"
 #include "kube/gpu_request.h"
 #include "kube/quantity.h"

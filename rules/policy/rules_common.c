@@ -3,8 +3,8 @@
  * mixed-share-apis, non-positive (the part common to all dialects), unknown-resource, unit-hint and infeasible.
  */
 #include "alloc/alloc.h"
-#include "alloc/inventory.h"
-#include "alloc/normalize.h"
+#include "inventory/inventory.h"
+#include "kube/normalize.h"
 #include "policy/rule_ctx.h"
 
 #include <stdint.h>

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "cel/cel.h"
 #include "inventory/dra_device.h"
 #include "inventory/dra_pools.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "alloc/dra_fit.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "document/schema.h"
 #include "kube/dra.h"
 #include "policy/rule_checks.h"

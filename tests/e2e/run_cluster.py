@@ -327,6 +327,7 @@ class Live(unittest.TestCase):
         s = self.serve()
         eventually("ready", lambda: readyz(s) == 200)
         self.assertEqual(s.metrics()['gpuadmit_cluster_objects{kind="resourceslices"}'], 1)
+        eventually("the slice is published", lambda: not validate(s, claim("four", 4))["allowed"])
         self.assertTrue(validate(s, claim("two", 2))["allowed"])
         answer = validate(s, claim("index", selector="device.attributes['gpu.nvidia.com'].index == 0"))
         self.assertFalse(answer["allowed"])

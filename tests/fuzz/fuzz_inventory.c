@@ -1,5 +1,5 @@
 /*
- * libFuzzer driver for the inventory loaders (rules/alloc/inventory_load.c, gpa_inventory_parse): Node, Device
+ * libFuzzer driver for the inventory loaders (rules/inventory/inventory_load.c, gpa_inventory_parse): Node, Device
  * (Koordinator) and Pod objects, bare or in a List, and the compact GPUInventory form (nodes and templates), JSON or
  * YAML.
  * Invariants: nothing crashes, hangs or leaks; a refused text says what and where and leaves the inventory it

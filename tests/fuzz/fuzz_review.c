@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "admission/review.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "alloc/placement.h"
 #include "kube/decode.h"
 #include "fuzz_common.h"

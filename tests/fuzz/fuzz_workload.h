@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "document/docs.h"
 #include "kube/decode.h"
 #include "policy/engine.h"

@@ -15,8 +15,8 @@
 #include "alloc/strategy.h"
 #include "kube/decode.h"
 #include "policy/engine.h"
-#include "alloc/inventory.h"
-#include "alloc/normalize.h"
+#include "inventory/inventory.h"
+#include "kube/normalize.h"
 #include "document/docs.h"
 #include "run.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "admission/review.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "alloc/placement.h"
 #include "base/arena.h"
 #include "document/json.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "document/docs.h"
 #include "kube/decode.h"
 #include "kube/workloads.h"

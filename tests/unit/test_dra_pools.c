@@ -8,7 +8,7 @@
 
 #include "fixture.h"
 #include "alloc/dra_fit.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "cel/cel.h"
 #include "inventory/dra_device.h"
 #include "inventory/dra_pools.h"

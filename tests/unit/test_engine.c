@@ -5,7 +5,7 @@
 
 #include "kube/decode.h"
 #include "fixture.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "policy/engine.h"
 #include "policy/rules.h"
 #include "run.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/normalize.h"
+#include "kube/normalize.h"
 #include "fixture.h"
 #include "kube/gpu_request.h"
 #include "run.h"

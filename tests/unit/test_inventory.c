@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/inventory.h"
-#include "alloc/inventory_hami.h"
+#include "inventory/inventory.h"
+#include "inventory/inventory_hami.h"
 #include "base/buf.h"
 #include "document/json.h"
 #include "policy/config.h"

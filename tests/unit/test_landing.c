@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "alloc/landing.h"
-#include "alloc/normalize.h"
+#include "kube/normalize.h"
 #include "base/buf.h"
 #include "fixture.h"
 #include "run.h"

@@ -9,7 +9,7 @@
 
 #include "policy/config.h"
 #include "kube/decode.h"
-#include "alloc/normalize.h"
+#include "kube/normalize.h"
 #include "document/value.h"
 #include "document/json.h"
 #include "run.h"

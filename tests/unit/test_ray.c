@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "kube/ray.h"
 #include "policy/mutate.h"
 #include "policy/validate.h"

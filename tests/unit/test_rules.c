@@ -10,7 +10,7 @@
 
 #include "policy/config.h"
 #include "kube/decode.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "policy/rules.h"
 #include "policy/validate.h"
 #include "document/value.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "suite.h"
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "document/docs.h"
 #include "document/schema.h"
 #include "kube/decode.h"

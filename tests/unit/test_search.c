@@ -10,8 +10,8 @@
 
 #include "admission/review.h"
 #include "alloc/alloc.h"
-#include "alloc/inventory.h"
-#include "alloc/normalize.h"
+#include "inventory/inventory.h"
+#include "kube/normalize.h"
 #include "document/docs.h"
 #include "kube/decode.h"
 #include "policy/config.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "base/buf.h"
 #include "document/docs.h"
 #include "document/json.h"

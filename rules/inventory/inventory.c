@@ -3,7 +3,7 @@
  * grows; a failed load truncates the record vectors back); each commit builds the view in a fresh arena and
  * swaps it in only when resolution succeeded, so a bad file never leaves a half-built view.
  */
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "base/arena.h"
 #include "kube/quantity.h"
 

@@ -2,8 +2,8 @@
  * HAMi's inventory (inventory_hami.h): the register annotation's cards and a Pod's allocation, read without ever
  * failing a load. Formats: docs/allocator.md, "HAMi nodes".
  */
-#include "alloc/inventory_hami.h"
-#include "alloc/normalize.h"
+#include "inventory/inventory_hami.h"
+#include "kube/normalize.h"
 #include "document/json.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"

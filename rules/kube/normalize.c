@@ -4,7 +4,7 @@
  * the rules admit normalizes and the two never disagree about counts or per-device amounts. A spec the rules would deny
  * structurally (whatever the configured actions) does not normalize: -1, and the rules say why.
  */
-#include "alloc/normalize.h"
+#include "kube/normalize.h"
 #include "kube/gpu_request.h"
 
 #include <string.h>

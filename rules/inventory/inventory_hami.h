@@ -10,7 +10,7 @@
 #ifndef GPA_INVENTORY_HAMI_H
 #define GPA_INVENTORY_HAMI_H
 
-#include "alloc/inventory.h"
+#include "inventory/inventory.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "document/value.h"

@@ -5,9 +5,9 @@
  */
 #include "base/arena.h"
 #include "kube/decode.h"
-#include "alloc/normalize.h"
-#include "alloc/inventory.h"
-#include "alloc/inventory_hami.h"
+#include "kube/normalize.h"
+#include "inventory/inventory.h"
+#include "inventory/inventory_hami.h"
 #include "kube/quantity.h"
 #include "kube/resource.h"
 #include "document/docs.h"
