@@ -17,9 +17,12 @@ void gpa_rule_mixed_share_apis(gpa_rule_ctx_t *ctx);
 void gpa_rule_non_positive_common(gpa_rule_ctx_t *ctx);
 void gpa_rule_unknown_resource(gpa_rule_ctx_t *ctx);
 void gpa_rule_unit_hint(gpa_rule_ctx_t *ctx);
-void gpa_rule_infeasible(gpa_rule_ctx_t *ctx);
 void gpa_rule_node_name_set(gpa_rule_ctx_t *ctx);
 void gpa_rule_resource_in_annotation(gpa_rule_ctx_t *ctx);
+
+/* rules_infeasible.c: the device dialects' Pod check (DRA claims of its templates included), the DRA on_dra check */
+void gpa_rule_infeasible(gpa_rule_ctx_t *ctx);
+void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx);
 
 /* rules_koord.c */
 void gpa_rule_memory_ratio_exclusive(gpa_rule_ctx_t *ctx);
@@ -65,9 +68,7 @@ void gpa_rule_dra_opaque_config(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_template_sharing(gpa_rule_ctx_t *ctx);
 /* rules_dra_cel.c: on_dra */
 void gpa_rule_dra_cel(gpa_rule_ctx_t *ctx);
-/* rules_dra_fit.c: on_dra (infeasible's DRA part, the capacity warnings), and infeasible's Pod part for templates */
-void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx);
-void gpa_rule_infeasible_dra_pod(gpa_rule_ctx_t *ctx);
+/* rules_dra_capacity.c: on_dra */
 void gpa_rule_dra_capacity_unshared(gpa_rule_ctx_t *ctx);
 void gpa_rule_dra_capacity_rounding(gpa_rule_ctx_t *ctx);
 void gpa_rule_non_positive_dra(gpa_rule_ctx_t *ctx);

@@ -1,5 +1,6 @@
 /*
- * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_hami.c, rules_ray.c, rules_dra.c) share: the check
+ * What the rule families (rules_common.c, rules_koord.c, rules_mgpu.c, rules_hami.c, rules_ray.c, rules_dra*.c,
+ * rules_infeasible.c) share: the check
  * context and the helpers that word findings. How amounts are read is kube/gpu_request.h's (one convention for the rules, the
  * mutations and the allocator). Private to policy.
  */

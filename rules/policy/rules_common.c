@@ -1,10 +1,8 @@
 /*
  * Rules that read every dialect: malformed-quantity, request-limit-mismatch, vendor-vs-share,
- * mixed-share-apis, non-positive (the part common to all dialects), unknown-resource, unit-hint and infeasible.
+ * mixed-share-apis, non-positive (the part common to all dialects), unknown-resource, unit-hint (infeasible, the rule
+ * that calls the allocator, has its own file: rules_infeasible.c).
  */
-#include "alloc/alloc.h"
-#include "inventory/inventory.h"
-#include "kube/normalize.h"
 #include "policy/rule_ctx.h"
 
 #include <stdint.h>
@@ -277,63 +275,6 @@ void gpa_rule_unit_hint(gpa_rule_ctx_t *ctx)
         gpa_rule_ctx_report(ctx, ctx->c->name, am->path, name, NULL,
                             "%s: %lld is %lld whole devices (a count, not a percent); one device is 1", name, (long long)n,
                             (long long)n);
-    }
-}
-
-/* A Pod-level finding of ctx's rule reported as a warning, whatever the configured action. */
-static gpa_violation_t *warn_only(gpa_rule_ctx_t *ctx, const char *message)
-{
-    gpa_action_t configured = ctx->action;
-    ctx->action = GPA_ACTION_WARN;
-    gpa_violation_t *v = gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "%s", message);
-    ctx->action = configured;
-    return v;
-}
-
-void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
-{
-    gpa_rule_infeasible_dra_pod(ctx); /* the claims its templates make, on the devices DRA drivers publish */
-    if (ctx->inv == NULL || !gpa_inventory_has_nodes(ctx->inv))
-        return; /* no inventory of nodes (one of DRA objects only says nothing about them) */
-    gpa_request_t req;
-    /* A spec that does not normalize breaks another rule, which says why; an empty request needs no GPU. */
-    int normalized = gpa_normalize(ctx->a, ctx->cfg->dialects, ctx->pod, &req);
-    if (normalized < 0 || req.ngroups == 0)
-        return;
-    const char *reason = "";
-    gpa_feasibility_t feasible = GPA_FEASIBLE_NEVER;
-    if (normalized == GPA_NORMALIZE_TOO_MANY) /* more devices than any node has: never, on any inventory */
-        reason = gpa_arena_printf(ctx->a, "%s for %lld devices", req.too_many_asks, (long long)req.too_many);
-    else
-        feasible = gpa_alloc_feasible(ctx->a, ctx->inv, &ctx->cfg->placement, ctx->pod, &req, ctx->budget, &reason);
-    if (reason == NULL || reason[0] == '\0')
-        reason = "no node has the devices it asks for";
-    size_t nnodes, ntemplates; /* every node of the inventory has GPUs and was considered, and every template */
-    gpa_inventory_nodes(ctx->inv, &nnodes);
-    gpa_inventory_templates(ctx->inv, &ntemplates);
-    const char *nodes = nnodes == 0 ? "" : gpa_arena_printf(ctx->a, "%zu GPU node%s", nnodes, nnodes == 1 ? "" : "s");
-    const char *templates =
-        ntemplates == 0 ? "" : gpa_arena_printf(ctx->a, "%zu node template%s", ntemplates, ntemplates == 1 ? "" : "s");
-    const char *considered = nnodes + ntemplates == 0 ? ""
-                                                      : gpa_arena_printf(ctx->a, " (%s%s%s)", nodes,
-                                                                         nnodes > 0 && ntemplates > 0 ? ", " : "", templates);
-    const char *advisory = gpa_inventory_advisory(ctx->inv);
-    if (feasible == GPA_FEASIBLE_UNKNOWN) {
-        /* The request's search budget ran out (docs/allocator.md#bounds): a search cut short never denies. */
-        warn_only(ctx, gpa_arena_printf(ctx->a, "could not prove this Pod fits a node%s: the search budget ran out; admitted",
-                                        considered));
-    } else if (feasible == GPA_FEASIBLE_NEVER && advisory != NULL) {
-        /* An inventory that may be out of date proves nothing: say what it shows, deny nothing. */
-        warn_only(ctx, gpa_arena_printf(ctx->a, "%s; no node could ever hold this Pod%s: %s", advisory, considered, reason));
-    } else if (feasible == GPA_FEASIBLE_NEVER) {
-        gpa_rule_ctx_report(ctx, NULL, ctx->pod->path, NULL, NULL, "no node could ever hold this Pod%s: %s", considered, reason);
-    } else if (feasible == GPA_FEASIBLE_NOT_NOW) {
-        /* Room may free up: a warning whatever the configured action (off never gets here). The reason (a template that
-         * would hold it comes first) before the counts: the API server shows a webhook's warnings cut at 120 bytes. */
-        gpa_violation_t *v =
-            warn_only(ctx, gpa_arena_printf(ctx->a, "no node has room for this Pod now: %s%s", reason, considered));
-        if (v != NULL)
-            v->not_now = 1;
     }
 }
 

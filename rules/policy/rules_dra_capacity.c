@@ -1,72 +1,14 @@
 /*
- * The DRA rules that read the devices the cluster's drivers publish (an inventory's ResourceSlices): `infeasible` for
- * claims, templates and the Pods that use templates (docs/rules.md#infeasible), `dra-capacity-unshared` and
- * `dra-capacity-rounding` (docs/rules.md#dra-capacity-unshared). Without published devices they say nothing.
+ * dra-capacity-unshared and dra-capacity-rounding (docs/rules.md#dra-capacity-unshared): what a capacity request does on
+ * the devices the cluster's drivers publish (an inventory's ResourceSlices). Without published devices they say nothing.
  */
 #include <string.h>
 
 #include "alloc/dra_fit.h"
 #include "inventory/inventory.h"
-#include "document/schema.h"
 #include "kube/dra.h"
 #include "policy/rule_checks.h"
 #include "policy/rule_ctx.h"
-
-static const gpa_dra_pools_t *published(const gpa_rule_ctx_t *ctx)
-{
-    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
-    return pools != NULL && pools->ndevices != 0 ? pools : NULL;
-}
-
-/* ---- infeasible ---------------------------------------------------------------------------------------------------- */
-
-/* Whether devices could ever be allocated; a search the budget cut short says so in a warning (never a denial). */
-static gpa_dra_fit_t fit(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const gpa_dra_devices_t *devices, const char *path,
-                         const char **reason)
-{
-    gpa_dra_fit_t f = gpa_dra_ever_fits(ctx->a, pools, ctx->known, devices, ctx->budget, reason);
-    if (f == GPA_DRA_NEVER || gpa_alloc_budget_take(ctx->budget, 0) == 0)
-        return f;
-    gpa_action_t configured = ctx->action;
-    ctx->action = GPA_ACTION_WARN;
-    gpa_rule_ctx_report(ctx, NULL, path, NULL, NULL,
-                        "could not prove these devices can be allocated (%zu published devices): the search budget ran out; "
-                        "admitted",
-                        pools->ndevices);
-    ctx->action = configured;
-    return GPA_DRA_UNKNOWN;
-}
-
-void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx)
-{
-    const gpa_dra_object_t *o = ctx->obj->dra;
-    const gpa_dra_pools_t *pools = published(ctx);
-    const char *reason;
-    if (pools == NULL || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE) ||
-        fit(ctx, pools, &o->devices, o->devices.path, &reason) != GPA_DRA_NEVER)
-        return;
-    gpa_rule_ctx_report(ctx, NULL, o->devices.path, NULL, NULL,
-                        "no node could ever allocate this %s, even with every device free: %s; the Pods using it wait Pending",
-                        gpa_dra_kind_name(o->kind), reason);
-}
-
-void gpa_rule_infeasible_dra_pod(gpa_rule_ctx_t *ctx)
-{
-    const gpa_dra_pools_t *pools = published(ctx);
-    for (size_t i = 0; pools != NULL && i < ctx->pod->nclaims; i++) {
-        const gpa_dra_pod_claim_t *pc = &ctx->pod->claims[i];
-        /* A named claim may already be allocated (it then fits where it is): only the template's new claim is judged. */
-        const gpa_dra_object_t *t =
-            pc->template != NULL ? gpa_dra_known_find(ctx->known, GPA_DRA_TEMPLATE, ctx->obj->ns, pc->template) : NULL;
-        const char *reason;
-        if (t == NULL || fit(ctx, pools, &t->devices, pc->path, &reason) != GPA_DRA_NEVER)
-            continue;
-        gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, pc->path, "resourceClaimTemplateName"), pc->template, NULL,
-                            "resourceClaims \"%s\": no node could ever allocate a claim of ResourceClaimTemplate %s, even with "
-                            "every device free: %s; the Pod would wait Pending",
-                            pc->name != NULL ? pc->name : "", pc->template, reason);
-    }
-}
 
 /* ---- capacity ------------------------------------------------------------------------------------------------------ */
 
@@ -75,8 +17,8 @@ static void each_capacity_request(gpa_rule_ctx_t *ctx, void (*fn)(gpa_rule_ctx_t
                                                                   const gpa_dra_placed_t *const *devices, size_t n))
 {
     const gpa_dra_object_t *o = ctx->obj->dra;
-    const gpa_dra_pools_t *pools = published(ctx);
-    if (pools == NULL || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE))
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
+    if (pools == NULL || pools->ndevices == 0 || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE))
         return;
     for (size_t i = 0; i < o->devices.nrequests; i++) {
         const gpa_dra_request_t *req = &o->devices.requests[i];
