@@ -16,10 +16,10 @@
 #include "client.h"
 #include "kinds.h"
 #include "kube/decode.h"
-#include "live.h"
-#include "policyreport.h"
+#include "daemon/live.h"
+#include "report/policyreport.h"
 #include "reflector.h"
-#include "report.h"
+#include "report/report.h"
 #include "verb.h"
 
 typedef struct st_audit_t {

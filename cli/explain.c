@@ -24,7 +24,7 @@
 #include "kinds.h"
 #include "kube/decode.h"
 #include "kube/gpu_request.h"
-#include "report.h"
+#include "report/report.h"
 #include "verb.h"
 #include "view.h"
 

@@ -19,7 +19,7 @@
 #include "inventory/inventory.h"
 #include "kube/normalize.h"
 #include "alloc/strategy.h"
-#include "report.h"
+#include "report/report.h"
 #include "verb.h"
 #include "view.h"
 

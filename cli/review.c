@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "input.h"
+#include "input/input.h"
 #include "admission/review.h"
 
 static void usage(FILE *out)

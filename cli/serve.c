@@ -14,11 +14,11 @@
 
 #include "base/arena.h"
 #include "certsync.h"
-#include "registrar.h"
-#include "thread.h"
+#include "daemon/registrar.h"
+#include "daemon/thread.h"
 #include "cli.h"
-#include "live.h"
-#include "load.h"
+#include "daemon/live.h"
+#include "input/load.h"
 #include "log.h"
 #include "server.h"
 
@@ -114,13 +114,13 @@ enum {
     OPT_CERT_RENEW,
     OPT_CERT_SWITCH,
     OPT_CERT_INTERVAL,
-    /* the cluster inventory (cli/live.h) */
+    /* the cluster inventory (cli/daemon/live.h) */
     OPT_CLUSTER_INVENTORY,
     OPT_KUBECONFIG,
     OPT_CONTEXT,
     OPT_STALE_AFTER,
     OPT_SERVE_BEFORE_SYNC,
-    /* webhook registration (cli/registrar.h) */
+    /* webhook registration (cli/daemon/registrar.h) */
     OPT_REGISTER_WEBHOOKS,
     OPT_REGISTER_OWNER,
     OPT_REGISTER_SERVICE,
@@ -455,7 +455,7 @@ static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char
     return 0;
 }
 
-/* ---- webhook registration (cli/registrar.h) ---- */
+/* ---- webhook registration (cli/daemon/registrar.h) ---- */
 
 static int apply_register(serve_args_t *a, int opt, const char *v)
 {
@@ -510,7 +510,7 @@ static gpa_registrar_t *start_registrar(serve_args_t *a, gpa_error_t *err)
     return gpa_registrar_start(&a->registrar, err);
 }
 
-/* ---- the cluster inventory's flags (cli/live.h) ---- */
+/* ---- the cluster inventory's flags (cli/daemon/live.h) ---- */
 
 static int apply_cluster(serve_args_t *a, int opt, const char *v)
 {
@@ -659,7 +659,7 @@ static int parse(serve_args_t *a, int argc, char **argv, int *exit_code)
     return 0;
 }
 
-/* ---- the webhook's loader: cli/load.h, its first error kept as the one-line reason the webhook logs ---- */
+/* ---- the webhook's loader: cli/input/load.h, its first error kept as the one-line reason the webhook logs ---- */
 
 static int load_files(void *ctx, const char *const *paths, size_t npaths, char ***files, size_t *nfiles, char *err, size_t errsize)
 {
@@ -708,7 +708,7 @@ static gpa_inventory_t *load_inventory(void *ctx, const gpa_config_t *cfg, const
 static const gpa_reload_loader_t loader = {load_files, load_config, load_inventory, NULL};
 
 /* --inventory beside --cluster-inventory: node templates only (the cluster has the nodes and the usage), read at start
- * into a.live.templates, then watched by the live view (cli/live.h). 0, or -1 after logging why. */
+ * into a.live.templates, then watched by the live view (cli/daemon/live.h). 0, or -1 after logging why. */
 static int load_templates(serve_args_t *a)
 {
     char why[768] = "";

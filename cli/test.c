@@ -1,7 +1,7 @@
 /*
  * gpuadmit test [--run REGEX] [-o text|json|junit] [--allow-read DIR]... PATH...
  *
- * Finds the suites under PATH (cli/suite.h), runs the selected cases through the engine and prints a table,
+ * Finds the suites under PATH (cli/suite/suite.h), runs the selected cases through the engine and prints a table,
  * JSON or JUnit XML. Exit 0 when every case passes, 1 when any fails, 2 when a suite cannot be read or no case
  * was found (an empty selection would otherwise pass a CI job that tests nothing).
  */
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report.h"
-#include "suite.h"
+#include "report/report.h"
+#include "suite/suite.h"
 
 typedef enum en_format_t {
     FORMAT_TEXT,

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report.h"
+#include "report/report.h"
 #include "verb.h"
 
 typedef struct st_validate_t {

@@ -10,9 +10,9 @@
 
 #include "cli.h"
 #include "kube/decode.h"
-#include "input.h"
-#include "objects.h"
-#include "report.h"
+#include "input/input.h"
+#include "input/objects.h"
+#include "report/report.h"
 
 int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o)
 {

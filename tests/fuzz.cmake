@@ -1,6 +1,6 @@
 # Fuzz drivers (libFuzzer), one per entry that reads untrusted bytes: tests/fuzz/fuzz_{json,yaml,quantity}.c (the
 # parsers), fuzz_decode.c (document -> model -> gpa_check), fuzz_review.c (the webhook's gpa_review), fuzz_config.c,
-# fuzz_inventory.c, fuzz_suite.c (cli/suite.c), fuzz_stream.c (the CLI's piecewise reader against a whole parse) and
+# fuzz_inventory.c, fuzz_suite.c (cli/suite/suite.c), fuzz_stream.c (the CLI's piecewise reader against a whole parse) and
 # fuzz_kubeconfig.c (cluster/kubeconfig.c); docs/testing.md#fuzzing has each one's invariants and the long
 # run. Built only on request, with clang:
 #

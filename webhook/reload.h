@@ -3,7 +3,7 @@
  * certificate, each reloaded when its files change.
  *
  * Reading and parsing the configuration and inventory is the caller's loader (gpa_reload_loader_t): `gpuadmit
- * serve` passes the CLI's (cli/load.h), so an --inventory directory is read exactly as the verbs read it. The
+ * serve` passes the CLI's (cli/input/load.h), so an --inventory directory is read exactly as the verbs read it. The
  * files of the inventory are listed again on every poll: a file added to or removed from an inventory
  * directory reloads it as a change to one of its files does.
  *

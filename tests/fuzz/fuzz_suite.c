@@ -1,5 +1,5 @@
 /*
- * libFuzzer driver for the test-suite reader and runner (cli/suite.c, cli/suite_run.c): `gpuadmit test`.
+ * libFuzzer driver for the test-suite reader and runner (cli/suite/suite.c, cli/suite/suite_run.c): `gpuadmit test`.
  * A suite names other files, so each input is written as gpuadmit-test.yaml in a scratch directory beside
  * links to the files of tests/fuzz/suite-files/ (objects, an AdmissionReview, a configuration, an inventory,
  * a patched object), which the seeds name as a real suite would.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "suite.h"
+#include "suite/suite.h"
 
 #ifndef GPA_FUZZ_SUITE_FILES
 #error "GPA_FUZZ_SUITE_FILES: the directory of the files the seeds name (tests/fuzz.cmake sets it)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CLI reading inputs a piece at a time (cli/input.c, document/stream.h), one ctest per case
+# The CLI reading inputs a piece at a time (cli/input/input.c, document/stream.h), one ctest per case
 # (tests/stream.cmake):  stream_test.sh CASE GPUADMIT
 # Asserts what a piecewise reading must keep (the verdicts and their order, stdin from a pipe, a List whose
 # kind comes after its items) and what it changes on purpose (docs/decisions.md, "Reading inputs a piece at a

@@ -1,5 +1,5 @@
 /*
- * cli/load.c: what the CLI and the webhook's loader read by path. Directories with empty folders (listed without
+ * cli/input/load.c: what the CLI and the webhook's loader read by path. Directories with empty folders (listed without
  * sorting an empty list), and the caps: only regular files, never more than GPA_LOAD_MAX_BYTES, a FIFO refused
  * without waiting for a writer.
  */
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "input/load.h"
 #include "run.h"
 
 static char tmpdir[256];

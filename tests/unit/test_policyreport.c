@@ -1,5 +1,5 @@
 /*
- * Check tests for cli/policyreport.c: the report's kind follows the object's scope and the API asked for, results
+ * Check tests for cli/report/policyreport.c: the report's kind follows the object's scope and the API asked for, results
  * map deny to fail and warn (and "no room now") to warn, the summary counts them, and an object without a UID or
  * without findings is handled (the schema checks of real reports are tests/e2e/run_policyreport.py's).
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "policyreport.h"
+#include "report/policyreport.h"
 #include "run.h"
 
 static gpa_violation_t finding(const char *rule, gpa_action_t action, int not_now, const char *container)

@@ -1,5 +1,5 @@
 /*
- * Check tests for cli/report.c: the text and JSON reports of a verdict select warnings by their origin, so a
+ * Check tests for cli/report/report.c: the text and JSON reports of a verdict select warnings by their origin, so a
  * warning is never lost because its text happens to mention a rule id.
  */
 #include <check.h>
@@ -10,7 +10,7 @@
 
 #include "fixture.h"
 #include "policy/engine.h"
-#include "report.h"
+#include "report/report.h"
 #include "run.h"
 
 static void use_config(const char *text)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "suite.h"
+#include "suite/suite.h"
 #include "inventory/inventory.h"
 #include "document/docs.h"
 #include "document/schema.h"

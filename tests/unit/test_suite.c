@@ -1,5 +1,5 @@
 /*
- * cli/suite.c and cli/test.c: the suite parser on good and broken suites (errors with their line numbers),
+ * cli/suite/suite.c and cli/test.c: the suite parser on good and broken suites (errors with their line numbers),
  * expectation matching through the engine, suite discovery, and `gpuadmit test`'s exit codes and output
  * formats (the built binary, found through GPA_BINARY_DIR as ctest sets it).
  */
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "suite.h"
+#include "suite/suite.h"
 #include "run.h"
 
 /* ---- fixtures: a temporary folder per test ---- */

@@ -11,12 +11,12 @@
 #include "base/buf.h"
 #include "document/docs.h"
 #include "document/json.h"
-#include "load.h"
+#include "input/load.h"
 #include "run.h"
 #include "kinds.h"
 #include "view.h"
 
-/* A file of the source tree (the one file reader, cli/load.h). */
+/* A file of the source tree (the one file reader, cli/input/load.h). */
 static char *slurp(const char *rel, size_t *len)
 {
     char path[1024];

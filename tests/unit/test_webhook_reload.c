@@ -2,7 +2,7 @@
  * Check tests for webhook/reload.c: which changes of a watched file are seen (size, mtime, inode, the target of
  * a swapped symlink, and a same-size rewrite in place within one timestamp tick), that an untouched file is not
  * reloaded, that a broken file keeps the previous configuration in force, and that an inventory directory is
- * watched file by file (a file changed, added or removed reloads it). The loader is the CLI's (cli/load.h), as
+ * watched file by file (a file changed, added or removed reloads it). The loader is the CLI's (cli/input/load.h), as
  * `gpuadmit serve` passes it.
  */
 #include <check.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "input/load.h"
 #include "reload.h"
 #include "run.h"
 
@@ -23,7 +23,7 @@ static char cfg_path[PATH_MAX + 32];
 static gpa_reload_opts_t opts;
 static gpa_snapshot_t snap;
 
-/* ---- the loader: cli/load.h, the first error into err ---- */
+/* ---- the loader: cli/input/load.h, the first error into err ---- */
 
 static void first_error(void *ctx, const gpa_error_t *err)
 {

@@ -1,4 +1,4 @@
-#include "thread.h"
+#include "daemon/thread.h"
 
 #include <signal.h>
 

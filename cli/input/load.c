@@ -1,7 +1,7 @@
 /*
  * Loading by path (load.h): paths expanded into a list of files first, then each file read and parsed.
  */
-#include "load.h"
+#include "input/load.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /*
  * The thread behind serve --register-webhooks (registrar.h).
  */
-#include "registrar.h"
-#include "thread.h"
+#include "daemon/registrar.h"
+#include "daemon/thread.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * every error at the file, line and column where it lies), and finding suite files under a path. See suite.h
  * for the format and contracts; running a case is suite_run.c's job.
  */
-#include "suite.h"
+#include "suite/suite.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "input.h"
+#include "input/input.h"
 #include "policy/mutate.h"
 #include "admission/envelope.h"
 #include "policy/rules.h"

@@ -2,13 +2,13 @@
  * Reading the verbs' inputs (input.h): paths expanded into a list of files first (load.h), then each file read
  * through the piecewise reader (document/stream.h) in bounded chunks, and handed to the callback piece by piece.
  */
-#include "input.h"
+#include "input/input.h"
 
 #include "cli.h"
 #include "base/buf.h"
 #include "document/docs.h"
 #include "document/stream.h"
-#include "report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <stdio.h>

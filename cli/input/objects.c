@@ -1,12 +1,12 @@
 /*
  * Input documents to objects (objects.h).
  */
-#include "objects.h"
+#include "input/objects.h"
 
 #include <stdio.h>
 
 #include "admission/envelope.h"
-#include "report.h"
+#include "report/report.h"
 
 static int report(const gpa_error_t *err)
 {

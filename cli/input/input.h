@@ -18,7 +18,7 @@
 
 #include "base/arena.h"
 #include "document/value.h"
-#include "load.h"
+#include "input/load.h"
 
 /*
  * Called once per document. `source` is "file" for a file's only document and "file#N" (1-based) when the
@@ -31,7 +31,7 @@ typedef int (*gpa_input_cb)(void *ctx, const char *file, const char *source, lon
 /* Returns 0 when everything was read, 2 when any path could not be read or parsed (reported; each such path or
  * file counted in *unreadable, which may be NULL), or the callback's non-zero value. */
 int gpa_input_walk(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx, size_t *unreadable);
-/* The same, with errors handed to `rep` (cli/load.h; NULL: on stderr): a first pass that must not report twice. */
+/* The same, with errors handed to `rep` (cli/input/load.h; NULL: on stderr): a first pass that must not report twice. */
 int gpa_input_walk_with(char *const *paths, size_t npaths, gpa_input_cb cb, void *ctx, size_t *unreadable,
                         const gpa_load_report_t *rep);
 

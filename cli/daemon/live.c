@@ -1,8 +1,8 @@
 /*
  * serve --cluster-inventory (live.h): reflector sinks into the view, the publisher thread, staleness, metrics.
  */
-#include "live.h"
-#include "thread.h"
+#include "daemon/live.h"
+#include "daemon/thread.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -16,7 +16,7 @@
 #include "base/arena.h"
 #include "kinds.h"
 #include "kube/decode.h"
-#include "load.h"
+#include "input/load.h"
 #include "log.h"
 #include "metrics.h"
 #include "policy/engine.h"

@@ -1,7 +1,7 @@
 /*
  * Shared by the verbs (report.h): text escaped for a terminal; verdict → text or JSON.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

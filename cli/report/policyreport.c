@@ -10,7 +10,7 @@
 #include "base/buf.h"
 #include "document/emit.h"
 #include "document/json.h"
-#include "policyreport.h"
+#include "report/policyreport.h"
 
 int gpa_report_api_parse(const char *name, gpa_report_api_t *api)
 {

@@ -4,7 +4,7 @@
  * said against the case's expectations. See suite.h for the contracts;
  * loading a suite is suite.c's job.
  */
-#include "suite.h"
+#include "suite/suite.h"
 
 #include <stdlib.h>
 #include <string.h>
