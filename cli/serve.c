@@ -8,14 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <unistd.h>
 
 #include "base/arena.h"
 #include "certsync.h"
 #include "daemon/registrar.h"
-#include "daemon/thread.h"
+#include "daemon/certrun.h"
 #include "cli.h"
 #include "daemon/live.h"
 #include "input/load.h"
@@ -284,7 +281,7 @@ typedef struct st_serve_args_t {
     char *register_ns;              /* owned: the namespace of --register-service */
 } serve_args_t;
 
-/* ---- self-managed certificates (cluster/certsync.h): flags, first sync, background syncs ---------------- */
+/* ---- self-managed certificates (cluster/certsync.h, daemon/certrun.h): flags, then the run ---------------- */
 
 static int apply_certsync(serve_args_t *a, int opt, const char *v)
 {
@@ -352,106 +349,17 @@ static int certsync_flags_ok(const serve_args_t *a)
     return 0;
 }
 
-static void log_sync(const gpa_certsync_opts_t *c, const gpa_certsync_result_t *r)
+/* Self-managed certificates (daemon/certrun.h) with --kubeconfig and --context; the server then serves the files
+ * the first sync wrote. */
+static int certsync_start(serve_args_t *a, gpa_certrun_t *run, char *cert, char *key, size_t size)
 {
-    if (!(r->created || r->renewed || r->ca_added || r->regenerated || r->bundle_written || r->files_written))
-        return;
-    gpa_log_line_t *l = gpa_log_begin(r->regenerated ? GPA_LOG_WARN : GPA_LOG_INFO, "certificates synced");
-    gpa_log_str(l, "secret", c->secret);
-    gpa_log_int(l, "created", r->created);
-    gpa_log_int(l, "renewed", r->renewed);
-    gpa_log_int(l, "caAdded", r->ca_added);
-    gpa_log_int(l, "regenerated", r->regenerated);
-    gpa_log_int(l, "caBundleWritten", r->bundle_written);
-    gpa_log_int(l, "filesWritten", r->files_written);
-    gpa_log_int(l, "notAfter", r->not_after);
-    gpa_log_end(l);
-}
-
-typedef struct st_certsync_run_t {
-    gpa_kube_client_t *client;
-    const gpa_certsync_opts_t *opts;
-    int64_t interval;
-    pthread_t thread;
-    int started;
-    atomic_int stop; /* set when the server has stopped: the thread ends before the process tears down */
-} certsync_run_t;
-
-/* 0 after a sync that found both webhook configurations, 1 when one was missing, -1 on failure. */
-static int certsync_step(certsync_run_t *run)
-{
-    gpa_error_t err = {0};
-    gpa_certsync_result_t res;
-    char msg[1024];
-    gpa_error_init(&err, NULL);
-    if (gpa_certsync_once(run->client, run->opts, &res, &err) != 0) {
-        gpa_error_format(&err, msg, sizeof(msg));
-        gpa_log_msg(GPA_LOG_ERROR, "certificate sync failed", msg);
+    if (gpa_certrun_start(run, &a->live.kube, &a->certsync, a->certsync_interval > 0 ? a->certsync_interval : 60) != 0)
         return -1;
-    }
-    log_sync(run->opts, &res);
-    return res.configs_found < 2;
-}
-
-static void *certsync_loop(void *arg)
-{
-    certsync_run_t *run = arg;
-    /* Helm may create the webhook configurations after the Pods start: until both have their caBundle, look
-     * again every few seconds for the first two minutes (one may be disabled: then the normal pace after). */
-    int quick = 24, step = 1;
-    while (!atomic_load(&run->stop)) {
-        int64_t wait = step != 0 && quick > 0 && run->interval > 5 ? 5 : run->interval;
-        quick -= wait == 5;
-        for (int64_t tick = 0; tick < wait * 10 && !atomic_load(&run->stop); tick++)
-            usleep(100000); /* 100 ms steps: a stop is seen quickly */
-        if (!atomic_load(&run->stop))
-            step = certsync_step(run);
-    }
-    return NULL;
-}
-
-/* Ends the background sync (waiting for one under way) and frees the client. */
-static void certsync_stop(certsync_run_t *run)
-{
-    atomic_store(&run->stop, 1);
-    if (run->started)
-        pthread_join(run->thread, NULL);
-    gpa_kube_client_free(run->client);
-    run->client = NULL;
-}
-
-/* The first sync (retried for about a minute: the server cannot start without a certificate), then a thread. */
-static int certsync_start(serve_args_t *a, certsync_run_t *run, char *cert, char *key, size_t size)
-{
-    gpa_kube_options_t ko = a->live.kube; /* --kubeconfig and --context, shared with the cluster inventory */
-    gpa_kube_target_t target;
-    gpa_error_t err = {0};
-    char msg[1024];
-    gpa_error_init(&err, NULL);
-    memset(&target, 0, sizeof(target));
-    if (gpa_kube_target_load(&ko, &target, &err) != 0 || (run->client = gpa_kube_client_new(&target, &err)) == NULL) {
-        gpa_error_format(&err, msg, sizeof(msg));
-        gpa_log_msg(GPA_LOG_ERROR, "self-managed certificates: no API server", msg);
-        gpa_kube_target_dispose(&target);
-        return -1;
-    }
-    gpa_kube_target_dispose(&target);
-    run->opts = &a->certsync;
-    run->interval = a->certsync_interval > 0 ? a->certsync_interval : 60;
-    int tries = 0;
-    while (certsync_step(run) < 0) {
-        if (++tries >= 30)
-            return -1;
-        sleep(2);
-    }
     if (snprintf(cert, size, "%s/tls.crt", a->certsync.dir) >= (int)size ||
         snprintf(key, size, "%s/tls.key", a->certsync.dir) >= (int)size)
         return -1;
     a->opts.cert = cert;
     a->opts.key = key;
-    if (gpa_thread_start(&run->thread, certsync_loop, run) != 0)
-        return -1;
-    run->started = 1;
     return 0;
 }
 
@@ -737,7 +645,7 @@ int gpa_cmd_serve(int argc, char **argv)
     gpa_certsync_opts_init(&a.certsync);
     a.live.stale_after_ms = DEFAULT_STALE_AFTER_MS;
     int code = GPA_EXIT_USAGE;
-    certsync_run_t run = {0};
+    gpa_certrun_t run = {0};
     char cert[4096], key[4096];
     if (parse(&a, argc, argv, &code) == 0) {
         gpa_live_t *live = NULL;
@@ -766,7 +674,7 @@ int gpa_cmd_serve(int argc, char **argv)
         gpa_registrar_stop(registrar); /* first: it reads the server's readiness */
         gpa_live_stop(live);
         gpa_inventory_release(a.live.templates);
-        certsync_stop(&run);
+        gpa_certrun_stop(&run);
     }
     free(a.inventory);
     free(a.register_ns);
