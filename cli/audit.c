@@ -44,9 +44,7 @@ static void usage(FILE *out)
                  "rules look up), and judges each as validate does: would it be admitted if it were created now\n"
                  "(mutation first, then validation, as CREATE). Findings of rules set to warn show what switching\n"
                  "them to deny would refuse.\n"
-                 "\n"
-                 "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
-                 "  --context C           kubeconfig context (default: current-context)\n"
+                 "\n" GPA_HELP_KUBECONFIG
                  "  -n, --namespace NS    only this namespace (default: the context's namespace, else default)\n"
                  "  -A, --all-namespaces  every namespace\n"
                  "  --no-mutate           judge each object as stored, without the mutations\n"

@@ -61,9 +61,7 @@ static void usage(FILE *out)
                  "each named Pod or every unscheduled Pending Pod that asks for a GPU (HAMi's by the names of --config's hami\n"
                  "block), says whether it could ever be placed (on the empty nodes) and, node by node, why it does not fit\n"
                  "now: which device lacks which resource, which selector or affinity excludes the node, which slots are taken.\n"
-                 "\n"
-                 "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"
-                 "  --context C           kubeconfig context (default: current-context)\n"
+                 "\n" GPA_HELP_KUBECONFIG
                  "  -n, --namespace NS    the Pods of this namespace (default: the context's namespace, else default)\n"
                  "  -A, --all-namespaces  every namespace\n"
                  "  --inventory F         node templates of autoscaled pools, in the compact form (repeatable; files of\n"

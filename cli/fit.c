@@ -54,8 +54,7 @@ static void usage(FILE *out)
                  "  --inventory F     Nodes, Device objects, Pods (kubectl get -o json) or the compact form\n"
                  "                    (with --cluster: node templates of autoscaled pools, in the compact form)\n"
                  "  --cluster         the inventory of the live cluster: one list of Nodes, Devices and Pods\n"
-                 "  --kubeconfig F    with --cluster (default: $KUBECONFIG, then ~/.kube/config)\n"
-                 "  --context C       with --cluster: the kubeconfig context (default: current-context)\n"
+                 "  with --cluster, where the API server is:\n" GPA_HELP_KUBECONFIG
                  "  --now             count what scheduled Pods hold (default: nodes taken empty)\n"
                  "  --config F        configuration (placement strategy, coreWeight: unset, each dialect's scheduler\n"
                  "                    default; maxPodsPerDevice)\n"

@@ -120,4 +120,10 @@ void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const c
  */
 int gpa_verb_finish(gpa_verb_t *vb, size_t refused, const char *summary);
 
+/* The help of the options every verb that reads the cluster shares (audit, explain, fit --cluster): one text, so that
+ * no verb's --help drifts from how the options are read (cluster/kubeconfig.h). */
+#define GPA_HELP_KUBECONFIG                                                                                                        \
+    "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"                          \
+    "  --context C           kubeconfig context (default: current-context)\n"
+
 #endif

@@ -645,6 +645,13 @@ assert d[1]["devices"][0]["container"]=="main\x1b[2J\x1b]0;owned\x07\x9b31m\tend
 }
 
 case_kubeconfig() {
+    # Every verb that reads the cluster describes --kubeconfig alike, the in-Pod service account included (one help
+    # text: cli/verb.h GPA_HELP_KUBECONFIG; fit's once omitted it).
+    for verb in audit explain fit; do
+        expect_exit 0 "$gpuadmit" "$verb" --help
+        expect_grep "$tmp/out" "--kubeconfig F +\(default: the service account in a Pod, else \\\$KUBECONFIG, ~/.kube/config\)"
+        expect_grep "$tmp/out" "--context C +kubeconfig context \(default: current-context\)"
+    done
     # A kubeconfig gpuadmit cannot honour (an exec credential plugin) is named with file:line:col and the field,
     # whatever the verb that reads it: the caller's error value was once read uninitialised, and printed garbage.
     local kc="$data/kubeconfig-exec.yaml"
