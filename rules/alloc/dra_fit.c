@@ -350,8 +350,8 @@ static const char *why_never(gpa_arena_t *a, const request_t *r)
         return gpa_arena_printf(a, "request %s%s: no published device that class %s admits matches its selectors", name, more,
                                 e->class);
     if (alt->tally.eligible == 0)
-        return gpa_arena_printf(a, "request %s%s: %zu device(s) match, none can serve it (for one, %s)", name, more, alt->tally.admitted,
-                                alt->tally.exclude);
+        return gpa_arena_printf(a, "request %s%s: %zu device(s) match, none can serve it (for one, %s)", name, more,
+                                alt->tally.admitted, alt->tally.exclude);
     size_t best = alt->anywhere;
     for (size_t i = 0; i < alt->ncounts; i++)
         if (alt->anywhere + alt->counts[i].n > best)
