@@ -1,6 +1,8 @@
 #include "conn.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "base/arena.h"
@@ -155,16 +157,15 @@ size_t gpa_conn_buffered(const gpa_conn_list_t *list)
     return n;
 }
 
-/* The answer of a shed connection: its request has not been read, so nothing of it can be echoed. */
+/* Answers to a request still arriving, written by hand (no handler has seen it, so nothing of it is echoed). */
+#define EARLY_ANSWER(status, extra, length)                                                                                        \
+    "HTTP/1.1 " status "\r\nServer: gpuadmit\r\n" extra "Connection: close\r\nContent-Type: text/plain; charset=utf-8\r\n"         \
+    "Content-Length: " #length "\r\n\r\n"
 #define SHED_BODY "too many request bytes in flight; retry\n"
-static const char shed_answer[] = "HTTP/1.1 503 Service Unavailable\r\n"
-                                  "Server: gpuadmit\r\n"
-                                  "Retry-After: 1\r\n"
-                                  "Connection: close\r\n"
-                                  "Content-Type: text/plain; charset=utf-8\r\n"
-                                  "Content-Length: 40\r\n"
-                                  "\r\n" SHED_BODY;
-_Static_assert(sizeof(SHED_BODY) - 1 == 40, "Content-Length of the shed answer");
+#define TOO_LARGE_BODY "request body is over --max-body-bytes\n"
+static const char shed_answer[] = EARLY_ANSWER("503 Service Unavailable", "Retry-After: 1\r\n", 40) SHED_BODY;
+static const char too_large_answer[] = EARLY_ANSWER("413 Request Entity Too Large", "", 38) TOO_LARGE_BODY;
+_Static_assert(sizeof(SHED_BODY) - 1 == 40 && sizeof(TOO_LARGE_BODY) - 1 == 38, "Content-Length of the early answers");
 
 /* While shed: whatever the peer still sends is dropped as it arrives; its close (or a read error) goes to h2o,
  * which closes the connection as for any peer that hangs up (h2o's request timeout bounds a peer that never does). */
@@ -193,16 +194,15 @@ static int sheddable(const gpa_conn_t *c)
     return c->busy == 0 && !c->shut && c->sock->input->size != 0 && c->sock->_cb.read != NULL && !h2o_socket_is_writing(c->sock);
 }
 
-/* Answers 503 with Retry-After on c, takes its reads over from h2o and frees its input at once. */
-static void shed(gpa_conn_t *c)
+/* Answers c's arriving request with `text`, takes its reads over from h2o and frees its input at once. */
+static void answer_early(gpa_conn_t *c, const char *text, size_t len)
 {
     h2o_socket_t *sock = c->sock;
     c->h2o_read = sock->_cb.read;
     c->shut = 1;
-    gpa_metrics_shed(); /* counted before the peer can see the answer */
     h2o_socket_read_stop(sock);
     h2o_buffer_consume(&sock->input, sock->input->size);
-    h2o_iovec_t answer = h2o_iovec_init(shed_answer, sizeof(shed_answer) - 1);
+    h2o_iovec_t answer = h2o_iovec_init(text, len);
     h2o_socket_write(sock, &answer, 1, on_answer_written);
     h2o_socket_read_start(sock, on_discard);
 }
@@ -222,7 +222,50 @@ size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess)
         if (worst == NULL)
             break;
         freed += input_bytes(worst->sock);
-        shed(worst);
+        gpa_metrics_shed(); /* counted before the peer can see the answer */
+        answer_early(worst, shed_answer, sizeof(shed_answer) - 1);
+        n++;
+    }
+    return n;
+}
+
+/* The value of the Content-Length header of the request head at the start of in, capped just above max (-1 when the
+ * head has none, or has not all arrived: then the bytes that arrive tell). */
+static int64_t content_length(const h2o_buffer_t *in, size_t max)
+{
+    static const char name[] = "content-length:";
+    const char *p = in->bytes, *end = p + (in->size < H2O_MAX_REQLEN ? in->size : H2O_MAX_REQLEN), *nl;
+    if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+        return -1;
+    for (p = nl + 1; p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1) {
+        size_t len = (size_t)(nl - p);
+        if (len == 0 || (len == 1 && *p == '\r'))
+            return -1; /* the end of the head */
+        if (len <= sizeof(name) - 1 || strncasecmp(p, name, sizeof(name) - 1) != 0)
+            continue;
+        const char *d = p + sizeof(name) - 1;
+        uint64_t v = 0;
+        while (d < nl && (*d == ' ' || *d == '\t'))
+            d++;
+        for (; d < nl && *d >= '0' && *d <= '9' && v <= max; d++)
+            v = v * 10 + (uint64_t)(*d - '0');
+        return (int64_t)v; /* a malformed length is h2o's to refuse (400) */
+    }
+    return -1;
+}
+
+size_t gpa_conn_refuse_oversized(gpa_conn_list_t *list, size_t max_body)
+{
+    size_t n = 0;
+    for (h2o_linklist_t *l = list->conns.next; l != &list->conns; l = l->next) {
+        gpa_conn_t *c = H2O_STRUCT_FROM_MEMBER(gpa_conn_t, link, l);
+        if (!sheddable(c))
+            continue;
+        int64_t length = content_length(c->sock->input, max_body);
+        if (c->sock->input->size <= max_body + H2O_MAX_REQLEN && (length < 0 || (uint64_t)length <= max_body))
+            continue; /* a chunked body tells by the bytes that arrived: a head and the cap at most */
+        gpa_metrics_http_rejection(413);
+        answer_early(c, too_large_answer, sizeof(too_large_answer) - 1);
         n++;
     }
     return n;

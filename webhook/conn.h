@@ -69,4 +69,13 @@ size_t gpa_conn_buffered(const gpa_conn_list_t *list);
  */
 size_t gpa_conn_shed(gpa_conn_list_t *list, size_t excess);
 
+/*
+ * Answers 413 (then closes, dropping what the client still sends, as gpa_conn_shed does) every request still arriving
+ * whose Content-Length is over max_body, or of which more than a head and max_body have arrived (a chunked body);
+ * counted in gpuadmit_http_rejections_total{code="413"}. h2o's own limit would close the connection with the body
+ * unread: the kernel then resets it, and a client still writing never reads the answer. Called after every turn of
+ * the webhook port's loop. Returns how many.
+ */
+size_t gpa_conn_refuse_oversized(gpa_conn_list_t *list, size_t max_body);
+
 #endif

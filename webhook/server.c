@@ -62,6 +62,7 @@ typedef struct st_worker_t {
 
 static atomic_int phase;
 static int64_t inflight_budget, max_connections;
+static size_t max_body; /* the webhook port's (gpa_conn_refuse_oversized) */
 static gpa_log_limit_t log_refused, log_shed, log_paused;
 static h2o_globalconf_t webhook_conf, metrics_conf;
 static worker_t *workers; /* kept for the process' life: connections left at exit stay reachable */
@@ -329,8 +330,10 @@ static void *worker_main(void *arg)
         h2o_evloop_run(w->ctx.loop, 100);
         gpa_judge_turned();
         gpa_conn_watch_writes(&w->conns);
-        if (!w->is_metrics)
+        if (!w->is_metrics) {
+            gpa_conn_refuse_oversized(&w->conns, max_body);
             account(w);
+        }
         if (p == PHASE_DRAIN && !w->is_metrics) {
             stop_listening(w);
             gpa_conn_close_idle(&w->conns);
@@ -346,7 +349,10 @@ static void init_conf(h2o_globalconf_t *conf, const gpa_server_opts_t *o, int me
     conf->server_name = h2o_iovec_init(H2O_STRLIT("gpuadmit"));
     /* h2o refuses a Content-Length above its limit from the header alone (>), and a chunked body as soon as it
      * reaches the limit (>=): a chunked body may carry one byte less than the cap (docs/webhook.md#limits). */
-    conf->max_request_entity_size = metrics ? 65536 : o->max_body;
+    /* The webhook port's cap is gpa_conn_refuse_oversized's (a 413 written before the close, the rest of the body
+     * dropped) and the handler's: h2o's own closes with the body unread (a reset), so it is out of reach here (h2o
+     * reserves nothing from a Content-Length: a body's buffer grows as its bytes arrive). */
+    conf->max_request_entity_size = metrics ? 65536 : SIZE_MAX / 2;
     conf->http1.req_timeout = o->request_timeout_ms;
     conf->http2.idle_timeout = o->request_timeout_ms;
     conf->handshake_timeout = o->handshake_timeout_ms;
@@ -517,6 +523,7 @@ int gpa_server_run(const gpa_server_opts_t *o)
     signal(SIGPIPE, SIG_IGN); /* a peer that closes mid-write must not kill the server */
     tune_process();
     max_connections = o->max_connections;
+    max_body = o->max_body;
     inflight_budget = (int64_t)o->max_inflight_bytes;
     sigset_t set;
     sigemptyset(&set);

@@ -592,8 +592,10 @@ class Webhook(unittest.TestCase):
         self.assertFalse(any(l.get("msg", "").startswith("shutdown grace period over") for l in s.lines()))
 
     def test_body_cap_and_http_edges(self):
-        """413 above the cap from the Content-Length alone; a chunked body is refused once it reaches the cap (h2o
-        2.2.5 counts it so: docs/webhook.md#limits); methods, parameters, query strings and pipelining."""
+        """413 above the cap from the Content-Length alone, written before the close whether or not the client goes on
+        sending its body (the rest is read and dropped: never a reset under the client's write); a chunked body of
+        exactly the cap is judged as a Content-Length one is (docs/webhook.md#limits); methods, parameters, query
+        strings and pipelining."""
         cap = 64 * 1024
         s = self.start("edges", "--max-body-bytes", "64Ki")
         good = json.dumps(review(KOORD_RATIO)).encode()
@@ -616,12 +618,13 @@ class Webhook(unittest.TestCase):
             return (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in parts) + b"0\r\n\r\n")
 
-        for n, want, want_chunked in ((cap - 1, 200, 200), (cap, 200, 413), (cap + 1, 413, 413)):
+        for n, want in ((cap - 1, 200), (cap, 200), (cap + 1, 413), (40 * cap, 413)):
             raw = http_request(None, "/validate", sized(n))
+            self.assertEqual((exchange(raw) or (None,))[0], want, "Content-Length %d, the body sent" % n)
             if want == 413:
                 raw = raw[:raw.index(b"\r\n\r\n") + 4]  # the header alone decides: no byte of the body sent
-            self.assertEqual(exchange(raw)[0], want, "Content-Length %d" % n)
-            self.assertEqual(exchange(chunked(sized(n)))[0], want_chunked, "chunked %d" % n)
+                self.assertEqual(exchange(raw)[0], want, "Content-Length %d" % n)
+            self.assertEqual((exchange(chunked(sized(n))) or (None,))[0], want, "chunked %d" % n)
         ok = exchange(http_request(None, "/validate?timeout=10s", good).replace(
             b"application/json", b"application/json; charset=utf-8"))
         self.assertEqual(ok[0], 200)
