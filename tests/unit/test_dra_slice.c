@@ -19,7 +19,7 @@ static gpa_objects_t slices(void)
     size_t n = fread(text, 1, sizeof(text) - 1, f);
     fclose(f);
     text[n] = '\0';
-    gpa_objects_t out;
+    gpa_objects_t out = {0};
     gpa_error_t err = {0};
     gpa_error_init(&err, "slices.json");
     ck_assert_msg(gpa_decode_document_with(&arena, &cfg->decode, json(text), &out, &err) == 0, "%s: %s", err.path, err.message);
