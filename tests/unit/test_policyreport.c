@@ -37,7 +37,7 @@ static const char *print(gpa_report_api_t api, const char *metadata, size_t nfin
                         .ns = "",
                         .name = "rt",
                         .root = json(metadata)};
-    gpa_verdict_t v = {.violations = {items, nfindings, nfindings}};
+    gpa_verdict_t v = {.violations = {.items = items, .len = nfindings, .cap = nfindings}};
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
