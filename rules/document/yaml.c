@@ -27,6 +27,8 @@
  */
 #include "document/yaml.h"
 
+#include "base/hash.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,10 +106,7 @@ static gpa_value_t *new_node(yparser_t *y, gpa_vtype_t type, yaml_mark_t mark)
 
 static size_t hash_name(const char *s)
 {
-    size_t h = 1469598103934665603ULL;
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return (size_t)gpa_hash_string(s);
 }
 
 static size_t *anchor_slot(yparser_t *y, const char *name)

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "base/hash.h"
 #include "document/schema.h"
 #include "kube/dra_read.h"
 #include "kube/dra_slice.h"
@@ -396,16 +397,15 @@ const gpa_dra_request_t *gpa_dra_devices_request(const gpa_dra_devices_t *device
 
 /* ---- known objects ------------------------------------------------------------------------------------------------- */
 
-static uint64_t fnv(uint64_t h, const char *s)
+/* h continued over s and a separator no string holds: ("ab","c") and ("a","bc") differ. */
+static uint64_t hash_field(uint64_t h, const char *s)
 {
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return (h ^ 0xff) * 1099511628211u; /* a separator no string holds: ("ab","c") and ("a","bc") differ */
+    return gpa_hash_more(gpa_hash_more(h, s), "\xff");
 }
 
 static uint64_t key_hash(gpa_dra_kind_t kind, const char *ns, const char *name)
 {
-    return fnv(fnv(14695981039346656037u ^ (uint64_t)kind, ns), name);
+    return hash_field(hash_field(GPA_HASH_START ^ (uint64_t)kind, ns), name);
 }
 
 void gpa_dra_known_init(gpa_dra_known_t *k, const gpa_dra_known_t *below)

@@ -3,8 +3,9 @@
  */
 #include "policy/verdict.h"
 
-#include <stdint.h>
 #include <string.h>
+
+#include "base/hash.h"
 
 static int same_str(const char *x, const char *y)
 {
@@ -99,18 +100,10 @@ static const char *warning_cut(gpa_arena_t *a, const char *whole)
     return gpa_arena_printf(a, "%.*s...", (int)keep, whole);
 }
 
-static size_t line_hash(const char *s)
-{
-    uint64_t h = 14695981039346656037u; /* FNV-1a */
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return (size_t)h;
-}
-
 /* The slot of `whole` in w's index: the one holding it, or the empty one where it goes (the index is never full). */
 static size_t *index_slot(const gpa_warnings_t *w, const char *whole)
 {
-    size_t mask = w->nindex_ - 1, i = line_hash(whole) & mask;
+    size_t mask = w->nindex_ - 1, i = (size_t)gpa_hash_string(whole) & mask;
     while (w->index_[i] != 0 && strcmp(w->items[w->index_[i] - 1].whole, whole) != 0)
         i = (i + 1) & mask;
     return &w->index_[i];
