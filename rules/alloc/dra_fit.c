@@ -370,12 +370,12 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
         const gpa_dra_request_t *req = &devices->requests[i];
         request_t *r = &reqs[i];
         r->req = req;
-        r->nalts = req->nalternatives != 0 ? req->nalternatives : (size_t)req->has_exact;
+        r->nalts = gpa_dra_request_nexact(req);
         if (r->nalts == 0)
             return GPA_DRA_UNKNOWN; /* a request of neither form: the API server's to refuse */
         r->alts = gpa_arena_calloc(a, r->nalts, sizeof(*r->alts));
         for (size_t k = 0; k < r->nalts; k++) {
-            r->alts[k].e = req->nalternatives != 0 ? &req->alternatives[k] : &req->exact;
+            r->alts[k].e = gpa_dra_request_exact(req, k);
             survey(a, pools, &nodes, known, budget, &r->alts[k]);
         }
     }

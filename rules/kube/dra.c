@@ -374,6 +374,16 @@ int gpa_dra_decode_container_claims(gpa_arena_t *a, const gpa_value_t *resources
     return 0;
 }
 
+size_t gpa_dra_request_nexact(const gpa_dra_request_t *req)
+{
+    return req->nalternatives != 0 ? req->nalternatives : (size_t)req->has_exact;
+}
+
+const gpa_dra_exact_t *gpa_dra_request_exact(const gpa_dra_request_t *req, size_t k)
+{
+    return req->nalternatives != 0 ? &req->alternatives[k] : &req->exact;
+}
+
 const gpa_dra_request_t *gpa_dra_devices_request(const gpa_dra_devices_t *devices, const char *name, const gpa_dra_exact_t **alt)
 {
     const char *slash = strchr(name, '/');

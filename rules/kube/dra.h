@@ -214,6 +214,10 @@ int gpa_dra_decode_pod_claims(gpa_arena_t *a, const gpa_value_t *spec, const cha
 int gpa_dra_decode_container_claims(gpa_arena_t *a, const gpa_value_t *resources, const char *resources_path,
                                     gpa_dra_container_claim_t **out, size_t *n, gpa_error_t *err);
 
+/* The ExactDeviceRequests of req, in order: its `exactly` (v1beta1: the request itself), or its firstAvailable
+ * alternatives (decoding reads one form, never both). k < gpa_dra_request_nexact(req). */
+size_t gpa_dra_request_nexact(const gpa_dra_request_t *req);
+const gpa_dra_exact_t *gpa_dra_request_exact(const gpa_dra_request_t *req, size_t k);
 /* The request `name` ("req", or "req/sub" for a firstAvailable alternative) of devices, or NULL. *alt is set to the
  * alternative for "req/sub" (NULL otherwise). */
 const gpa_dra_request_t *gpa_dra_devices_request(const gpa_dra_devices_t *devices, const char *name, const gpa_dra_exact_t **alt);

@@ -20,10 +20,8 @@ static void each_exact(gpa_rule_ctx_t *ctx, void (*fn)(gpa_rule_ctx_t *ctx, cons
     const gpa_dra_devices_t *devices = &ctx->obj->dra->devices;
     for (size_t i = 0; i < devices->nrequests; i++) {
         const gpa_dra_request_t *req = &devices->requests[i];
-        if (req->has_exact)
-            fn(ctx, req, &req->exact);
-        for (size_t k = 0; k < req->nalternatives; k++)
-            fn(ctx, req, &req->alternatives[k]);
+        for (size_t k = 0; k < gpa_dra_request_nexact(req); k++)
+            fn(ctx, req, gpa_dra_request_exact(req, k));
     }
 }
 

@@ -22,9 +22,8 @@ static void each_capacity_request(gpa_rule_ctx_t *ctx, void (*fn)(gpa_rule_ctx_t
         return;
     for (size_t i = 0; i < o->devices.nrequests; i++) {
         const gpa_dra_request_t *req = &o->devices.requests[i];
-        size_t nalts = req->nalternatives != 0 ? req->nalternatives : (size_t)req->has_exact;
-        for (size_t k = 0; k < nalts; k++) {
-            const gpa_dra_exact_t *e = req->nalternatives != 0 ? &req->alternatives[k] : &req->exact;
+        for (size_t k = 0; k < gpa_dra_request_nexact(req); k++) {
+            const gpa_dra_exact_t *e = gpa_dra_request_exact(req, k);
             const gpa_dra_placed_t **devices;
             size_t n = e->ncapacity != 0 ? gpa_dra_admitted(ctx->a, pools, ctx->known, e, ctx->budget, &devices) : 0;
             if (n != 0)

@@ -109,9 +109,7 @@ void gpa_rule_dra_cel(gpa_rule_ctx_t *ctx)
     const gpa_dra_devices_t *devices = &o->devices;
     for (size_t i = 0; i < devices->nrequests; i++) {
         const gpa_dra_request_t *req = &devices->requests[i];
-        if (req->has_exact)
-            check_exact(ctx, pools, &req->exact);
-        for (size_t k = 0; k < req->nalternatives; k++)
-            check_exact(ctx, pools, &req->alternatives[k]);
+        for (size_t k = 0; k < gpa_dra_request_nexact(req); k++)
+            check_exact(ctx, pools, gpa_dra_request_exact(req, k));
     }
 }
