@@ -125,10 +125,7 @@ static const char *cannot_serve(gpa_arena_t *a, const gpa_dra_placed_t *p, const
     }
     for (size_t i = 0; i < e->ncapacity; i++) {
         const gpa_dra_capacity_t *want = &e->capacity[i];
-        const char *slash = strchr(want->name, '/');
-        const gpa_dra_device_capacity_t *c =
-            slash != NULL ? gpa_dra_device_capacity(d, gpa_arena_strndup(a, want->name, (size_t)(slash - want->name)), slash + 1)
-                          : gpa_dra_device_capacity(d, p->pool->driver, want->name);
+        const gpa_dra_device_capacity_t *c = gpa_dra_device_capacity_named(d, p->pool->driver, want->name);
         if (c == NULL)
             return gpa_arena_printf(a, "device %s/%s has no capacity %s", p->pool->name, d->name, want->name);
         int64_t consumed;

@@ -336,3 +336,16 @@ const gpa_dra_device_capacity_t *gpa_dra_device_capacity(const gpa_dra_device_t 
             return &d->capacity[i];
     return NULL;
 }
+
+const gpa_dra_device_capacity_t *gpa_dra_device_capacity_named(const gpa_dra_device_t *d, const char *driver, const char *name)
+{
+    const char *slash = strchr(name, '/');
+    if (slash == NULL)
+        return gpa_dra_device_capacity(d, driver, name);
+    size_t n = (size_t)(slash - name);
+    for (size_t i = 0; i < d->ncapacity; i++)
+        if (strcmp(d->capacity[i].id, slash + 1) == 0 && strncmp(d->capacity[i].domain, name, n) == 0 &&
+            d->capacity[i].domain[n] == '\0')
+            return &d->capacity[i];
+    return NULL;
+}

@@ -128,5 +128,7 @@ int gpa_dra_slice_decode(gpa_arena_t *a, const gpa_value_t *doc, int basic, gpa_
 const gpa_dra_attribute_t *gpa_dra_device_attribute(const gpa_dra_device_t *d, const char *domain, const char *id);
 /* The capacity `domain/id` of d, or NULL. */
 const gpa_dra_device_capacity_t *gpa_dra_device_capacity(const gpa_dra_device_t *d, const char *domain, const char *id);
+/* The capacity a claim names (`capacity.requests`: "domain/id", or an unqualified id in `driver`'s domain), or NULL. */
+const gpa_dra_device_capacity_t *gpa_dra_device_capacity_named(const gpa_dra_device_t *d, const char *driver, const char *name);
 
 #endif

@@ -49,22 +49,14 @@ void gpa_rule_dra_capacity_unshared(gpa_rule_ctx_t *ctx)
     each_capacity_request(ctx, unshared);
 }
 
-/* The capacity c of placed device p that capacity request w names, or NULL. */
-static const gpa_dra_device_capacity_t *named(gpa_rule_ctx_t *ctx, const gpa_dra_placed_t *p, const gpa_dra_capacity_t *w)
-{
-    const char *slash = strchr(w->name, '/');
-    if (slash == NULL)
-        return gpa_dra_device_capacity(p->device, p->pool->driver, w->name);
-    return gpa_dra_device_capacity(p->device, gpa_arena_strndup(ctx->a, w->name, (size_t)(slash - w->name)), slash + 1);
-}
-
 static void rounding(gpa_rule_ctx_t *ctx, const gpa_dra_exact_t *e, const gpa_dra_placed_t *const *devices, size_t n)
 {
     int64_t pct = ctx->cfg->dra.rounding_warn_percent;
     for (size_t k = 0; k < e->ncapacity; k++) {
         const gpa_dra_capacity_t *w = &e->capacity[k];
         for (size_t i = 0; i < n && w->amount.status == GPA_Q_OK && w->amount.value > 0; i++) {
-            const gpa_dra_device_capacity_t *c = named(ctx, devices[i], w);
+            const gpa_dra_device_capacity_t *c =
+                gpa_dra_device_capacity_named(devices[i]->device, devices[i]->pool->driver, w->name);
             int64_t consumed, asked, got;
             const char *why;
             if (c == NULL || !devices[i]->device->allow_multiple || !c->has_policy ||
