@@ -9,10 +9,6 @@
 #include "cel/cel.h"
 #include "inventory/dra_device.h"
 
-/* The CEL cost one device's selectors may spend (as dra-cel's). */
-#define DEVICE_COST 100000u
-#define COST_PER_STEP 1000u
-
 /* ---- capacity ---------------------------------------------------------------------------------------------------- */
 
 static const char *bytes_text(gpa_arena_t *a, int64_t v)
@@ -165,22 +161,26 @@ static const gpa_cel_node_t **parse(gpa_arena_t *a, const char *const *texts, si
     return out;
 }
 
-/* The outcome of both lists of selectors on a device, paying into budget; -1 when the budget is spent. */
-static int admits(gpa_arena_t *a, const gpa_cel_node_t *const *cls, size_t ncls, const gpa_cel_node_t *const *req, size_t nreq,
-                  const gpa_dra_placed_t *p, gpa_alloc_budget_t *budget, gpa_cel_outcome_t *out, int *class_admits)
+int gpa_dra_selected(gpa_arena_t *a, const gpa_cel_node_t *const *cls, size_t ncls, const gpa_cel_node_t *const *req, size_t nreq,
+                     const gpa_dra_placed_t *p, gpa_alloc_budget_t *budget, gpa_dra_selected_t *out)
 {
-    uint64_t cost = DEVICE_COST;
-    size_t which;
-    const char *why;
-    gpa_cel_outcome_t o = gpa_dra_select(a, cls, ncls, p->pool->driver, p->device, &cost, &which, &why);
-    *class_admits = o == GPA_CEL_MATCH || o == GPA_CEL_MAYBE;
-    if (o == GPA_CEL_MATCH)
-        o = gpa_dra_select(a, req, nreq, p->pool->driver, p->device, &cost, &which, &why);
-    else if (o == GPA_CEL_MAYBE &&
-             gpa_dra_select(a, req, nreq, p->pool->driver, p->device, &cost, &which, &why) == GPA_CEL_NO_MATCH)
-        o = GPA_CEL_NO_MATCH;
-    *out = o;
-    return gpa_alloc_budget_take(budget, 1 + (DEVICE_COST - cost) / COST_PER_STEP) != 0 ? -1 : 0;
+    uint64_t cost = GPA_DRA_DEVICE_COST;
+    out->cls = gpa_dra_select(a, cls, ncls, p->pool->driver, p->device, &cost, &out->which, &out->why);
+    out->req = GPA_CEL_NO_MATCH;
+    if (out->cls == GPA_CEL_MATCH || out->cls == GPA_CEL_MAYBE)
+        out->req = gpa_dra_select(a, req, nreq, p->pool->driver, p->device, &cost, &out->which, &out->why);
+    return gpa_alloc_budget_take(budget, 1 + (GPA_DRA_DEVICE_COST - cost) / GPA_DRA_COST_PER_STEP) != 0 ? -1 : 0;
+}
+
+/* What the scheduler could make of the device for the alternative: MATCH or MAYBE admit it (a class that may match
+ * and a request that does not is no match), NO_MATCH does not, FAILS where the class's selectors err. */
+static gpa_cel_outcome_t admission(const gpa_dra_selected_t *s)
+{
+    if (s->cls == GPA_CEL_MATCH)
+        return s->req;
+    if (s->cls == GPA_CEL_MAYBE)
+        return s->req == GPA_CEL_NO_MATCH ? GPA_CEL_NO_MATCH : GPA_CEL_MAYBE;
+    return s->cls;
 }
 
 /* The nodes devices name, sorted and unique: a node is its index here. */
@@ -277,14 +277,14 @@ static void survey(gpa_arena_t *a, const gpa_dra_pools_t *pools, const nodes_t *
     alt->counts = gpa_arena_alloc(a, (pools->ndevices + 1) * sizeof(*alt->counts));
     for (size_t d = 0; d < pools->ndevices && !alt->tally.unknown; d++) {
         const gpa_dra_placed_t *p = &pools->devices[d];
-        gpa_cel_outcome_t o;
-        int by_class;
-        if (admits(a, csel, cls->cls.nselectors, rsel, e->nselectors, p, budget, &o, &by_class) != 0 || o == GPA_CEL_FAILS) {
+        gpa_dra_selected_t s;
+        if (gpa_dra_selected(a, csel, cls->cls.nselectors, rsel, e->nselectors, p, budget, &s) != 0 ||
+            admission(&s) == GPA_CEL_FAILS) {
             alt->tally.unknown = 1; /* the budget is spent, or the scheduler errs here (dra-cel) */
             break;
         }
-        class_admitted += by_class;
-        if (o == GPA_CEL_NO_MATCH)
+        class_admitted += s.cls == GPA_CEL_MATCH || s.cls == GPA_CEL_MAYBE;
+        if (admission(&s) == GPA_CEL_NO_MATCH)
             continue;
         alt->tally.admitted++;
         const char *why = cannot_serve(a, p, e);
@@ -409,11 +409,10 @@ size_t gpa_dra_admitted(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_
         return 0;
     size_t n = 0;
     for (size_t d = 0; d < pools->ndevices; d++) {
-        gpa_cel_outcome_t o;
-        int by_class;
-        if (admits(a, csel, cls->cls.nselectors, rsel, e->nselectors, &pools->devices[d], budget, &o, &by_class) != 0)
+        gpa_dra_selected_t s;
+        if (gpa_dra_selected(a, csel, cls->cls.nselectors, rsel, e->nselectors, &pools->devices[d], budget, &s) != 0)
             return 0;
-        if (o != GPA_CEL_MATCH && o != GPA_CEL_MAYBE)
+        if (admission(&s) != GPA_CEL_MATCH && admission(&s) != GPA_CEL_MAYBE)
             continue;
         if (*out == NULL)
             *out = gpa_arena_alloc(a, pools->ndevices * sizeof(**out));

@@ -20,6 +20,7 @@
 
 #include "alloc/placement.h"
 #include "base/arena.h"
+#include "cel/cel.h"
 #include "inventory/dra_pools.h"
 #include "kube/dra.h"
 
@@ -43,6 +44,24 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
  */
 int gpa_dra_consumed(gpa_arena_t *a, const gpa_dra_device_capacity_t *c, int shared, const gpa_quantity_t *requested,
                      int64_t *consumed, const char **why);
+
+/* The CEL cost the selectors may spend on one device (Kubernetes allows an estimated 10^6 per expression), and the
+ * units a step of the request's budget pays for: a hostile selector on 10^5 devices stops with the budget. */
+#define GPA_DRA_DEVICE_COST 100000u
+#define GPA_DRA_COST_PER_STEP 1000u
+
+/* What the scheduler's selectors say of one published device: its class's (cls), then, where those match or may, the
+ * request's (req: NO_MATCH when not evaluated), with `which` and `why` of the request's selector it stopped at. */
+typedef struct st_gpa_dra_selected_t {
+    gpa_cel_outcome_t cls, req;
+    size_t which;
+    const char *why;
+} gpa_dra_selected_t;
+
+/* Evaluates cls[0..ncls) (none: a match) then req[0..nreq) on p, taking one step and one per GPA_DRA_COST_PER_STEP
+ * units of CEL cost from budget. Returns 0, or -1 once the budget is spent (then *out says nothing). */
+int gpa_dra_selected(gpa_arena_t *a, const gpa_cel_node_t *const *cls, size_t ncls, const gpa_cel_node_t *const *req, size_t nreq,
+                     const gpa_dra_placed_t *p, gpa_alloc_budget_t *budget, gpa_dra_selected_t *out);
 
 /* The devices of `pools` that e's class and selectors admit (an unknown outcome admits; a failing one does not), into
  * *out (arena-owned); 0 when none is, or when the class is not known, a selector does not parse or the budget is

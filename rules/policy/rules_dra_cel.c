@@ -7,19 +7,13 @@
  */
 #include <string.h>
 
+#include "alloc/dra_fit.h"
 #include "inventory/inventory.h"
 #include "cel/cel.h"
-#include "inventory/dra_device.h"
 #include "inventory/dra_pools.h"
 #include "kube/dra.h"
 #include "policy/rule_checks.h"
 #include "policy/rule_ctx.h"
-
-/* The CEL cost one selector may spend on one device (Kubernetes allows an estimated 10^6 per expression); each
- * device evaluated takes steps from the request's budget in proportion, so a hostile selector on 10^5 devices stops
- * with the budget, never with the machine. */
-#define DEVICE_COST 100000u
-#define COST_PER_STEP 1000u
 
 /* Parsed selectors; NULL when one does not parse (reported by the caller when it is its own). */
 static const gpa_cel_node_t **parse_all(gpa_rule_ctx_t *ctx, const char *const *texts, const char *const *paths, size_t n,
@@ -44,15 +38,6 @@ static const gpa_cel_node_t **parse_all(gpa_rule_ctx_t *ctx, const char *const *
     return ok ? out : NULL;
 }
 
-/* The outcome of selectors on one placed device, paying its cost into the request's budget; -1 once it is spent. */
-static int evaluate(gpa_rule_ctx_t *ctx, const gpa_cel_node_t *const *sel, size_t n, const gpa_dra_placed_t *p,
-                    gpa_cel_outcome_t *outcome, size_t *which, const char **why)
-{
-    uint64_t cost = DEVICE_COST;
-    *outcome = gpa_dra_select(ctx->a, sel, n, p->pool->driver, p->device, &cost, which, why);
-    return gpa_alloc_budget_take(ctx->budget, 1 + (DEVICE_COST - cost) / COST_PER_STEP) != 0 ? -1 : 0;
-}
-
 static void report_failure(gpa_rule_ctx_t *ctx, const char *path, const char *whose, const gpa_dra_placed_t *p, const char *why)
 {
     gpa_rule_ctx_report(ctx, NULL, path, NULL, NULL,
@@ -67,15 +52,13 @@ static void find_failure(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, cons
 {
     for (size_t d = 0; d < pools->ndevices; d++) {
         const gpa_dra_placed_t *p = &pools->devices[d];
-        gpa_cel_outcome_t o;
-        size_t which;
-        const char *why;
-        if (nclass != 0 && (evaluate(ctx, class_sel, nclass, p, &o, &which, &why) != 0 || o != GPA_CEL_MATCH))
-            continue; /* not admitted (or not surely): its class's own selectors are the class's to judge */
-        if (evaluate(ctx, sel, n, p, &o, &which, &why) != 0)
+        gpa_dra_selected_t s;
+        if (gpa_dra_selected(ctx->a, class_sel, nclass, sel, n, p, ctx->budget, &s) != 0)
             return;
-        if (o == GPA_CEL_FAILS) {
-            report_failure(ctx, paths[which], whose, p, why);
+        if (s.cls != GPA_CEL_MATCH)
+            continue; /* not admitted (or not surely): its class's own selectors are the class's to judge */
+        if (s.req == GPA_CEL_FAILS) {
+            report_failure(ctx, paths[s.which], whose, p, s.why);
             return;
         }
     }
