@@ -726,7 +726,7 @@ const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv)
 
 const gpa_dra_pools_t *gpa_inventory_dra_pools(const gpa_inventory_t *inv)
 {
-    return inv != NULL ? &inv->dra_pools : NULL;
+    return inv != NULL && inv->dra_pools.ndevices != 0 ? &inv->dra_pools : NULL;
 }
 
 /* An incomplete pool, named among the inventory's warnings once (every commit gathers the pools again). */

@@ -63,7 +63,7 @@ int gpa_inventory_has_nodes(const gpa_inventory_t *inv);
 void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind);
 const gpa_dra_known_t *gpa_inventory_dra(const gpa_inventory_t *inv);
 /* The devices DRA drivers publish (inventory/dra_pools.h): the ResourceSlices of the inventory's files or the live
- * view, gathered at the last commit; NULL when inv is. */
+ * view, gathered at the last commit; NULL when none is published (or inv is NULL): the DRA rules then say nothing. */
 const gpa_dra_pools_t *gpa_inventory_dra_pools(const gpa_inventory_t *inv);
 
 /* ---- the resolved view ---- */

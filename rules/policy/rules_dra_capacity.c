@@ -18,7 +18,7 @@ static void each_capacity_request(gpa_rule_ctx_t *ctx, void (*fn)(gpa_rule_ctx_t
 {
     const gpa_dra_object_t *o = ctx->obj->dra;
     const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
-    if (pools == NULL || pools->ndevices == 0 || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE))
+    if (pools == NULL || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE))
         return;
     for (size_t i = 0; i < o->devices.nrequests; i++) {
         const gpa_dra_request_t *req = &o->devices.requests[i];

@@ -67,7 +67,7 @@ static void find_failure(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, cons
 static void check_exact(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const gpa_dra_exact_t *e)
 {
     const gpa_cel_node_t **sel = parse_all(ctx, e->selectors, e->selector_paths, e->nselectors, 1);
-    if (sel == NULL || pools == NULL || pools->ndevices == 0 || e->nselectors == 0 || e->class == NULL)
+    if (sel == NULL || pools == NULL || e->nselectors == 0 || e->class == NULL)
         return;
     const gpa_dra_object_t *cls = gpa_dra_known_find(ctx->known, GPA_DRA_CLASS, "", e->class);
     if (cls == NULL)

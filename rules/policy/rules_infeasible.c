@@ -82,12 +82,6 @@ void gpa_rule_infeasible(gpa_rule_ctx_t *ctx)
 
 /* ---- DRA --------------------------------------------------------------------------------------------------------- */
 
-static const gpa_dra_pools_t *published(const gpa_rule_ctx_t *ctx)
-{
-    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
-    return pools != NULL && pools->ndevices != 0 ? pools : NULL;
-}
-
 /* Whether devices could ever be allocated; a search the budget cut short says so in a warning (never a denial). */
 static gpa_dra_fit_t fit(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const gpa_dra_devices_t *devices, const char *path,
                          const char **reason)
@@ -106,7 +100,7 @@ static gpa_dra_fit_t fit(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, cons
 void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx)
 {
     const gpa_dra_object_t *o = ctx->obj->dra;
-    const gpa_dra_pools_t *pools = published(ctx);
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
     const char *reason;
     if (pools == NULL || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE) ||
         fit(ctx, pools, &o->devices, o->devices.path, &reason) != GPA_DRA_NEVER)
@@ -118,7 +112,7 @@ void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx)
 
 static void infeasible_dra_pod(gpa_rule_ctx_t *ctx)
 {
-    const gpa_dra_pools_t *pools = published(ctx);
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
     for (size_t i = 0; pools != NULL && i < ctx->pod->nclaims; i++) {
         const gpa_dra_pod_claim_t *pc = &ctx->pod->claims[i];
         /* A named claim may already be allocated (it then fits where it is): only the template's new claim is judged. */
