@@ -7,8 +7,10 @@
 #define GPA_TEST_FIXTURE_H
 
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "policy/config.h"
 #include "kube/decode.h"
 #include "document/patch.h"
@@ -28,6 +30,26 @@ static void teardown(void)
 {
     gpa_config_release(cfg);
     gpa_arena_dispose(&arena);
+}
+
+/* The whole of file `rel` (a path from the source directory, where the tests run), NUL-terminated, in the arena; *len
+ * its size (len may be NULL). Fails the test when it cannot be read. */
+static inline const char *fixture_file(const char *rel, size_t *len)
+{
+    FILE *f = fopen(rel, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", rel);
+    gpa_buf_t b = GPA_BUF_INIT;
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) != 0)
+        gpa_buf_append(&b, chunk, n);
+    ck_assert_msg(!ferror(f), "cannot read %s", rel);
+    fclose(f);
+    const char *text = gpa_arena_strndup(&arena, b.base != NULL ? b.base : "", b.len);
+    if (len != NULL)
+        *len = b.len;
+    gpa_buf_dispose(&b);
+    return text;
 }
 
 static inline gpa_value_t *json(const char *text)

@@ -18,11 +18,8 @@ static gpa_inventory_t *inv;
 
 static void load(void)
 {
-    FILE *f = fopen("tests/data/dra/slices.json", "rb");
-    ck_assert_ptr_nonnull(f);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
+    size_t n;
+    const char *text = fixture_file("tests/data/dra/slices.json", &n);
     inv = gpa_inventory_new();
     gpa_error_t err;
     gpa_error_init(&err, NULL);

@@ -13,12 +13,7 @@
 /* The slices of tests/data/dra/slices.json, decoded as the front ends decode a List's items. */
 static gpa_objects_t slices(void)
 {
-    FILE *f = fopen("tests/data/dra/slices.json", "rb");
-    ck_assert_ptr_nonnull(f);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    const char *text = fixture_file("tests/data/dra/slices.json", NULL);
     gpa_objects_t out = {0};
     gpa_error_t err = {0};
     gpa_error_init(&err, "slices.json");
