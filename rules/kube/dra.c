@@ -106,7 +106,7 @@ static int read_capacity(gpa_dra_reader_t *r, const gpa_value_t *obj, const char
         c->path = gpa_dra_join(r, rp, m->key);
         int scalar = m->value->type == GPA_VSTRING || m->value->type == GPA_VNUMBER;
         c->text = scalar ? m->value->u.str.ptr : "";
-        c->amount = scalar ? gpa_quantity_parse(c->text, m->value->u.str.len) : (gpa_quantity_t){.status = GPA_Q_SYNTAX};
+        c->amount = gpa_dra_quantity(m->value);
     }
     return 0;
 }

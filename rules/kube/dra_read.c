@@ -80,3 +80,10 @@ int gpa_dra_must_be_object(gpa_dra_reader_t *r, const gpa_value_t *v, const char
 {
     return gpa_schema_want(r->err, v, GPA_VOBJECT, path);
 }
+
+gpa_quantity_t gpa_dra_quantity(const gpa_value_t *v)
+{
+    if (v == NULL || (v->type != GPA_VSTRING && v->type != GPA_VNUMBER))
+        return (gpa_quantity_t){.status = GPA_Q_SYNTAX};
+    return gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
+}

@@ -14,6 +14,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "document/value.h"
+#include "kube/quantity.h"
 
 /* One reading: the arena, the first error, nothing else. */
 typedef struct st_gpa_dra_reader_t {
@@ -34,6 +35,9 @@ int gpa_dra_list_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *
 /* A list of strings at obj[key] (a constraint's or config's `requests`), at most `max`. */
 int gpa_dra_strings_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
                           const char ***out, size_t *n);
+/* A quantity node's exact value (a string or number, Kubernetes' Quantity), or status GPA_Q_SYNTAX for anything else
+ * (v may be NULL): the API server's to refuse, unusable here. */
+gpa_quantity_t gpa_dra_quantity(const gpa_value_t *v);
 /* -1 with err unless v is a mapping. */
 int gpa_dra_must_be_object(gpa_dra_reader_t *r, const gpa_value_t *v, const char *path);
 

@@ -23,14 +23,6 @@ static void qualified(gpa_dra_reader_t *r, const gpa_member_t *m, const char *dr
     *id = slash + 1;
 }
 
-/* A quantity node (string or number): its exact value, or the status that says why there is none. */
-static gpa_quantity_t quantity_of(const gpa_value_t *v)
-{
-    if (v == NULL || (v->type != GPA_VSTRING && v->type != GPA_VNUMBER))
-        return (gpa_quantity_t){.status = GPA_Q_SYNTAX};
-    return gpa_quantity_parse(v->u.str.ptr, v->u.str.len);
-}
-
 /* obj[key] as a quantity; *has 0 when absent. */
 static int quantity_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, int *has,
                           gpa_quantity_t *out)
@@ -41,7 +33,7 @@ static int quantity_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const cha
         return 0;
     if (v->type != GPA_VSTRING && v->type != GPA_VNUMBER)
         return gpa_schema_want(r->err, v, GPA_VSTRING, gpa_dra_join(r, path, key));
-    *out = quantity_of(v);
+    *out = gpa_dra_quantity(v);
     return 0;
 }
 
@@ -153,7 +145,7 @@ static int read_policy(gpa_dra_reader_t *r, const gpa_value_t *pol, const char *
     if (n != 0) {
         p->valid_values = gpa_arena_calloc(r->a, n, sizeof(*p->valid_values));
         for (size_t i = 0; i < n; i++)
-            p->valid_values[i] = quantity_of(values[i]);
+            p->valid_values[i] = gpa_dra_quantity(values[i]);
         p->nvalid_values = n;
     }
     if (range == NULL)
@@ -279,7 +271,7 @@ static int read_pool(gpa_dra_reader_t *r, const gpa_value_t *spec, gpa_dra_slice
         gpa_dra_field(r, pool, "generation", GPA_VNUMBER, "spec.pool", &gen) != 0 ||
         gpa_dra_field(r, pool, "resourceSliceCount", GPA_VNUMBER, "spec.pool", &count) != 0)
         return -1;
-    gpa_quantity_t g = quantity_of(gen), c = quantity_of(count);
+    gpa_quantity_t g = gpa_dra_quantity(gen), c = gpa_dra_quantity(count);
     if (gen != NULL && (g.status != GPA_Q_OK || g.suffix != GPA_QS_NONE || g.value < 0))
         return gpa_schema_fail(r->err, gen, "spec.pool.generation", "a whole number >= 0");
     if (count != NULL && (c.status != GPA_Q_OK || c.suffix != GPA_QS_NONE || c.value < 1))
