@@ -5,7 +5,6 @@
  * what an operator runs before switching a rule from warn to deny. A kind the cluster does not serve (its CRD is not installed:
  * 404) is skipped with a note on stderr.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,63 +193,31 @@ static void know_dra(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t 
 
 typedef struct st_options_t {
     gpa_verb_opts_t common;
-    gpa_kube_options_t kube;
-    const char *ns;
-    int all;
     int no_mutate;
     const char *report_api; /* --report-api */
 } options_t;
 
+enum { OPT_NO_MUTATE = GPA_OPT_OWN, OPT_REPORT_API };
+static const char *const formats[] = {"text", "json", "policyreport", NULL};
+
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {
-        {"kubeconfig", required_argument, NULL, 'K'}, {"context", required_argument, NULL, 'X'},
-        {"namespace", required_argument, NULL, 'n'},  {"all-namespaces", no_argument, NULL, 'A'},
-        {"no-mutate", no_argument, NULL, 'M'},        {"config", required_argument, NULL, 'c'},
-        {"output", required_argument, NULL, 'o'},     {"help", no_argument, NULL, 'h'},
-        {"report-api", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
+    static const struct option own[] = {{"no-mutate", no_argument, NULL, OPT_NO_MUTATE},
+                                        {"report-api", required_argument, NULL, OPT_REPORT_API},
+                                        {NULL, 0, NULL, 0}};
+    gpa_verb_opts_init(&o->common, GPA_OPT_CLUSTER | GPA_OPT_NAMESPACE | GPA_OPT_CONFIG | GPA_OPT_OUTPUT, own, "text");
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "n:Ao:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'R':
-            o->report_api = optarg;
-            break;
-        case 'K':
-            o->kube.kubeconfig = optarg;
-            break;
-        case 'X':
-            o->kube.context = optarg;
-            break;
-        case 'n':
-            o->ns = optarg;
-            break;
-        case 'A':
-            o->all = 1;
-            break;
-        case 'M':
+    while ((c = gpa_verb_getopt(argc, argv, &o->common)) != -1) {
+        if (c == OPT_NO_MUTATE)
             o->no_mutate = 1;
-            break;
-        case 'c':
-            o->common.config = optarg;
-            break;
-        case 'o':
-            o->common.output = optarg;
-            break;
-        default:
+        else if (c == OPT_REPORT_API)
+            o->report_api = optarg;
+        else
             return c == 'h' ? 1 : -1;
-        }
     }
-    if (o->all && o->ns != NULL) {
-        fprintf(stderr, "audit: -n and -A exclude each other\n");
+    if (gpa_verb_opts_check("audit", &o->common, formats, 0, argc) != 0)
         return -1;
-    }
-    if (strcmp(o->common.output, "text") != 0 && strcmp(o->common.output, "json") != 0 &&
-        strcmp(o->common.output, "policyreport") != 0) {
-        fprintf(stderr, "audit: -o must be text, json or policyreport, not %s\n", o->common.output);
-        return -1;
-    }
     gpa_report_api_t api;
     if (o->report_api != NULL &&
         (strcmp(o->common.output, "policyreport") != 0 || gpa_report_api_parse(o->report_api, &api) != 0)) {
@@ -262,11 +229,6 @@ static int parse_args(int argc, char **argv, options_t *o)
         return -1;
     }
     return 0;
-}
-
-static void on_none(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
-{
-    (void)vb, (void)source, (void)obj;
 }
 
 /* Every audit kind in the namespace (NULL: all). */
@@ -303,7 +265,7 @@ static void audit_all(audit_t *au, const gpa_kube_target_t *t, const char *ns)
 
 int gpa_cmd_audit(int argc, char **argv)
 {
-    options_t o = {.common.output = "text"};
+    options_t o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
@@ -316,16 +278,11 @@ int gpa_cmd_audit(int argc, char **argv)
     if (o.report_api != NULL)
         gpa_report_api_parse(o.report_api, &au.report_api);
     gpa_kube_target_t t;
-    gpa_error_t err = {0};
+    const char *ns;
+    if (gpa_verb_target("audit", &o.common, &t, &ns) != 0)
+        return GPA_EXIT_USAGE;
     rc = GPA_EXIT_USAGE;
-    if (gpa_kube_target_load(&o.kube, &t, &err) != 0) {
-        char line[1024];
-        gpa_error_format(&err, line, sizeof(line));
-        fprintf(stderr, "audit: %s\n", line);
-        return rc;
-    }
-    if (gpa_verb_init(&au.vb, &o.common, on_none, &au) == 0) {
-        const char *ns = o.all ? NULL : o.ns != NULL ? o.ns : t.ns != NULL && t.ns[0] != '\0' ? t.ns : "default";
+    if (gpa_verb_init(&au.vb, &o.common, NULL, &au) == 0) {
         if (au.vb.json)
             fputs("[", stdout); /* gpa_verb_finish closes it */
         audit_all(&au, &t, ns);

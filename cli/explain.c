@@ -11,7 +11,6 @@
  * "never". Exit 1 when some Pod can never be placed, 0 otherwise, 2 on a usage error, a cluster that cannot be read
  * (or template files that cannot, or hold more than templates) or a named Pod that does not exist.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -324,59 +323,16 @@ static void explain_pod(explain_t *ex, const char *text)
 
 /* ---- command line ---- */
 
-typedef struct st_options_t {
-    gpa_verb_opts_t common;
-    gpa_kube_options_t kube;
-    const char *ns;
-    int all;
-} options_t;
+static const char *const formats[] = {"text", "json", NULL};
 
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise; Pod names start at optind. */
-static int parse_args(int argc, char **argv, options_t *o)
+static int parse_args(int argc, char **argv, gpa_verb_opts_t *o)
 {
-    static const struct option longopts[] = {{"kubeconfig", required_argument, NULL, 'K'},
-                                             {"context", required_argument, NULL, 'X'},
-                                             {"namespace", required_argument, NULL, 'n'},
-                                             {"all-namespaces", no_argument, NULL, 'A'},
-                                             {"inventory", required_argument, NULL, 'i'},
-                                             {"config", required_argument, NULL, 'c'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    gpa_verb_opts_init(o, GPA_OPT_CLUSTER | GPA_OPT_NAMESPACE | GPA_OPT_INVENTORY | GPA_OPT_CONFIG | GPA_OPT_OUTPUT, NULL, "text");
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "n:Ao:h", longopts, NULL)) != -1) {
-        if (c == 'K')
-            o->kube.kubeconfig = optarg;
-        else if (c == 'X')
-            o->kube.context = optarg;
-        else if (c == 'n')
-            o->ns = optarg;
-        else if (c == 'A')
-            o->all = 1;
-        else if (c == 'c')
-            o->common.config = optarg;
-        else if (c == 'i')
-            gpa_verb_opts_add_inventory(&o->common, optarg);
-        else if (c == 'o')
-            o->common.output = optarg;
-        else
-            return c == 'h' ? 1 : -1;
-    }
-    if (o->all && o->ns != NULL) {
-        fprintf(stderr, "explain: -n and -A exclude each other\n");
-        return -1;
-    }
-    if (strcmp(o->common.output, "text") != 0 && strcmp(o->common.output, "json") != 0) {
-        fprintf(stderr, "explain: -o must be text or json, not %s\n", o->common.output);
-        return -1;
-    }
-    return 0;
-}
-
-static void on_none(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
-{
-    (void)vb, (void)source, (void)obj;
+    if ((c = gpa_verb_getopt(argc, argv, o)) != -1)
+        return c == 'h' ? 1 : -1;
+    return gpa_verb_opts_check("explain", o, formats, 0, argc);
 }
 
 static void run(explain_t *ex, const gpa_kube_target_t *t)
@@ -405,28 +361,23 @@ static void run(explain_t *ex, const gpa_kube_target_t *t)
 
 int gpa_cmd_explain(int argc, char **argv)
 {
-    options_t o = {.common.output = "text"};
+    gpa_verb_opts_t o;
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
-        gpa_verb_opts_dispose(&o.common);
+        gpa_verb_opts_dispose(&o);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
+    explain_t ex = {.vb.json = strcmp(o.output, "json") == 0, .names = argv + optind, .nnames = (size_t)(argc - optind)};
     gpa_kube_target_t t;
-    gpa_error_t err = {0};
-    if (gpa_kube_target_load(&o.kube, &t, &err) != 0) {
-        char line[1024];
-        gpa_error_format(&err, line, sizeof(line));
-        fprintf(stderr, "explain: %s\n", line);
-        gpa_verb_opts_dispose(&o.common);
+    if (gpa_verb_target("explain", &o, &t, &ex.ns) != 0) {
+        gpa_verb_opts_dispose(&o);
         return GPA_EXIT_USAGE;
     }
-    explain_t ex = {.vb.json = strcmp(o.common.output, "json") == 0, .names = argv + optind, .nnames = (size_t)(argc - optind)};
-    ex.ns = o.all ? NULL : o.ns != NULL ? o.ns : t.ns != NULL && t.ns[0] != '\0' ? t.ns : "default";
     ex.found = gpa_arena_calloc(&ex.keep, ex.nnames + 1, sizeof(*ex.found));
     ex.view = gpa_view_new();
     rc = GPA_EXIT_USAGE;
-    if (gpa_verb_init(&ex.vb, &o.common, on_none, &ex) == 0) {
+    if (gpa_verb_init(&ex.vb, &o, NULL, &ex) == 0) {
         run(&ex, &t);
         size_t could = ex.explained - ex.never;
         const char *summary = gpa_arena_printf(&ex.vb.scratch, "%zu Pod%s explained: %zu could be placed, %zu can never be",
@@ -437,6 +388,6 @@ int gpa_cmd_explain(int argc, char **argv)
     gpa_verb_dispose(&ex.vb);
     gpa_arena_dispose(&ex.keep);
     gpa_kube_target_dispose(&t);
-    gpa_verb_opts_dispose(&o.common);
+    gpa_verb_opts_dispose(&o);
     return rc;
 }

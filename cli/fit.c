@@ -5,7 +5,6 @@
  * empty ("could it ever fit") unless --now counts what scheduled Pods hold.
  * Exit 0 when every Pod fits, 1 when one does not, 2 on a usage error or unreadable input.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -260,7 +259,6 @@ typedef struct st_options_t {
     gpa_verb_opts_t common;
     int now;
     int cluster; /* --cluster: the inventory from the cluster (docs/cluster.md) */
-    gpa_kube_options_t kube;
 } options_t;
 
 /* ---- --cluster: one list of each inventory kind ---- */
@@ -307,42 +305,34 @@ static gpa_inventory_t *cluster_with_templates(const gpa_kube_options_t *kube, g
     return inv;
 }
 
+enum { OPT_NOW = GPA_OPT_OWN, OPT_CLUSTER };
+static const char *const formats[] = {"text", "json", NULL};
+
 /* -1 after a message on a bad command line, 1 for --help, 0 otherwise; paths start at optind. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {{"inventory", required_argument, NULL, 'i'},
-                                             {"now", no_argument, NULL, 'n'},
-                                             {"config", required_argument, NULL, 'c'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {"cluster", no_argument, NULL, 'C'},
-                                             {"kubeconfig", required_argument, NULL, 'K'},
-                                             {"context", required_argument, NULL, 'X'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option own[] = {
+        {"now", no_argument, NULL, OPT_NOW}, {"cluster", no_argument, NULL, OPT_CLUSTER}, {NULL, 0, NULL, 0}};
+    gpa_verb_opts_init(&o->common, GPA_OPT_CONFIG | GPA_OPT_INVENTORY | GPA_OPT_OUTPUT | GPA_OPT_CLUSTER, own, "text");
     int c;
-    optind = 1;
-    while ((c = gpa_verb_getopt(argc, argv, longopts, &o->common)) != -1) {
-        if (c == 'n')
+    while ((c = gpa_verb_getopt(argc, argv, &o->common)) != -1) {
+        if (c == OPT_NOW)
             o->now = 1;
-        else if (c == 'C')
+        else if (c == OPT_CLUSTER)
             o->cluster = 1;
-        else if (c == 'K')
-            o->kube.kubeconfig = optarg;
-        else if (c == 'X')
-            o->kube.context = optarg;
         else
             return c == 'h' ? 1 : -1;
     }
-    if (!o->cluster && (o->kube.kubeconfig != NULL || o->kube.context != NULL)) {
+    if (!o->cluster && (o->common.kube.kubeconfig != NULL || o->common.kube.context != NULL)) {
         fprintf(stderr, "fit: --kubeconfig and --context need --cluster\n");
         return -1;
     }
-    return gpa_verb_opts_check("fit", &o->common, !o->cluster, argc);
+    return gpa_verb_opts_check("fit", &o->common, formats, o->cluster ? GPA_NEED_PATH : GPA_NEED_PATH | GPA_NEED_INVENTORY, argc);
 }
 
 int gpa_cmd_fit(int argc, char **argv)
 {
-    options_t o = {.common.output = "text"};
+    options_t o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
@@ -354,7 +344,7 @@ int gpa_cmd_fit(int argc, char **argv)
     int ready = gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0;
     if (ready && o.cluster) {
         gpa_inventory_t *files = f.vb.inv;
-        ready = (f.vb.inv = cluster_with_templates(&o.kube, files)) != NULL;
+        ready = (f.vb.inv = cluster_with_templates(&o.common.kube, files)) != NULL;
         gpa_inventory_release(files);
     }
     if (ready) {

@@ -5,7 +5,6 @@
  *   -o patch  one line per object: its RFC 6902 JSON Patch ("[]" when nothing changes)
  * Objects that need no change are printed as they are. Exit 0, or 2 on a usage error or unreadable input.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,42 +96,19 @@ static void finish_json(mutate_t *m)
         fputs("\n  ]\n}\n", stdout);
 }
 
-static int parse_format(const char *s, format_t *f)
-{
-    static const char *const names[] = {"yaml", "json", "patch"};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (strcmp(s, names[i]) == 0) {
-            *f = (format_t)i;
-            return 0;
-        }
-    fprintf(stderr, "mutate: -o must be yaml, json or patch, not '%s'\n", s);
-    return -1;
-}
+/* -o's names, in format_t's order */
+static const char *const formats[] = {"yaml", "json", "patch", NULL};
 
 /* -1 bad command line (reported), 1 --help, 0 go on with paths from optind. */
 static int parse_args(int argc, char **argv, gpa_verb_opts_t *o, format_t *format)
 {
-    static const struct option longopts[] = {{"config", required_argument, NULL, 'c'},
-                                             {"inventory", required_argument, NULL, 'i'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    gpa_verb_opts_init(o, GPA_OPT_CONFIG | GPA_OPT_INVENTORY | GPA_OPT_OUTPUT, NULL, "yaml");
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-        if (c == 'h')
-            return 1;
-        if (c == 'c')
-            o->config = optarg;
-        else if (c == 'i')
-            gpa_verb_opts_add_inventory(o, optarg);
-        else if (c != 'o' || parse_format(optarg, format) != 0)
-            return -1;
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "mutate: no PATH given (use - for stdin)\n");
+    if ((c = gpa_verb_getopt(argc, argv, o)) != -1)
+        return c == 'h' ? 1 : -1;
+    if (gpa_verb_opts_check("mutate", o, formats, GPA_NEED_PATH, argc) != 0)
         return -1;
-    }
+    *format = (format_t)gpa_verb_output(o, formats);
     return 0;
 }
 

@@ -3,7 +3,6 @@
  * gpa_review() call. Prints the response body and exits 0 whatever the verdict (the verdict is in the body);
  * exits 2 with the reason on stderr when the input is not a readable AdmissionReview (the webhook's HTTP 400).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "cli.h"
 #include "input/input.h"
 #include "admission/review.h"
+#include "verb.h"
 
 static void usage(FILE *out)
 {
@@ -27,34 +27,22 @@ static void usage(FILE *out)
 }
 
 typedef struct st_options_t {
-    const char *webhook, *config;
-    const char **inventories;
-    size_t ninventories;
+    gpa_verb_opts_t common;
+    const char *webhook;
 } options_t;
+
+enum { OPT_WEBHOOK = GPA_OPT_OWN };
 
 /* -1 bad command line (reported), 1 --help, 0 go on with FILE at optind. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {{"webhook", required_argument, NULL, 'w'},
-                                             {"config", required_argument, NULL, 'c'},
-                                             {"inventory", required_argument, NULL, 'i'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option own[] = {{"webhook", required_argument, NULL, OPT_WEBHOOK}, {NULL, 0, NULL, 0}};
+    gpa_verb_opts_init(&o->common, GPA_OPT_CONFIG | GPA_OPT_INVENTORY, own, NULL);
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h')
-            return 1;
-        if (c == 'w') {
-            o->webhook = optarg;
-        } else if (c == 'c') {
-            o->config = optarg;
-        } else if (c == 'i') {
-            o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
-            o->inventories[o->ninventories++] = optarg;
-        } else {
-            return -1;
-        }
+    while ((c = gpa_verb_getopt(argc, argv, &o->common)) != -1) {
+        if (c != OPT_WEBHOOK)
+            return c == 'h' ? 1 : -1;
+        o->webhook = optarg;
     }
     if (o->webhook == NULL || (strcmp(o->webhook, "validate") != 0 && strcmp(o->webhook, "mutate") != 0)) {
         fprintf(stderr, "review: --webhook must be validate or mutate\n");
@@ -103,18 +91,12 @@ int gpa_cmd_review(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);
-        free((void *)o.inventories);
+        gpa_verb_opts_dispose(&o.common);
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
-    gpa_config_t *cfg = NULL;
-    gpa_inventory_t *inv = NULL;
-    if (gpa_load_config(o.config, &cfg, NULL) != 0 ||
-        (o.ninventories > 0 && gpa_load_inventory_with(cfg, o.inventories, o.ninventories, &inv, NULL) != 0))
-        rc = GPA_EXIT_USAGE;
-    else
-        rc = answer(&o, argv[optind], cfg, inv);
-    gpa_inventory_release(inv);
-    gpa_config_release(cfg);
-    free((void *)o.inventories);
+    gpa_verb_t vb = {0};
+    rc = gpa_verb_init(&vb, &o.common, NULL, NULL) == 0 ? answer(&o, argv[optind], vb.cfg, vb.inv) : GPA_EXIT_USAGE;
+    gpa_verb_dispose(&vb);
+    gpa_verb_opts_dispose(&o.common);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "report/report.h"
 #include "suite/suite.h"
 
@@ -21,9 +22,10 @@ typedef enum en_format_t {
 } format_t;
 
 typedef struct st_options_t {
+    gpa_verb_opts_t common; /* -o */
     format_t format;
     const char *run;
-    char **paths;
+    char **paths; /* argv's, after the options */
     size_t npaths;
     const char **allow; /* --allow-read DIR: folders every suite may read from besides its own */
     size_t nallow;
@@ -50,57 +52,35 @@ static const char usage[] = "usage: gpuadmit test [--run REGEX] [-o text|json|ju
                             "\n"
                             "exit: 0 all passed, 1 a case failed, 2 usage error, no case found or a suite could not be read\n";
 
-static int parse_format(const char *s, format_t *out)
-{
-    static const char *const names[] = {"text", "json", "junit"};
-    for (int i = 0; i < 3; i++) {
-        if (strcmp(s, names[i]) == 0) {
-            *out = (format_t)i;
-            return 0;
-        }
-    }
-    fprintf(stderr, "gpuadmit test: unknown output format \"%s\" (text, json, junit)\n", s);
-    return -1;
-}
+enum { OPT_RUN = GPA_OPT_OWN, OPT_ALLOW_READ };
+/* -o's names, in format_t's order */
+static const char *const formats[] = {"text", "json", "junit", NULL};
 
 /* Returns 0, 1 for --help, or -1 (reported) for a usage error. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    int only_paths = 0;
-    o->paths = gpa_xcalloc((size_t)argc + 1, sizeof(*o->paths));
+    static const struct option own[] = {
+        {"run", required_argument, NULL, OPT_RUN}, {"allow-read", required_argument, NULL, OPT_ALLOW_READ}, {NULL, 0, NULL, 0}};
+    gpa_verb_opts_init(&o->common, GPA_OPT_OUTPUT, own, "text");
     o->allow = gpa_xcalloc((size_t)argc + 1, sizeof(*o->allow));
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int has_value = i + 1 < argc;
-        if (only_paths || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            o->paths[o->npaths++] = argv[i];
-        } else if (strcmp(arg, "--") == 0) {
-            only_paths = 1;
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            return 1;
-        } else if ((strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) && has_value) {
-            if (parse_format(argv[++i], &o->format) != 0)
-                return -1;
-        } else if (strncmp(arg, "--output=", 9) == 0) {
-            if (parse_format(arg + 9, &o->format) != 0)
-                return -1;
-        } else if (strcmp(arg, "--allow-read") == 0 && has_value) {
-            o->allow[o->nallow++] = argv[++i];
-        } else if (strncmp(arg, "--allow-read=", 13) == 0) {
-            o->allow[o->nallow++] = arg + 13;
-        } else if (strcmp(arg, "--run") == 0 && has_value) {
-            o->run = argv[++i];
-        } else if (strncmp(arg, "--run=", 6) == 0) {
-            o->run = arg + 6;
-        } else {
-            fprintf(stderr, "gpuadmit test: unknown option or missing value: %s\n%s", arg, usage);
-            return -1;
-        }
+    int c;
+    while ((c = gpa_verb_getopt(argc, argv, &o->common)) != -1) {
+        if (c == OPT_RUN)
+            o->run = optarg;
+        else if (c == OPT_ALLOW_READ)
+            o->allow[o->nallow++] = optarg;
+        else
+            return c == 'h' ? 1 : (fputs(usage, stderr), -1);
     }
-    if (o->npaths == 0) {
+    if (gpa_verb_opts_check("gpuadmit test", &o->common, formats, 0, argc) != 0)
+        return -1;
+    if (optind >= argc) {
         fprintf(stderr, "gpuadmit test: no PATH given\n%s", usage);
         return -1;
     }
+    o->format = (format_t)gpa_verb_output(&o->common, formats);
+    o->paths = argv + optind;
+    o->npaths = (size_t)(argc - optind);
     return 0;
 }
 
@@ -410,10 +390,9 @@ static int run_selected(run_t *r, const options_t *o)
 
 int gpa_cmd_test(int argc, char **argv)
 {
-    options_t o = {.format = FORMAT_TEXT};
+    options_t o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
-        free(o.paths);
         free(o.allow);
         if (rc > 0)
             fputs(usage, stdout);
@@ -426,7 +405,6 @@ int gpa_cmd_test(int argc, char **argv)
         gpa_suite_dispose(&r.suites[i]);
     free(r.suites);
     gpa_arena_dispose(&r.arena);
-    free(o.paths);
     free(o.allow);
     return rc;
 }

@@ -3,7 +3,6 @@
  * --no-mutate. Exit 0 when everything read was admitted, 1 when anything was denied, 2 on a usage error or when
  * any input could not be read (what could be read is still reported).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,28 +63,26 @@ typedef struct st_options_t {
     int no_mutate;
 } options_t;
 
-/* Returns -1 after printing usage on a bad command line, 1 for --help, 0 otherwise; paths start at optind. */
+enum { OPT_NO_MUTATE = GPA_OPT_OWN };
+static const char *const formats[] = {"text", "json", NULL};
+
+/* Returns -1 after a message on a bad command line, 1 for --help, 0 otherwise; paths start at optind. */
 static int parse_args(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {{"no-mutate", no_argument, NULL, 'n'},
-                                             {"config", required_argument, NULL, 'c'},
-                                             {"inventory", required_argument, NULL, 'i'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option own[] = {{"no-mutate", no_argument, NULL, OPT_NO_MUTATE}, {NULL, 0, NULL, 0}};
+    gpa_verb_opts_init(&o->common, GPA_OPT_CONFIG | GPA_OPT_INVENTORY | GPA_OPT_OUTPUT, own, "text");
     int c;
-    optind = 1;
-    while ((c = gpa_verb_getopt(argc, argv, longopts, &o->common)) != -1) {
-        if (c != 'n')
+    while ((c = gpa_verb_getopt(argc, argv, &o->common)) != -1) {
+        if (c != OPT_NO_MUTATE)
             return c == 'h' ? 1 : -1;
         o->no_mutate = 1;
     }
-    return gpa_verb_opts_check("validate", &o->common, 0, argc);
+    return gpa_verb_opts_check("validate", &o->common, formats, GPA_NEED_PATH, argc);
 }
 
 int gpa_cmd_validate(int argc, char **argv)
 {
-    options_t o = {.common.output = "text"};
+    options_t o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0) {
         usage(rc > 0 ? stdout : stderr);

@@ -14,40 +14,6 @@
 #include "input/objects.h"
 #include "report/report.h"
 
-int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o)
-{
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-        if (c == 'c') {
-            o->config = optarg;
-        } else if (c == 'i') {
-            gpa_verb_opts_add_inventory(o, optarg);
-        } else if (c == 'o') {
-            o->output = optarg;
-        } else {
-            return c;
-        }
-    }
-    return -1;
-}
-
-int gpa_verb_opts_check(const char *verb, const gpa_verb_opts_t *o, int need_inventory, int argc)
-{
-    if (strcmp(o->output, "text") != 0 && strcmp(o->output, "json") != 0)
-        return fprintf(stderr, "%s: -o must be text or json, not '%s'\n", verb, o->output), -1;
-    if (need_inventory && o->ninventories == 0)
-        return fprintf(stderr, "%s: --inventory F is required\n", verb), -1;
-    if (optind >= argc)
-        return fprintf(stderr, "%s: no PATH given (use - for stdin)\n", verb), -1;
-    return 0;
-}
-
-void gpa_verb_opts_add_inventory(gpa_verb_opts_t *o, const char *path)
-{
-    o->inventories = gpa_xrealloc(o->inventories, (o->ninventories + 1) * sizeof(char *));
-    o->inventories[o->ninventories++] = path;
-}
-
 int gpa_verb_templates_only(const char *verb, const gpa_inventory_t *files)
 {
     gpa_error_t err = {0};
@@ -57,13 +23,6 @@ int gpa_verb_templates_only(const char *verb, const gpa_inventory_t *files)
     gpa_error_format(&err, text, sizeof(text));
     gpa_report_line(stderr, "%s: %s (beside the cluster, --inventory adds node templates; the cluster has the nodes)", verb, text);
     return -1;
-}
-
-void gpa_verb_opts_dispose(gpa_verb_opts_t *o)
-{
-    free((void *)o->inventories);
-    o->inventories = NULL;
-    o->ninventories = 0;
 }
 
 /* The loader's errors, escaped as every report line is: an inventory dump holds names tenants wrote. */

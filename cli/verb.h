@@ -1,13 +1,12 @@
 /*
- * What the verbs that judge inputs object by object (validate, mutate, fit) share: the options --config,
- * --inventory and -o; loading the configuration and inventory; walking the inputs object by object; one JSON
+ * What the verbs that judge inputs object by object (validate, mutate, fit) share besides their options (opts.h):
+ * loading the configuration and inventory; walking the inputs object by object; one JSON
  * array of elements; and the exit code from what could not be read and what was refused (README.md#the-cli). Each verb
  * keeps its own options, its per-object work and its output.
  */
 #ifndef GPA_CLI_VERB_H
 #define GPA_CLI_VERB_H
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stddef.h>
 
@@ -16,31 +15,8 @@
 #include "policy/engine.h"
 #include "inventory/inventory.h"
 #include "kube/model.h"
+#include "opts.h"
 
-/* The shared options as given; every string is borrowed from argv. */
-typedef struct st_gpa_verb_opts_t {
-    const char *config;       /* --config F, or NULL for the defaults */
-    const char **inventories; /* --inventory F, repeatable (heap array: gpa_verb_opts_dispose) */
-    size_t ninventories;
-    const char *output; /* -o FMT, as given */
-} gpa_verb_opts_t;
-
-/*
- * getopt_long() with the short options "o:h" that records the shared options itself ('c' --config, 'i'
- * --inventory, 'o' -o/--output, as named in `longopts`) and returns the next other one: the verb's own, 'h'
- * for --help, '?' for a bad option (reported by getopt), or -1 at the end (PATHs start at optind). Set optind
- * to 1 before the first call.
- */
-int gpa_verb_getopt(int argc, char **argv, const struct option *longopts, gpa_verb_opts_t *o);
-/*
- * The checks after getopt_long(), first failure reported as "VERB: ..." on stderr: -o is text or json; with
- * `need_inventory`, --inventory was given; a PATH follows the options (optind < argc). Returns 0 or -1.
- */
-int gpa_verb_opts_check(const char *verb, const gpa_verb_opts_t *o, int need_inventory, int argc);
-/* Frees the inventory list (not the strings, which are argv's). */
-void gpa_verb_opts_dispose(gpa_verb_opts_t *o);
-/* Appends one --inventory path (borrowed from argv), for a verb that parses its own options. */
-void gpa_verb_opts_add_inventory(gpa_verb_opts_t *o, const char *path);
 /*
  * --inventory F beside a live cluster (fit --cluster, explain): `files` (the verb's inventory as loaded, borrowed;
  * NULL without --inventory) may hold node templates only, the cluster having the nodes and its Pods the usage.
@@ -79,7 +55,8 @@ struct st_gpa_verb_t {
 
 /*
  * Loads the configuration and, when any --inventory was given, the inventory (errors reported on stderr as
- * "file:line: reason"). Returns 0, or -1; gpa_verb_dispose() is due in either case.
+ * "file:line: reason"); `on_object` is NULL for a verb that does not walk (audit, explain, review). Returns 0, or -1;
+ * gpa_verb_dispose() is due in either case.
  */
 int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb on_object, void *ctx);
 /* Releases the configuration, the inventory and the scratch arena. */
@@ -119,11 +96,5 @@ void gpa_verb_print_json(gpa_verb_t *vb, json_t *el, const char *source, const c
  * not be read, else 1 when `refused` (denied objects, Pods that do not fit) is not 0, else 0.
  */
 int gpa_verb_finish(gpa_verb_t *vb, size_t refused, const char *summary);
-
-/* The help of the options every verb that reads the cluster shares (audit, explain, fit --cluster): one text, so that
- * no verb's --help drifts from how the options are read (cluster/kubeconfig.h). */
-#define GPA_HELP_KUBECONFIG                                                                                                        \
-    "  --kubeconfig F        (default: the service account in a Pod, else $KUBECONFIG, ~/.kube/config)\n"                          \
-    "  --context C           kubeconfig context (default: current-context)\n"
 
 #endif

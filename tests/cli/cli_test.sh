@@ -646,7 +646,7 @@ assert d[1]["devices"][0]["container"]=="main\x1b[2J\x1b]0;owned\x07\x9b31m\tend
 
 case_kubeconfig() {
     # Every verb that reads the cluster describes --kubeconfig alike, the in-Pod service account included (one help
-    # text: cli/verb.h GPA_HELP_KUBECONFIG; fit's once omitted it).
+    # text: cli/opts.h GPA_HELP_KUBECONFIG; fit's once omitted it).
     for verb in audit explain fit; do
         expect_exit 0 "$gpuadmit" "$verb" --help
         expect_grep "$tmp/out" "--kubeconfig F +\(default: the service account in a Pod, else \\\$KUBECONFIG, ~/.kube/config\)"
@@ -663,6 +663,50 @@ case_kubeconfig() {
     expect_grep "$tmp/err" "^fit: cannot read the cluster's inventory: .*kubeconfig-exec.yaml:15:7: user.exec: not supported"
     expect_exit 2 "$gpuadmit" audit --kubeconfig "$tmp/no-such-kubeconfig"
     expect_grep "$tmp/err" "^audit: .*no-such-kubeconfig: "
+}
+
+# The options the verbs share are read in one place (cli/opts.h) and mean one thing in each verb: the same
+# spellings accepted, the same refusals in the same words.
+case_option_vocabulary() {
+    local pod="$data/admitted.yaml" inv="$src/examples/inventory/compact.yaml" big="$src/examples/with-inventory/infeasible.yaml"
+    local review="$src/examples/good/admissionreview-v1.json"
+    printf 'rules:\n  infeasible: warn\n' >"$tmp/warn.yaml"
+    # --config F and --config=F, --inventory repeated: the infeasible finding is a warning in every verb that judges.
+    expect_exit 0 "$gpuadmit" validate --config="$tmp/warn.yaml" --inventory "$inv" --inventory="$inv" "$big"
+    expect_grep "$tmp/out" "infeasible: .*\[warn\]"
+    expect_exit 0 "$gpuadmit" review --webhook validate --config "$tmp/warn.yaml" --inventory="$inv" "$review"
+    expect_exit 0 "$gpuadmit" mutate --config="$tmp/warn.yaml" --inventory "$inv" -o patch "$pod"
+    expect_exit 0 "$gpuadmit" fit --config="$tmp/warn.yaml" --inventory="$inv" --output=json "$pod"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" || fail "fit --output=json is not JSON"
+    # A configuration that cannot be read is refused alike, before any input is read.
+    for verb in validate mutate fit; do
+        expect_exit 2 "$gpuadmit" "$verb" --config "$tmp/missing.yaml" --inventory "$inv" "$pod"
+        expect_grep "$tmp/err" "missing.yaml"
+    done
+    expect_exit 2 "$gpuadmit" review --webhook validate --config "$tmp/missing.yaml" "$review"
+    expect_grep "$tmp/err" "missing.yaml"
+    # -o: each verb names its formats in one sentence.
+    expect_exit 2 "$gpuadmit" validate -o xml "$pod"
+    expect_grep "$tmp/err" "^validate: -o must be text or json, not 'xml'$"
+    expect_exit 2 "$gpuadmit" fit --inventory "$inv" --output xml "$pod"
+    expect_grep "$tmp/err" "^fit: -o must be text or json, not 'xml'$"
+    expect_exit 2 "$gpuadmit" mutate -o xml "$pod"
+    expect_grep "$tmp/err" "^mutate: -o must be yaml, json or patch, not 'xml'$"
+    expect_exit 2 "$gpuadmit" audit -o xml
+    expect_grep "$tmp/err" "^audit: -o must be text, json or policyreport, not 'xml'$"
+    expect_exit 2 "$gpuadmit" explain -o xml
+    expect_grep "$tmp/err" "^explain: -o must be text or json, not 'xml'$"
+    expect_exit 2 "$gpuadmit" test -o xml "$src/examples"
+    expect_grep "$tmp/err" "^gpuadmit test: -o must be text, json or junit, not 'xml'$"
+    # -n and -A, in both verbs that list a namespace.
+    for verb in audit explain; do
+        expect_exit 2 "$gpuadmit" "$verb" -n ml -A
+        expect_grep "$tmp/err" "^$verb: -n and -A exclude each other$"
+    done
+    # An option a verb does not take is refused, not ignored: review has no -o, validate no --kubeconfig.
+    expect_exit 2 "$gpuadmit" review --webhook validate -o json "$review"
+    expect_exit 2 "$gpuadmit" validate --kubeconfig "$tmp/kc" "$pod"
+    expect_exit 2 "$gpuadmit" test --inventory "$inv" "$src/examples"
 }
 
 # HAMi nodes in a kubectl dump: each node's cards come from its register annotation (not its allocatable slots), its
