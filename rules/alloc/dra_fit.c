@@ -56,8 +56,8 @@ int gpa_dra_consumed(gpa_arena_t *a, const gpa_dra_device_capacity_t *c, int sha
         return -1;
     int64_t want = requested != NULL ? requested->value : c->value.value;
     *why = NULL;
-    if (shared && c->has_policy) {
-        const gpa_dra_policy_t *p = &c->policy;
+    if (shared && c->policy != NULL) {
+        const gpa_dra_policy_t *p = c->policy;
         if (requested == NULL) {
             if (p->has_default && p->def.status != GPA_Q_OK)
                 return -1;

@@ -5,6 +5,8 @@
  */
 #include "inventory/inventory.h"
 #include "base/arena.h"
+#include "base/intern.h"
+#include "kube/dra_slice.h"
 #include "kube/quantity.h"
 
 #include <stdlib.h>
@@ -41,6 +43,8 @@ struct st_gpa_inventory_t {
     unsigned committed_dra_complete;
     gpa_dra_pools_t dra_pools; /* ResourceSlices added (in rec_); pools and devices sealed in view_arena */
     size_t committed_slices;
+    gpa_intern_t intern_; /* while records come: what slices share, in rec_ (its table freed at each commit) */
+    gpa_arena_t scratch_; /* a slice being read */
 };
 
 gpa_inventory_t *gpa_inventory_new(void)
@@ -60,6 +64,8 @@ void gpa_inventory_release(gpa_inventory_t *inv)
 {
     if (inv == NULL || __atomic_sub_fetch(&inv->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
         return;
+    gpa_intern_dispose(&inv->intern_);
+    gpa_arena_dispose(&inv->scratch_);
     gpa_arena_dispose(&inv->rec_);
     gpa_inventory_release(inv->templates_from);
     free(inv->advisory);
@@ -691,19 +697,40 @@ const char *gpa_inventory_advisory(const gpa_inventory_t *inv)
     return inv->advisory;
 }
 
-int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
+/* A ResourceSlice: read in the scratch arena, kept as its copy (kube/dra_slice.h), which borrows nothing from the document
+ * and shares what is equal across slices: what 10^5 devices cost is their few distinct values, not their JSON. */
+static int add_slice(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
 {
     static const gpa_decode_opts_t only_dra = {.dialects = GPA_DIALECT_DRA};
     gpa_object_t *obj;
+    if (inv->intern_.a == NULL)
+        gpa_intern_init(&inv->intern_, &inv->rec_);
+    int rc = gpa_decode_object_with(&inv->scratch_, &only_dra, (gpa_value_t *)doc, &obj, err); /* read, not changed */
+    if (rc == 0) {
+        gpa_dra_slice_t *copy = gpa_arena_alloc(&inv->rec_, sizeof(*copy));
+        gpa_dra_slice_copy(&inv->intern_, obj->dra->slice, copy);
+        gpa_dra_pools_add(&inv->rec_, &inv->dra_pools, copy);
+    } else if (path[0] != '\0') {
+        gpa_decode_error_within(err, path); /* items[2].spec...: where the object sits in its List */
+    }
+    gpa_arena_clear(&inv->scratch_);
+    return rc;
+}
+
+int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
+{
+    static const gpa_decode_opts_t only_dra = {.dialects = GPA_DIALECT_DRA};
+    const gpa_value_t *kind = gpa_value_get(doc, "kind");
+    if (kind != NULL && kind->type == GPA_VSTRING && strcmp(kind->u.str.ptr, "ResourceSlice") == 0)
+        return add_slice(inv, doc, path, err);
+    gpa_object_t *obj;
     if (gpa_decode_object_with(&inv->rec_, &only_dra, gpa_value_clone(&inv->rec_, doc), &obj, err) != 0) {
         if (path[0] != '\0')
-            gpa_decode_error_within(err, path); /* items[2].spec...: where the object sits in its List */
+            gpa_decode_error_within(err, path);
         return -1;
     }
-    if (obj->dra != NULL && obj->dra->slice != NULL)
-        gpa_dra_pools_add(&inv->rec_, &inv->dra_pools, obj->dra->slice);
     if (obj->dra == NULL || obj->dra->kind >= GPA_DRA__KINDS)
-        return 0; /* a ResourceSlice: no known object (its devices are the pools') */
+        return 0;
     gpa_dra_known_add(&inv->rec_, &inv->dra, obj->dra);
     gpa_dra_known_set_complete(&inv->dra, obj->dra->kind);
     return 0;
@@ -781,6 +808,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     gpa_dra_known_seal(&inv->rec_, &inv->dra);
     gpa_dra_pools_seal(a, &inv->dra_pools, pool_warning, inv);
     inv->committed_slices = inv->dra_pools.added_.len;
+    gpa_intern_dispose(&inv->intern_); /* the table only: what was interned stays in rec_ */
     inv->committed_dra = inv->dra.len_;
     inv->committed_dra_complete = inv->dra.complete;
     inv->nodes = r.nodes;

@@ -13,6 +13,7 @@
 #include "document/docs.h"
 #include "document/schema.h"
 #include "document/json.h"
+#include "document/stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -834,6 +835,48 @@ int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, cons
     return gpa_inventory_parse_with(inv, NULL, text, len, source, err);
 }
 
+/* Bytes handed to the stream at a time: what a file costs beyond its largest object. */
+#define FEED_BYTES ((size_t)1 << 20)
+
+/*
+ * A JSON List or a YAML stream read a piece at a time (document/stream.h), each piece's tree dropped once its records
+ * are taken: what loading costs is the largest object, not the file (10^5 devices are a 58 MB List). 1 when the input
+ * must be read whole instead: a JSON array, a JSON object that turned out not to be a List (its "items" are not
+ * objects to load), or a JSON piece that failed, which the whole reading reports as it always has. 0 when loaded;
+ * -1 with l->err.
+ */
+static int load_pieces(loader_t *l, const char *text, size_t len)
+{
+    gpa_stream_t *s = gpa_stream_new();
+    gpa_value_t *piece;
+    gpa_stream_status_t st;
+    size_t fed = 0, i = 0;
+    int rc = 0;
+    while (rc == 0 && (st = gpa_stream_next(s, l->a, &piece, l->err)) != GPA_STREAM_END && st != GPA_STREAM_ERROR &&
+           st != GPA_STREAM_WHOLE) {
+        if (st == GPA_STREAM_MORE) {
+            size_t want = gpa_stream_want(s) > FEED_BYTES ? gpa_stream_want(s) : FEED_BYTES,
+                   n = len - fed < want ? len - fed : want;
+            if (n == 0)
+                gpa_stream_end(s);
+            gpa_stream_feed(s, text + fed, n);
+            fed += n;
+            continue;
+        }
+        int json = gpa_stream_is_json(s);
+        rc = load_doc(l, piece, json ? gpa_arena_printf(l->a, "items[%zu]", i++) : "");
+        gpa_arena_clear(l->a);
+        if (rc != 0 && json)
+            rc = 1;
+    }
+    if (rc == 0 && st == GPA_STREAM_ERROR)
+        rc = gpa_stream_is_json(s) ? 1 : -1; /* JSON that does not parse may still be YAML: as gpa_docs_parse decides */
+    if (rc == 0 && (st == GPA_STREAM_WHOLE || (gpa_stream_is_json(s) && !gpa_stream_is_list(s))))
+        rc = 1;
+    gpa_stream_free(s);
+    return rc;
+}
+
 int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts, const char *text, size_t len, const char *source,
                              gpa_error_t *err)
 {
@@ -844,13 +887,22 @@ int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts
     int rc = -1;
     gpa_arena_init(&a);
     gpa_error_init(err, source);
-    if (gpa_docs_parse(&a, text, len, &docs, err) != 0)
+    int pieces = load_pieces(&l, text, len);
+    if (pieces < 0) {
+        gpa_inventory_rollback(inv);
         goto Exit;
-    for (size_t i = 0; i < docs.len; i++)
-        if (load_doc(&l, docs.docs[i], "") != 0) {
-            gpa_inventory_rollback(inv);
+    }
+    if (pieces > 0) {
+        gpa_inventory_rollback(inv); /* what the pieces added, read again whole */
+        gpa_error_init(err, source);
+        if (gpa_docs_parse(&a, text, len, &docs, err) != 0)
             goto Exit;
-        }
+        for (size_t i = 0; i < docs.len; i++)
+            if (load_doc(&l, docs.docs[i], "") != 0) {
+                gpa_inventory_rollback(inv);
+                goto Exit;
+            }
+    }
     rc = gpa_inventory_commit(inv, err);
 Exit:
     gpa_arena_dispose(&a);

@@ -111,7 +111,8 @@ static int read_attributes(gpa_dra_reader_t *r, const gpa_value_t *dev, const ch
     d->attributes = gpa_arena_calloc(r->a, map->u.object.len, sizeof(*d->attributes));
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
-        gpa_dra_attribute_t *at = &d->attributes[i];
+        gpa_dra_attribute_t *at = gpa_arena_calloc(r->a, 1, sizeof(*at));
+        d->attributes[i] = at;
         const char *ap = gpa_dra_join(r, mp, m->key);
         if (gpa_dra_must_be_object(r, m->value, ap) != 0)
             return -1;
@@ -177,7 +178,8 @@ static int read_capacity(gpa_dra_reader_t *r, const gpa_value_t *dev, const char
     d->capacity = gpa_arena_calloc(r->a, map->u.object.len, sizeof(*d->capacity));
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];
-        gpa_dra_device_capacity_t *c = &d->capacity[i];
+        gpa_dra_device_capacity_t *c = gpa_arena_calloc(r->a, 1, sizeof(*c));
+        d->capacity[i] = c;
         const char *cp = gpa_dra_join(r, mp, m->key);
         gpa_value_t *pol;
         int has;
@@ -187,8 +189,11 @@ static int read_capacity(gpa_dra_reader_t *r, const gpa_value_t *dev, const char
         if (!has)
             c->value = (gpa_quantity_t){.status = GPA_Q_SYNTAX};
         qualified(r, m, driver, &c->domain, &c->id);
-        c->has_policy = pol != NULL;
-        if (pol != NULL && read_policy(r, pol, gpa_dra_join(r, cp, "requestPolicy"), &c->policy) != 0)
+        if (pol == NULL)
+            continue;
+        gpa_dra_policy_t *p = gpa_arena_calloc(r->a, 1, sizeof(*p));
+        c->policy = p;
+        if (read_policy(r, pol, gpa_dra_join(r, cp, "requestPolicy"), p) != 0)
             return -1;
     }
     d->ncapacity = map->u.object.len;
@@ -311,21 +316,155 @@ int gpa_dra_slice_decode(gpa_arena_t *a, const gpa_value_t *doc, int basic, gpa_
     return 0;
 }
 
+/* ---- the copy an inventory keeps ---------------------------------------------------------------------------------- */
+
+/* Interning compares bytes: each record is built in zeroed memory, field by field, so its padding is zero too. */
+#define ZEROED(type, name)                                                                                                         \
+    type name;                                                                                                                     \
+    memset(&name, 0, sizeof(name))
+
+static void copy_quantity(gpa_quantity_t *dst, const gpa_quantity_t *src)
+{
+    dst->status = src->status;
+    dst->value = src->value;
+    dst->suffix = src->suffix;
+}
+
+/* n records of `size` bytes at p, interned as one array (the elements already are what they should be). */
+static const void *intern_array(gpa_intern_t *in, const void *p, size_t n, size_t size)
+{
+    return n != 0 ? gpa_intern_bytes(in, p, n * size) : NULL;
+}
+
+static const gpa_dra_attribute_t *copy_attribute(gpa_intern_t *in, const gpa_dra_attribute_t *src)
+{
+    ZEROED(gpa_dra_attribute_t, at);
+    at.domain = gpa_intern_string(in, src->domain);
+    at.id = gpa_intern_string(in, src->id);
+    at.type = src->type;
+    at.i = src->i;
+    at.b = src->b;
+    at.s = gpa_intern_string(in, src->s);
+    return gpa_intern_bytes(in, &at, sizeof(at));
+}
+
+static const gpa_dra_policy_t *copy_policy(gpa_intern_t *in, const gpa_dra_policy_t *src)
+{
+    if (src == NULL)
+        return NULL;
+    gpa_quantity_t values[GPA_DRA_MAX_VALID_VALUES];
+    memset(values, 0, sizeof(values));
+    for (size_t i = 0; i < src->nvalid_values; i++)
+        copy_quantity(&values[i], &src->valid_values[i]);
+    ZEROED(gpa_dra_policy_t, p);
+    p.has_default = src->has_default;
+    copy_quantity(&p.def, &src->def);
+    p.valid_values = (gpa_quantity_t *)intern_array(in, values, src->nvalid_values, sizeof(values[0]));
+    p.nvalid_values = src->nvalid_values;
+    p.has_range = src->has_range, p.has_max = src->has_max, p.has_step = src->has_step;
+    copy_quantity(&p.min, &src->min);
+    copy_quantity(&p.max, &src->max);
+    copy_quantity(&p.step, &src->step);
+    return gpa_intern_bytes(in, &p, sizeof(p));
+}
+
+static const gpa_dra_device_capacity_t *copy_capacity(gpa_intern_t *in, const gpa_dra_device_capacity_t *src)
+{
+    ZEROED(gpa_dra_device_capacity_t, c);
+    c.domain = gpa_intern_string(in, src->domain);
+    c.id = gpa_intern_string(in, src->id);
+    copy_quantity(&c.value, &src->value);
+    c.policy = copy_policy(in, src->policy);
+    return gpa_intern_bytes(in, &c, sizeof(c));
+}
+
+/* Counter sets (a slice's sharedCounters, a device's consumesCounters): the array and each set's counters interned. */
+static gpa_dra_counter_set_t *copy_counter_sets(gpa_intern_t *in, const gpa_dra_counter_set_t *src, size_t n)
+{
+    gpa_dra_counter_set_t sets[GPA_DRA_MAX_COUNTER_SETS];
+    gpa_dra_counter_t counters[GPA_DRA_MAX_COUNTERS];
+    memset(sets, 0, sizeof(sets));
+    for (size_t i = 0; i < n; i++) {
+        memset(counters, 0, sizeof(counters));
+        for (size_t k = 0; k < src[i].ncounters; k++) {
+            counters[k].name = gpa_intern_string(in, src[i].counters[k].name);
+            copy_quantity(&counters[k].value, &src[i].counters[k].value);
+        }
+        sets[i].name = gpa_intern_string(in, src[i].name);
+        sets[i].counters = (gpa_dra_counter_t *)intern_array(in, counters, src[i].ncounters, sizeof(counters[0]));
+        sets[i].ncounters = src[i].ncounters;
+    }
+    return (gpa_dra_counter_set_t *)intern_array(in, sets, n, sizeof(sets[0]));
+}
+
+static void copy_nodes(gpa_intern_t *in, const gpa_dra_nodes_t *src, gpa_dra_nodes_t *dst)
+{
+    dst->node_name = gpa_intern_string(in, src->node_name);
+    dst->all_nodes = src->all_nodes;
+    dst->selector = src->selector != NULL ? gpa_value_clone(in->a, src->selector) : NULL;
+    dst->selector_path = gpa_intern_string(in, src->selector_path);
+}
+
+static void copy_device(gpa_intern_t *in, const gpa_dra_device_t *src, gpa_dra_device_t *d)
+{
+    const void *records[GPA_DRA_MAX_DEVICE_ATTRIBUTES];
+    d->name = gpa_intern_string(in, src->name);
+    d->path = gpa_intern_string(in, src->path);
+    for (size_t i = 0; i < src->nattributes; i++)
+        records[i] = copy_attribute(in, src->attributes[i]);
+    d->attributes = (const gpa_dra_attribute_t **)intern_array(in, records, src->nattributes, sizeof(records[0]));
+    d->nattributes = src->nattributes;
+    for (size_t i = 0; i < src->ncapacity; i++)
+        records[i] = copy_capacity(in, src->capacity[i]);
+    d->capacity = (const gpa_dra_device_capacity_t **)intern_array(in, records, src->ncapacity, sizeof(records[0]));
+    d->ncapacity = src->ncapacity;
+    d->consumes = copy_counter_sets(in, src->consumes, src->nconsumes);
+    d->nconsumes = src->nconsumes;
+    gpa_dra_taint_t taints[GPA_DRA_MAX_TAINTS];
+    memset(taints, 0, sizeof(taints));
+    for (size_t i = 0; i < src->ntaints; i++) {
+        taints[i].key = gpa_intern_string(in, src->taints[i].key);
+        taints[i].value = gpa_intern_string(in, src->taints[i].value);
+        taints[i].effect = gpa_intern_string(in, src->taints[i].effect);
+    }
+    d->taints = (gpa_dra_taint_t *)intern_array(in, taints, src->ntaints, sizeof(taints[0]));
+    d->ntaints = src->ntaints;
+    d->allow_multiple = src->allow_multiple;
+    copy_nodes(in, &src->nodes, &d->nodes);
+}
+
+void gpa_dra_slice_copy(gpa_intern_t *in, const gpa_dra_slice_t *src, gpa_dra_slice_t *dst)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->driver = gpa_intern_string(in, src->driver);
+    dst->pool = gpa_intern_string(in, src->pool);
+    dst->generation = src->generation;
+    dst->slice_count = src->slice_count;
+    copy_nodes(in, &src->nodes, &dst->nodes);
+    dst->per_device = src->per_device;
+    dst->devices = gpa_arena_calloc(in->a, src->ndevices + 1, sizeof(*dst->devices));
+    for (size_t i = 0; i < src->ndevices; i++)
+        copy_device(in, &src->devices[i], &dst->devices[i]);
+    dst->ndevices = src->ndevices;
+    dst->counter_sets = copy_counter_sets(in, src->counter_sets, src->ncounter_sets);
+    dst->ncounter_sets = src->ncounter_sets;
+}
+
 /* ---- lookups ------------------------------------------------------------------------------------------------------- */
 
 const gpa_dra_attribute_t *gpa_dra_device_attribute(const gpa_dra_device_t *d, const char *domain, const char *id)
 {
     for (size_t i = 0; i < d->nattributes; i++)
-        if (strcmp(d->attributes[i].id, id) == 0 && strcmp(d->attributes[i].domain, domain) == 0)
-            return &d->attributes[i];
+        if (strcmp(d->attributes[i]->id, id) == 0 && strcmp(d->attributes[i]->domain, domain) == 0)
+            return d->attributes[i];
     return NULL;
 }
 
 const gpa_dra_device_capacity_t *gpa_dra_device_capacity(const gpa_dra_device_t *d, const char *domain, const char *id)
 {
     for (size_t i = 0; i < d->ncapacity; i++)
-        if (strcmp(d->capacity[i].id, id) == 0 && strcmp(d->capacity[i].domain, domain) == 0)
-            return &d->capacity[i];
+        if (strcmp(d->capacity[i]->id, id) == 0 && strcmp(d->capacity[i]->domain, domain) == 0)
+            return d->capacity[i];
     return NULL;
 }
 
@@ -336,8 +475,8 @@ const gpa_dra_device_capacity_t *gpa_dra_device_capacity_named(const gpa_dra_dev
         return gpa_dra_device_capacity(d, driver, name);
     size_t n = (size_t)(slash - name);
     for (size_t i = 0; i < d->ncapacity; i++)
-        if (strcmp(d->capacity[i].id, slash + 1) == 0 && strncmp(d->capacity[i].domain, name, n) == 0 &&
-            d->capacity[i].domain[n] == '\0')
-            return &d->capacity[i];
+        if (strcmp(d->capacity[i]->id, slash + 1) == 0 && strncmp(d->capacity[i]->domain, name, n) == 0 &&
+            d->capacity[i]->domain[n] == '\0')
+            return d->capacity[i];
     return NULL;
 }

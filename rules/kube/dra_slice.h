@@ -10,7 +10,8 @@
  * slice costs what the API lets it hold. Quantities are exact integers (gpa_quantity_t: a fractional one keeps its
  * status, and the allocator treats what it cannot read as unknown).
  *
- * Ownership: everything lives in the arena it was read into and borrows strings from the document.
+ * Ownership: everything lives in the arena it was read into and borrows strings from the document;
+ * gpa_dra_slice_copy() makes a copy that borrows nothing, its equal parts shared (what an inventory keeps).
  */
 #ifndef GPA_DRA_SLICE_H
 #define GPA_DRA_SLICE_H
@@ -20,6 +21,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/intern.h"
 #include "document/value.h"
 #include "kube/quantity.h"
 
@@ -62,8 +64,7 @@ typedef struct st_gpa_dra_policy_t {
 typedef struct st_gpa_dra_device_capacity_t {
     const char *domain, *id; /* as for attributes: device.capacity[domain].id */
     gpa_quantity_t value;
-    int has_policy;
-    gpa_dra_policy_t policy;
+    const gpa_dra_policy_t *policy; /* requestPolicy, or NULL */
 } gpa_dra_device_capacity_t;
 
 typedef struct st_gpa_dra_counter_t {
@@ -95,9 +96,10 @@ typedef struct st_gpa_dra_nodes_t {
 typedef struct st_gpa_dra_device_t {
     const char *name;
     const char *path; /* "spec.devices[3]" */
-    gpa_dra_attribute_t *attributes;
+    /* each a record of its own, so that a copy shares the records equal across devices (most are: a uuid is not) */
+    const gpa_dra_attribute_t **attributes;
     size_t nattributes;
-    gpa_dra_device_capacity_t *capacity;
+    const gpa_dra_device_capacity_t **capacity;
     size_t ncapacity;
     gpa_dra_counter_set_t *consumes; /* consumesCounters */
     size_t nconsumes;
@@ -123,6 +125,12 @@ typedef struct st_gpa_dra_slice_t {
 /* Reads a ResourceSlice's spec (doc the whole object; `basic`: v1beta1's layout, each device's fields under `basic`).
  * Returns 0 with *out (arena-owned), or -1 with err at the first field of a bad shape. */
 int gpa_dra_slice_decode(gpa_arena_t *a, const gpa_value_t *doc, int basic, gpa_dra_slice_t *out, gpa_error_t *err);
+
+/*
+ * A copy of src in in->a that borrows nothing from src or its document: strings and the records equal across
+ * devices (attributes, capacities, policies, counters, taints, paths) stored once through `in`.
+ */
+void gpa_dra_slice_copy(gpa_intern_t *in, const gpa_dra_slice_t *src, gpa_dra_slice_t *dst);
 
 /* The attribute `domain/id` of d (an unqualified `name` is looked up in the driver's domain), or NULL. */
 const gpa_dra_attribute_t *gpa_dra_device_attribute(const gpa_dra_device_t *d, const char *domain, const char *id);

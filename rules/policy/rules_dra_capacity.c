@@ -59,7 +59,7 @@ static void rounding(gpa_rule_ctx_t *ctx, const gpa_dra_exact_t *e, const gpa_dr
                 gpa_dra_device_capacity_named(devices[i]->device, devices[i]->pool->driver, w->name);
             int64_t consumed, asked, got;
             const char *why;
-            if (c == NULL || !devices[i]->device->allow_multiple || !c->has_policy ||
+            if (c == NULL || !devices[i]->device->allow_multiple || c->policy == NULL ||
                 gpa_dra_consumed(ctx->a, c, 1, &w->amount, &consumed, &why) != 0)
                 continue;
             /* more than pct percent above the request: consumed * 100 > amount * (100 + pct), exactly (a product past

@@ -136,7 +136,7 @@ static gpa_dra_device_capacity_t capacity(int64_t value, const char *policy_yaml
                          "\"spec\":{\"driver\":\"d\",\"devices\":[{\"name\":\"x\",\"capacity\":{\"memory\":"
                          "{\"value\":\"%lld\",\"requestPolicy\":%s}}}]}}",
                          (long long)value, policy_yaml);
-    return object(text)->dra->slice->devices[0].capacity[0];
+    return *object(text)->dra->slice->devices[0].capacity[0];
 }
 
 static int64_t consumed_of(const gpa_dra_device_capacity_t *c, int shared, const char *asked, int *rc)

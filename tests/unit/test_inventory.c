@@ -1058,11 +1058,52 @@ START_TEST(retain_release)
 }
 END_TEST
 
+/* A JSON List is read an item at a time (what 10^5 devices cost is one item's tree): the same records, the same errors
+ * at the same places, and an object that only looks like a List (its kind is not one) still adds nothing. */
+START_TEST(lists_read_item_by_item)
+{
+#define COMPACT(name) "{\"kind\":\"GPUInventory\",\"nodes\":[{\"name\":\"" name "\",\"gpus\":{\"count\":2,\"memory\":\"8Gi\"}}]}"
+    gpa_inventory_t *inv = gpa_inventory_new();
+    gpa_error_t err = {0};
+    size_t n;
+    /* kubectl writes the kind after the items */
+    ck_assert_int_eq(
+        parse_text(inv, "{\"apiVersion\":\"v1\",\"items\":[" COMPACT("a") "," COMPACT("b") "],\"kind\":\"List\"}", &err), 0);
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(gpu(inv, "b", 1)->memory, 8 * GI);
+    /* a fault in the third item: named there, with its line, and nothing of the file kept */
+    ck_assert_int_eq(
+        parse_text(
+            inv, "{\"kind\":\"List\",\"items\":[\n" COMPACT("c") ",\n" COMPACT("d") ",\n{\"kind\":\"GPUInventory\",\"colour\":1}]}",
+            &err),
+        -1);
+    ck_assert_str_eq(err.path, "items[2]");
+    ck_assert_uint_eq(err.line, 4);
+    ck_assert_ptr_null(gpa_inventory_find(inv, "c"));
+    /* not a List: its items are not inventory, as any other object of an unknown kind */
+    ck_assert_int_eq(parse_text(inv, "{\"kind\":\"NodeBag\",\"items\":[" COMPACT("e") "]}", &err), 0);
+    ck_assert_ptr_null(gpa_inventory_find(inv, "e"));
+    /* a YAML stream, document by document */
+    ck_assert_int_eq(parse_text(inv,
+                                "kind: GPUInventory\nnodes: [{name: f, gpus: {count: 1, memory: 8Gi}}]\n---\n"
+                                "kind: List\nitems:\n- kind: GPUInventory\n  nodes: [{name: g, gpus: {count: 1, memory: 8Gi}}]\n",
+                                &err),
+                     0);
+    gpa_inventory_nodes(inv, &n);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_ptr_nonnull(gpa_inventory_find(inv, "g"));
+    gpa_inventory_release(inv);
+#undef COMPACT
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("inventory");
     TCase *tc = tcase_create("loaders");
     tcase_add_test(tc, kubectl_koordinator);
+    tcase_add_test(tc, lists_read_item_by_item);
     tcase_add_test(tc, gfd_nodes);
     tcase_add_test(tc, mgpu_nodes);
     tcase_add_test(tc, compact_form);
