@@ -183,107 +183,49 @@ static gpa_cel_outcome_t admission(const gpa_dra_selected_t *s)
     return s->cls;
 }
 
-/* The nodes devices name, sorted and unique: a node is its index here. */
-typedef struct st_nodes_t {
-    const char **names;
-    size_t len;
-} nodes_t;
-
-static int cmp_name(const void *x, const void *y)
+static size_t needed(const gpa_dra_exact_t *e)
 {
-    return strcmp(*(const char *const *)x, *(const char *const *)y);
+    return e->mode == GPA_DRA_ALL ? 1 : e->count > 0 ? (size_t)e->count : 1;
 }
 
-static nodes_t nodes_of(gpa_arena_t *a, const gpa_dra_pools_t *pools)
-{
-    nodes_t n = {gpa_arena_alloc(a, (pools->ndevices + 1) * sizeof(*n.names)), 0};
-    for (size_t d = 0; d < pools->ndevices; d++)
-        if (pools->devices[d].nodes->node_name != NULL)
-            n.names[n.len++] = pools->devices[d].nodes->node_name;
-    qsort(n.names, n.len, sizeof(*n.names), cmp_name);
-    size_t u = 0;
-    for (size_t i = 0; i < n.len; i++)
-        if (u == 0 || strcmp(n.names[u - 1], n.names[i]) != 0)
-            n.names[u++] = n.names[i];
-    n.len = u;
-    return n;
-}
-
-static size_t node_index(const nodes_t *n, const char *name)
-{
-    const char **at = bsearch(&name, n->names, n->len, sizeof(*n->names), cmp_name);
-    return (size_t)(at - n->names);
-}
-
-/* One node's count of eligible devices. */
-typedef struct st_node_count_t {
-    size_t node;
-    size_t n;
-} node_count_t;
-
+/* One alternative of a request (the request itself when it has none) and what it made of the devices looked at. */
 typedef struct st_alternative_t {
     const gpa_dra_exact_t *e;
+    const gpa_dra_object_t *cls;
+    const gpa_cel_node_t **csel, **rsel;
     tally_t tally;
-    node_count_t *counts; /* by node index, only nodes with some: one entry per eligible device at most */
-    size_t ncounts;
-    size_t anywhere; /* devices offered to every node */
+    size_t class_admitted; /* devices the class admits */
+    size_t anywhere;       /* eligible devices offered to every node */
+    size_t best;           /* the most eligible devices one node offers, those included */
+    uint64_t *met_on;      /* the survey's: bit r, met on pools->runs[r]; bit nruns, on a node with only those */
 } alternative_t;
 
-static void count_on(const nodes_t *nodes, alternative_t *alt, const gpa_dra_placed_t *p)
-{
-    if (p->nodes->node_name == NULL) {
-        alt->anywhere++;
-        return;
-    }
-    size_t node = node_index(nodes, p->nodes->node_name);
-    if (alt->ncounts != 0 && alt->counts[alt->ncounts - 1].node == node) /* a node's devices come together */
-        alt->counts[alt->ncounts - 1].n++;
-    else
-        alt->counts[alt->ncounts++] = (node_count_t){node, 1};
-}
-
-static int cmp_count(const void *x, const void *y)
-{
-    const node_count_t *a = x, *b = y;
-    return a->node < b->node ? -1 : a->node > b->node;
-}
-
-/* Sorts alt's counts by node and merges the entries of one node. */
-static void merge_counts(alternative_t *alt)
-{
-    qsort(alt->counts, alt->ncounts, sizeof(*alt->counts), cmp_count);
-    size_t u = 0;
-    for (size_t i = 0; i < alt->ncounts; i++)
-        if (u != 0 && alt->counts[u - 1].node == alt->counts[i].node)
-            alt->counts[u - 1].n += alt->counts[i].n;
-        else
-            alt->counts[u++] = alt->counts[i];
-    alt->ncounts = u;
-}
-
-/* Fills alt's counts: which devices the alternative could take, on which node. */
-static void survey(gpa_arena_t *a, const gpa_dra_pools_t *pools, const nodes_t *nodes, const gpa_dra_known_t *known,
-                   gpa_alloc_budget_t *budget, alternative_t *alt)
+/* The class and the selectors parsed; unknown when the alternative cannot be judged soundly. */
+static void prepare(gpa_arena_t *a, const gpa_dra_known_t *known, alternative_t *alt)
 {
     const gpa_dra_exact_t *e = alt->e;
-    const gpa_dra_object_t *cls = e->class != NULL ? gpa_dra_known_find(known, GPA_DRA_CLASS, "", e->class) : NULL;
-    const gpa_cel_node_t **csel = cls != NULL ? parse(a, cls->cls.selectors, cls->cls.nselectors) : NULL;
-    const gpa_cel_node_t **rsel = parse(a, e->selectors, e->nselectors);
-    size_t class_admitted = 0;
-    if (cls == NULL || csel == NULL || rsel == NULL || e->mode == GPA_DRA_MODE_OTHER || e->admin_access) {
+    alt->cls = e->class != NULL ? gpa_dra_known_find(known, GPA_DRA_CLASS, "", e->class) : NULL;
+    alt->csel = alt->cls != NULL ? parse(a, alt->cls->cls.selectors, alt->cls->cls.nselectors) : NULL;
+    alt->rsel = parse(a, e->selectors, e->nselectors);
+    if (alt->cls == NULL || alt->csel == NULL || alt->rsel == NULL || e->mode == GPA_DRA_MODE_OTHER || e->admin_access)
         alt->tally.unknown = 1;
-        return;
-    }
-    alt->counts = gpa_arena_alloc(a, (pools->ndevices + 1) * sizeof(*alt->counts));
-    for (size_t d = 0; d < pools->ndevices && !alt->tally.unknown; d++) {
+}
+
+/* How many of devices[first .. first+n) the alternative could take; its tally counts them. */
+static size_t look_at(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first, size_t n, gpa_alloc_budget_t *budget,
+                      alternative_t *alt)
+{
+    const gpa_dra_exact_t *e = alt->e;
+    size_t eligible = 0;
+    for (size_t d = first; d < first + n && !alt->tally.unknown; d++) {
         const gpa_dra_placed_t *p = &pools->devices[d];
         gpa_dra_selected_t s;
-        if (gpa_dra_selected(a, csel, cls->cls.nselectors, rsel, e->nselectors, p, budget, &s) != 0 ||
+        if (gpa_dra_selected(a, alt->csel, alt->cls->cls.nselectors, alt->rsel, e->nselectors, p, budget, &s) != 0 ||
             admission(&s) == GPA_CEL_FAILS) {
             alt->tally.unknown = 1; /* the budget is spent, or the scheduler errs here (dra-cel) */
             break;
         }
-        class_admitted += s.cls == GPA_CEL_MATCH || s.cls == GPA_CEL_MAYBE;
+        alt->class_admitted += s.cls == GPA_CEL_MATCH || s.cls == GPA_CEL_MAYBE;
         if (admission(&s) == GPA_CEL_NO_MATCH)
             continue;
         alt->tally.admitted++;
@@ -292,32 +234,28 @@ static void survey(gpa_arena_t *a, const gpa_dra_pools_t *pools, const nodes_t *
             alt->tally.unknown = 1;
         else if (why != NULL && alt->tally.exclude == NULL)
             alt->tally.exclude = why;
-        if (why != NULL)
-            continue;
-        alt->tally.eligible++;
-        count_on(nodes, alt, p);
+        if (why == NULL)
+            eligible++, alt->tally.eligible++;
     }
-    merge_counts(alt);
-    if (class_admitted == 0)
+    return eligible;
+}
+
+/* Every device once, node by node: the tally whole, and on which nodes the alternative is met. */
+static void survey(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, alternative_t *alt)
+{
+    size_t need = needed(alt->e);
+    alt->met_on = gpa_arena_calloc(a, pools->nruns / 64 + 1, sizeof(*alt->met_on));
+    alt->anywhere = alt->best = look_at(a, pools, 0, pools->nanywhere, budget, alt);
+    for (size_t r = 0; r < pools->nruns; r++) {
+        size_t here = alt->anywhere + look_at(a, pools, pools->runs[r].first, pools->runs[r].n, budget, alt);
+        alt->best = here > alt->best ? here : alt->best;
+        if (here >= need)
+            alt->met_on[r / 64] |= UINT64_C(1) << (r % 64);
+    }
+    if (alt->anywhere >= need)
+        alt->met_on[pools->nruns / 64] |= UINT64_C(1) << (pools->nruns % 64);
+    if (alt->class_admitted == 0)
         alt->tally.unknown = 1; /* the class's driver may not have published yet: nothing is known to be missing */
-}
-
-static size_t needed(const gpa_dra_exact_t *e)
-{
-    return e->mode == GPA_DRA_ALL ? 1 : e->count > 0 ? (size_t)e->count : 1;
-}
-
-/* Whether alt is met on node `node` (nodes->len: a node with only the devices offered to any node). */
-static int met_on(const alternative_t *alt, size_t node)
-{
-    if (alt->tally.unknown)
-        return 1;
-    size_t n = alt->anywhere;
-    node_count_t key = {node, 0};
-    const node_count_t *at = alt->ncounts != 0 ? bsearch(&key, alt->counts, alt->ncounts, sizeof(key), cmp_count) : NULL;
-    if (at != NULL)
-        n += at->n;
-    return n >= needed(alt->e);
 }
 
 /* ---- the claim ----------------------------------------------------------------------------------------------------- */
@@ -328,11 +266,42 @@ typedef struct st_request_t {
     size_t nalts;
 } request_t;
 
-static int request_met_on(const request_t *r, size_t node)
+/* Whether r is met on run `run` (nruns: a node with only the devices offered to any), from the survey. */
+static int surveyed_met(const request_t *r, size_t run)
 {
-    for (size_t i = 0; i < r->nalts; i++)
-        if (met_on(&r->alts[i], node))
+    for (size_t k = 0; k < r->nalts; k++)
+        if (r->alts[k].tally.unknown || (r->alts[k].met_on[run / 64] >> (run % 64) & 1))
             return 1;
+    return 0;
+}
+
+/* Whether r is met on devices[first .. first+n) with those offered to any node (counted in each alternative's anywhere). */
+static int probe_met(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first, size_t n, gpa_alloc_budget_t *budget, request_t *r)
+{
+    for (size_t k = 0; k < r->nalts; k++) {
+        alternative_t *alt = &r->alts[k];
+        if (alt->tally.unknown || alt->anywhere + look_at(a, pools, first, n, budget, alt) >= needed(alt->e))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The probe: node by node, each request in turn until one is not met there, stopping at the first node that meets
+ * them all. A claim that fits costs the devices of the nodes looked at before that one, not the inventory.
+ */
+static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, request_t *reqs, size_t nreqs)
+{
+    for (size_t i = 0; i < nreqs; i++)
+        for (size_t k = 0; k < reqs[i].nalts; k++)
+            reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
+    for (size_t r = 0; r <= pools->nruns; r++) {
+        size_t first = r < pools->nruns ? pools->runs[r].first : 0, n = r < pools->nruns ? pools->runs[r].n : 0, i = 0;
+        while (i < nreqs && probe_met(a, pools, first, n, budget, &reqs[i]))
+            i++;
+        if (i == nreqs)
+            return 1;
+    }
     return 0;
 }
 
@@ -349,11 +318,8 @@ static const char *why_never(gpa_arena_t *a, const request_t *r)
     if (alt->tally.eligible == 0)
         return gpa_arena_printf(a, "request %s%s: %zu device(s) match, none can serve it (for one, %s)", name, more,
                                 alt->tally.admitted, alt->tally.exclude);
-    size_t best = alt->anywhere;
-    for (size_t i = 0; i < alt->ncounts; i++)
-        if (alt->anywhere + alt->counts[i].n > best)
-            best = alt->anywhere + alt->counts[i].n;
-    return gpa_arena_printf(a, "request %s%s: %zu devices on one node asked, at most %zu on any node", name, more, needed(e), best);
+    return gpa_arena_printf(a, "request %s%s: %zu devices on one node asked, at most %zu on any node", name, more, needed(e),
+                            alt->best);
 }
 
 gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
@@ -361,35 +327,44 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
 {
     if (pools == NULL || pools->ndevices == 0 || devices->nrequests == 0)
         return GPA_DRA_UNKNOWN;
-    nodes_t nodes = nodes_of(a, pools);
-    request_t *reqs = gpa_arena_calloc(a, devices->nrequests, sizeof(*reqs));
-    for (size_t i = 0; i < devices->nrequests; i++) {
-        const gpa_dra_request_t *req = &devices->requests[i];
+    size_t nreqs = devices->nrequests;
+    request_t *reqs = gpa_arena_calloc(a, nreqs, sizeof(*reqs));
+    for (size_t i = 0; i < nreqs; i++) {
         request_t *r = &reqs[i];
-        r->req = req;
-        r->nalts = gpa_dra_request_nexact(req);
+        r->req = &devices->requests[i];
+        r->nalts = gpa_dra_request_nexact(r->req);
         if (r->nalts == 0)
             return GPA_DRA_UNKNOWN; /* a request of neither form: the API server's to refuse */
         r->alts = gpa_arena_calloc(a, r->nalts, sizeof(*r->alts));
         for (size_t k = 0; k < r->nalts; k++) {
-            r->alts[k].e = gpa_dra_request_exact(req, k);
-            survey(a, pools, &nodes, known, budget, &r->alts[k]);
+            r->alts[k].e = gpa_dra_request_exact(r->req, k);
+            prepare(a, known, &r->alts[k]);
         }
     }
-    /* A node meets the claim when it meets every request: every node devices name, and one with only shared ones. */
-    for (size_t node = 0; node <= nodes.len; node++) {
+    if (probe(a, pools, budget, reqs, nreqs))
+        return GPA_DRA_FITS;
+    /* No node found: the survey looks at every device for every alternative (what the probe learnt is set aside, but
+     * not what it could not judge), so that the tallies say why. */
+    for (size_t i = 0; i < nreqs; i++)
+        for (size_t k = 0; k < reqs[i].nalts; k++) {
+            alternative_t *alt = &reqs[i].alts[k];
+            *alt = (alternative_t){
+                .e = alt->e, .cls = alt->cls, .csel = alt->csel, .rsel = alt->rsel, .tally.unknown = alt->tally.unknown};
+            survey(a, pools, budget, alt);
+        }
+    for (size_t r = 0; r <= pools->nruns; r++) {
         size_t i = 0;
-        while (i < devices->nrequests && request_met_on(&reqs[i], node))
+        while (i < nreqs && surveyed_met(&reqs[i], r))
             i++;
-        if (i == devices->nrequests)
-            return GPA_DRA_FITS;
+        if (i == nreqs)
+            return GPA_DRA_FITS; /* an alternative whose class admits nothing is met everywhere */
     }
     /* Never: a request no node meets says why; else they are met only on different nodes. */
-    for (size_t i = 0; i < devices->nrequests; i++) {
-        size_t node = 0;
-        while (node <= nodes.len && !request_met_on(&reqs[i], node))
-            node++;
-        if (node > nodes.len) {
+    for (size_t i = 0; i < nreqs; i++) {
+        size_t r = 0;
+        while (r <= pools->nruns && !surveyed_met(&reqs[i], r))
+            r++;
+        if (r > pools->nruns) {
             *reason = why_never(a, &reqs[i]);
             return GPA_DRA_NEVER;
         }

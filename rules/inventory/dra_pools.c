@@ -82,6 +82,46 @@ static void place_devices(gpa_arena_t *a, gpa_dra_pools_t *p)
         }
 }
 
+/* Devices offered to any node first, then by node name; ties keep the order they were placed in (a stable sort). */
+typedef struct st_ranked_t {
+    gpa_dra_placed_t placed;
+    size_t rank;
+} ranked_t;
+
+static int by_node(const void *x, const void *y)
+{
+    const ranked_t *a = x, *b = y;
+    const char *m = a->placed.nodes->node_name, *n = b->placed.nodes->node_name;
+    int c = m == NULL || n == NULL ? (m != NULL) - (n != NULL) : strcmp(m, n);
+    return c != 0 ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static void order_by_node(gpa_arena_t *a, gpa_dra_pools_t *p)
+{
+    if (p->ndevices > 1) {
+        ranked_t *r = gpa_xmalloc(p->ndevices * sizeof(*r));
+        for (size_t i = 0; i < p->ndevices; i++)
+            r[i] = (ranked_t){p->devices[i], i};
+        qsort(r, p->ndevices, sizeof(*r), by_node);
+        for (size_t i = 0; i < p->ndevices; i++)
+            p->devices[i] = r[i].placed;
+        free(r);
+    }
+    p->nanywhere = 0;
+    while (p->nanywhere < p->ndevices && p->devices[p->nanywhere].nodes->node_name == NULL)
+        p->nanywhere++;
+    size_t nruns = 0;
+    for (size_t i = p->nanywhere; i < p->ndevices; i++)
+        nruns += i == p->nanywhere || strcmp(p->devices[i - 1].nodes->node_name, p->devices[i].nodes->node_name) != 0;
+    p->runs = nruns != 0 ? gpa_arena_calloc(a, nruns, sizeof(*p->runs)) : NULL;
+    p->nruns = 0;
+    for (size_t i = p->nanywhere; i < p->ndevices; i++) {
+        if (p->nruns == 0 || strcmp(p->runs[p->nruns - 1].node, p->devices[i].nodes->node_name) != 0)
+            p->runs[p->nruns++] = (gpa_dra_node_run_t){p->devices[i].nodes->node_name, i, 0};
+        p->runs[p->nruns - 1].n++;
+    }
+}
+
 void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *ctx, const char *message), void *ctx)
 {
     size_t n = p->added_.len;
@@ -108,6 +148,7 @@ void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *c
                                        (long long)pool->slice_count));
     }
     place_devices(a, p);
+    order_by_node(a, p);
 }
 
 int gpa_dra_pools_driver_known(const gpa_dra_pools_t *p, const char *driver)

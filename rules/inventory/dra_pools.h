@@ -35,12 +35,24 @@ typedef struct st_gpa_dra_placed_t {
     const gpa_dra_nodes_t *nodes;
 } gpa_dra_placed_t;
 
+/* The devices on one node: pools->devices[first .. first + n). */
+typedef struct st_gpa_dra_node_run_t {
+    const char *node;
+    size_t first, n;
+} gpa_dra_node_run_t;
+
 typedef struct st_gpa_dra_pools_t {
     GPA_VEC(const gpa_dra_slice_t *) added_;
     gpa_dra_pool_t *pools; /* sealed: by driver, then pool name */
     size_t npools;
-    gpa_dra_placed_t *devices; /* sealed: the devices of complete pools, pool by pool, in slice order */
+    /* sealed: the devices of complete pools, those offered to any node (no nodeName: allNodes, a node selector) first,
+     * then node by node (by name); within those, pool by pool in slice order. An allocator goes node by node and stops
+     * at the first that serves. */
+    gpa_dra_placed_t *devices;
     size_t ndevices;
+    size_t nanywhere;         /* devices[0 .. nanywhere): offered to any node */
+    gpa_dra_node_run_t *runs; /* the nodes the others name, by name */
+    size_t nruns;
 } gpa_dra_pools_t;
 
 /* An empty set (a zeroed one is empty too). */
