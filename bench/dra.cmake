@@ -6,6 +6,7 @@ if(TARGET gpuadmit)
   add_custom_target(bench-dra
     COMMAND python3 -W ignore::ResourceWarning ${CMAKE_SOURCE_DIR}/bench/dra/bench.py --gpuadmit $<TARGET_FILE:gpuadmit>
             --work ${CMAKE_BINARY_DIR}/bench-dra
+            --fakeapi ${CMAKE_BINARY_DIR}/gpa-fakeapi # built with the tests (tests/cluster.cmake); the live row is left out without it
     DEPENDS gpuadmit USES_TERMINAL
     COMMENT "DRA: the 10^5-device inventory, hostile claims, claim templates vs Koordinator")
 endif()

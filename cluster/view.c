@@ -31,8 +31,9 @@ typedef struct st_records_t {
     char **rules; /* a Pod's audit findings (rule ids), and its namespace for their counts */
     size_t nrules;
     char *ns;
-    gpa_arena_t *dra_arena; /* a DRA object's: its copy, stamped with its kind */
+    gpa_arena_t *dra_arena; /* a DRA object's: its copy, stamped with its kind, or a ResourceSlice's as read */
     gpa_value_t *dra;
+    const gpa_dra_slice_t *slice; /* a ResourceSlice's (in dra_arena), which keeps no object tree */
 } records_t;
 
 typedef struct st_entry_t {
@@ -376,6 +377,23 @@ static int read_object(gpa_view_kind_t kind, const gpa_value_t *obj, const char 
     return 0;
 }
 
+/* A ResourceSlice: read as an inventory file reads it, and kept as read (a few hundred bytes a device, where its object
+ * tree took kilobytes). 0, or -1 with err (r then holds nothing). */
+static int read_slice(gpa_arena_t *a, const gpa_value_t *doc, const char *key, reader_t *r, gpa_error_t *err)
+{
+    gpa_intern_t in;
+    gpa_intern_init(&in, a);
+    int rc = gpa_inventory_read_slice(&in, doc, key, &r->rec.slice, err);
+    gpa_intern_dispose(&in);
+    if (rc != 0) {
+        gpa_arena_dispose(a);
+        free(a);
+        return -1;
+    }
+    r->rec.dra_arena = a;
+    return 0;
+}
+
 /*
  * A DRA object: checked as an inventory file reads it (kube/dra.h, through a scratch inventory), then copied whole
  * into r. 0, or -1 with err (r then holds nothing).
@@ -384,6 +402,8 @@ static int read_dra(const gpa_kube_kind_t *at, const gpa_value_t *obj, const cha
 {
     gpa_arena_t *a = gpa_xmalloc(sizeof(*a));
     gpa_arena_init(a);
+    if (strcmp(at->kind, "ResourceSlice") == 0)
+        return read_slice(a, gpa_kube_kind_stamp(a, obj, at), key, r, err);
     gpa_value_t *doc = gpa_value_clone(a, gpa_kube_kind_stamp(a, obj, at));
     gpa_inventory_t *check = gpa_inventory_new();
     int rc = gpa_inventory_add_dra(check, doc, key, err);
@@ -400,7 +420,7 @@ static int read_dra(const gpa_kube_kind_t *at, const gpa_value_t *obj, const cha
 
 static int records_empty(const records_t *r)
 {
-    return r->node == NULL && r->ngpus == 0 && r->nusages == 0 && r->nrules == 0 && r->dra == NULL;
+    return r->node == NULL && r->ngpus == 0 && r->nusages == 0 && r->nrules == 0 && r->dra == NULL && r->slice == NULL;
 }
 
 int gpa_view_apply(gpa_view_t *v, gpa_view_kind_t kind, gpa_watch_event_t event, const gpa_value_t *object,
@@ -540,9 +560,21 @@ void gpa_view_free(gpa_view_t *v)
     free(v);
 }
 
-/* Adds what r stands for; -1 with err when a DRA object no longer reads (it was checked when it came in). */
-static int add_records(gpa_inventory_t *inv, const records_t *r, gpa_error_t *err)
+/* A record an inventory held a ResourceSlice of (gpa_inventory_hold_slice), given back. */
+static void release_held(void *owner)
 {
+    records_release(owner);
+}
+
+/* Adds what r stands for; -1 with err when a DRA object no longer reads (it was checked when it came in). A
+ * ResourceSlice is lent, not copied: the inventory holds a reference to its record while it reads it. */
+static int add_records(gpa_inventory_t *inv, records_t *r, gpa_error_t *err)
+{
+    if (r->slice != NULL) {
+        atomic_fetch_add(&r->refs, 1);
+        gpa_inventory_hold_slice(inv, r->slice, release_held, r);
+        return 0;
+    }
     if (r->dra != NULL)
         return gpa_inventory_add_dra(inv, r->dra, r->key, err);
     if (r->node != NULL)

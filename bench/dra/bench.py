@@ -10,7 +10,10 @@ device with ten attributes, a uuid of its own among them, and eight capacities),
      through /validate (status, seconds) and the server's peak RSS after all of them.
 
 Prints a table per part; figures, not a test (tests/unit/test_dra_*.c and tests/e2e assert the behaviour).
-Usage: bench.py --gpuadmit BIN --work DIR
+With --fakeapi (tests/fakeapi), part 1 adds `serve --cluster-inventory` listing the same objects from the fake API
+server: seconds to ready, RSS then.
+
+Usage: bench.py --gpuadmit BIN --work DIR [--fakeapi BIN]
 """
 import argparse
 import json
@@ -155,6 +158,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpuadmit", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--fakeapi", help="the fake API server (tests/fakeapi), for the live view's row")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     os.environ["GPUADMIT"] = args.gpuadmit
@@ -180,6 +184,8 @@ def main():
     s = ra.Server("dra-100k", certs, "--inventory", big)
     up = time.monotonic() - t
     print("| serve --inventory: to serving | %.2f | %.1f | %.1f |" % (up, hwm(s.proc.pid), rss(s.proc.pid)))
+    if args.fakeapi and os.access(args.fakeapi, os.X_OK):
+        live_row(args, ra, certs)
     print("\n3. hostile claims on the 10^5 devices, through /validate")
     print("| claim | status | allowed | seconds |\n|---|---|---|---|")
     for name, obj in hostile_claims():
@@ -202,6 +208,32 @@ def main():
     print("| Pod, two claim templates (DRA) | %.3f | %.3f | %s |" % (dra[0] * 1e3, dra[1] * 1e3, dra[2]))
     print("| Koordinator Pod | %.3f | %.3f | %s |" % (koo[0] * 1e3, koo[1] * 1e3, koo[2]))
     print("| ratio DRA / Koordinator (goal <= 2) | %.2f | %.2f | |" % (dra[0] / koo[0], dra[1] / koo[1]))
+
+
+def live_row(args, ra, certs):
+    """serve --cluster-inventory with the 10^5 devices listed from the fake API server."""
+    import urllib.request
+    from run_cluster import Fake  # noqa: E402  (tests/e2e, on the path)
+    fake = Fake("bench-dra", binary=args.fakeapi, work=args.work)
+    try:
+        fake.apply("deviceclasses", device_class("gpu.nvidia.com", "gpu"), device_class("mig.nvidia.com", "mig"))
+        fake.apply("resourceslices", *(slice_of(n, 100, 8) for n in range(1000)), batch=50)
+        t = time.monotonic()
+        s = ra.Server("dra-live", certs, "--cluster-inventory", "--kubeconfig", fake.kubeconfig)
+        while True:
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:%d/readyz" % s.metrics_port, timeout=5) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        ready = time.monotonic() - t
+        time.sleep(1)  # the first snapshot published
+        print("| serve --cluster-inventory: to ready | %.2f | %.1f | %.1f |" % (ready, hwm(s.proc.pid), rss(s.proc.pid)))
+        s.stop()
+    finally:
+        fake.stop()
 
 
 def status_kb(pid, field):

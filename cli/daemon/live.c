@@ -41,6 +41,10 @@
  * while it is read: 50 such Pods are 12.5 MiB, where the reflectors' default of 500 would be 125 MiB.
  */
 #define POD_PAGE_LIMIT 50
+/* ResourceSlices per list page: a slice holds up to 128 devices of 32 attributes and capacities (up to the 1.5 MiB an
+ * object may have; about 70 KB as NVIDIA's driver writes 100 devices): 20 are at most 30 MiB, about 1.4 MB in practice,
+ * where 500 of 70 KB held 35 MB of text and four times that parsed. */
+#define SLICE_PAGE_LIMIT 20
 
 typedef struct st_kind_state_t {
     struct st_gpa_live_t *live;
@@ -482,7 +486,9 @@ static int start_reflectors(gpa_live_t *live, gpa_error_t *err)
     for (int i = 0; i < GPA_VIEW_NKINDS; i++) {
         kind_state_t *k = &live->kinds[i];
         gpa_reflector_sink_t sink = {on_begin_list, on_apply, on_end_list, on_broken, k};
-        gpa_reflector_options_t opts = {.page_limit = i == GPA_VIEW_PODS ? POD_PAGE_LIMIT : 0};
+        gpa_reflector_options_t opts = {.page_limit = i == GPA_VIEW_PODS     ? POD_PAGE_LIMIT
+                                                      : i == GPA_VIEW_SLICES ? SLICE_PAGE_LIMIT
+                                                                             : 0};
         k->live = live;
         k->kind = (gpa_view_kind_t)i;
         k->reflector = gpa_reflector_start_with(&live->target, gpa_view_path(live->view, k->kind), &sink, &opts, err);

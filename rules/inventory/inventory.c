@@ -16,6 +16,11 @@ typedef GPA_VEC(gpa_node_desc_t) node_vec_t;
 typedef GPA_VEC(gpa_gpu_desc_t) gpu_vec_t;
 typedef GPA_VEC(gpa_usage_desc_t) usage_vec_t;
 typedef GPA_VEC(gpa_error_t) warning_vec_t;
+typedef struct st_held_t {
+    void (*release)(void *owner);
+    void *owner;
+} held_t;
+typedef GPA_VEC(held_t) held_vec_t;
 
 struct st_gpa_inventory_t {
     int refcnt;
@@ -44,7 +49,8 @@ struct st_gpa_inventory_t {
     gpa_dra_pools_t dra_pools; /* ResourceSlices added (in rec_); pools and devices sealed in view_arena */
     size_t committed_slices;
     gpa_intern_t intern_; /* while records come: what slices share, in rec_ (its table freed at each commit) */
-    gpa_arena_t scratch_; /* a slice being read */
+    held_vec_t held;      /* slices borrowed from their owners (gpa_inventory_hold_slice); in rec_ */
+    size_t committed_held;
 };
 
 gpa_inventory_t *gpa_inventory_new(void)
@@ -60,12 +66,14 @@ gpa_inventory_t *gpa_inventory_retain(gpa_inventory_t *inv)
     return inv;
 }
 
+static void release_held(gpa_inventory_t *inv, size_t keep);
+
 void gpa_inventory_release(gpa_inventory_t *inv)
 {
     if (inv == NULL || __atomic_sub_fetch(&inv->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
         return;
+    release_held(inv, 0);
     gpa_intern_dispose(&inv->intern_);
-    gpa_arena_dispose(&inv->scratch_);
     gpa_arena_dispose(&inv->rec_);
     gpa_inventory_release(inv->templates_from);
     free(inv->advisory);
@@ -697,24 +705,53 @@ const char *gpa_inventory_advisory(const gpa_inventory_t *inv)
     return inv->advisory;
 }
 
-/* A ResourceSlice: read in the scratch arena, kept as its copy (kube/dra_slice.h), which borrows nothing from the document
- * and shares what is equal across slices: what 10^5 devices cost is their few distinct values, not their JSON. */
-static int add_slice(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
+int gpa_inventory_read_slice(gpa_intern_t *in, const gpa_value_t *doc, const char *path, const gpa_dra_slice_t **out,
+                             gpa_error_t *err)
 {
     static const gpa_decode_opts_t only_dra = {.dialects = GPA_DIALECT_DRA};
+    gpa_arena_t scratch;
     gpa_object_t *obj;
-    if (inv->intern_.a == NULL)
-        gpa_intern_init(&inv->intern_, &inv->rec_);
-    int rc = gpa_decode_object_with(&inv->scratch_, &only_dra, (gpa_value_t *)doc, &obj, err); /* read, not changed */
+    gpa_arena_init(&scratch);
+    int rc = gpa_decode_object_with(&scratch, &only_dra, (gpa_value_t *)doc, &obj, err); /* read, not changed */
+    if (rc == 0 && (obj->dra == NULL || obj->dra->slice == NULL))
+        rc = gpa_error_set(err, doc->line, doc->column, "", "not a ResourceSlice");
     if (rc == 0) {
-        gpa_dra_slice_t *copy = gpa_arena_alloc(&inv->rec_, sizeof(*copy));
-        gpa_dra_slice_copy(&inv->intern_, obj->dra->slice, copy);
-        gpa_dra_pools_add(&inv->rec_, &inv->dra_pools, copy);
+        gpa_dra_slice_t *copy = gpa_arena_alloc(in->a, sizeof(*copy));
+        gpa_dra_slice_copy(in, obj->dra->slice, copy);
+        *out = copy;
     } else if (path[0] != '\0') {
         gpa_decode_error_within(err, path); /* items[2].spec...: where the object sits in its List */
     }
-    gpa_arena_clear(&inv->scratch_);
+    gpa_arena_dispose(&scratch);
     return rc;
+}
+
+void gpa_inventory_hold_slice(gpa_inventory_t *inv, const gpa_dra_slice_t *slice, void (*release)(void *owner), void *owner)
+{
+    *gpa_vec_push(&inv->rec_, &inv->held) = (held_t){release, owner};
+    gpa_dra_pools_add(&inv->rec_, &inv->dra_pools, slice);
+}
+
+/* The holds past the first `keep`, released (their slices are no longer read). */
+static void release_held(gpa_inventory_t *inv, size_t keep)
+{
+    while (inv->held.len > keep) {
+        held_t *h = &inv->held.items[--inv->held.len];
+        h->release(h->owner);
+    }
+}
+
+/* A ResourceSlice is kept as its copy, which borrows nothing from the document and shares what is equal across slices:
+ * what 10^5 devices cost is their few distinct values, not their JSON. */
+static int add_slice(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
+{
+    if (inv->intern_.a == NULL)
+        gpa_intern_init(&inv->intern_, &inv->rec_);
+    const gpa_dra_slice_t *slice;
+    if (gpa_inventory_read_slice(&inv->intern_, doc, path, &slice, err) != 0)
+        return -1;
+    gpa_dra_pools_add(&inv->rec_, &inv->dra_pools, slice);
+    return 0;
 }
 
 int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
@@ -771,6 +808,7 @@ static void pool_warning(void *ctx, const char *message)
 
 void gpa_inventory_rollback(gpa_inventory_t *inv)
 {
+    release_held(inv, inv->committed_held);
     inv->dra.len_ = inv->committed_dra;
     if (inv->dra.indexed_ > inv->dra.len_)
         inv->dra.nslots_ = inv->dra.indexed_ = 0; /* the index names dropped entries: unused until the next seal */
@@ -809,6 +847,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     gpa_dra_pools_seal(a, &inv->dra_pools, pool_warning, inv);
     inv->committed_slices = inv->dra_pools.added_.len;
     gpa_intern_dispose(&inv->intern_); /* the table only: what was interned stays in rec_ */
+    inv->committed_held = inv->held.len;
     inv->committed_dra = inv->dra.len_;
     inv->committed_dra_complete = inv->dra.complete;
     inv->nodes = r.nodes;

@@ -49,11 +49,22 @@ int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts
 /*
  * DRA (kube/dra.h): the DeviceClasses, ResourceClaims and ResourceClaimTemplates the inventory's files hold, one
  * known layer, complete for each kind it holds any object of (a dump of `kubectl get resourceclaims -A` is the
- * whole set). ResourceSlices are accepted and not read yet. gpa_inventory_add_dra reads one such object (copied
- * into the inventory; `path` names it in errors); it counts from the next commit, and a rollback drops it. The
- * layer is borrowed from the inventory (NULL for a NULL inventory) and never changes once the inventory is shared.
+ * whole set); ResourceSlices make the DRA pools (gpa_inventory_dra_pools). gpa_inventory_add_dra reads one such
+ * object (copied into the inventory; `path` names it in errors); it counts from the next commit, and a rollback drops
+ * it. The layer is borrowed from the inventory (NULL for a NULL inventory) and never changes once the inventory is
+ * shared.
  */
 int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err);
+/*
+ * The same for a store that keeps ResourceSlices between inventories (the live view): gpa_inventory_read_slice reads
+ * one (doc a ResourceSlice) into in->a as a copy that borrows nothing from doc (kube/dra_slice.h gpa_dra_slice_copy);
+ * gpa_inventory_hold_slice adds such a slice as gpa_inventory_add_dra would have added the object, borrowed, not copied:
+ * the inventory calls release(owner) once it no longer needs it (when it is freed, or rolls the slice back), so a
+ * store shares its slices with every inventory made from it.
+ */
+int gpa_inventory_read_slice(gpa_intern_t *in, const gpa_value_t *doc, const char *path, const gpa_dra_slice_t **out,
+                             gpa_error_t *err);
+void gpa_inventory_hold_slice(gpa_inventory_t *inv, const gpa_dra_slice_t *slice, void (*release)(void *owner), void *owner);
 /* Whether the inventory describes nodes: it holds a node, device or usage record (templates included), or no DRA
  * object either (an empty inventory says "no GPU nodes"). An inventory of DRA objects alone says what the cluster
  * holds of DRA and nothing of its nodes, so `infeasible` does not run on it. */
