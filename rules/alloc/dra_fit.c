@@ -108,6 +108,33 @@ static int tolerated(const gpa_dra_exact_t *e, const gpa_dra_taint_t *t)
     return 0;
 }
 
+/* Why allocated claims leave no room on device p for e (pools->use), NULL when they leave some. */
+static const char *taken(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_placed_t *p, const gpa_dra_exact_t *e)
+{
+    const gpa_dra_use_t *u = pools->use != NULL ? &pools->use[p - pools->devices] : NULL;
+    const gpa_dra_device_t *d = p->device;
+    if (u == NULL || u->allocations == 0)
+        return NULL;
+    if (!d->allow_multiple)
+        return gpa_arena_printf(a, "device %s/%s is allocated to claim %s", p->pool->name, d->name, u->by);
+    for (size_t i = 0; i < e->ncapacity; i++) {
+        const gpa_dra_capacity_t *want = &e->capacity[i];
+        const gpa_dra_device_capacity_t *c = gpa_dra_device_capacity_named(d, p->pool->driver, want->name);
+        int64_t consumed, used = 0;
+        const char *why;
+        if (c == NULL || gpa_dra_consumed(a, c, 1, &want->amount, &consumed, &why) != 0)
+            continue;
+        for (size_t k = 0; k < u->nconsumed; k++)
+            if (strcmp(u->consumed[k].name, want->name) == 0 || strcmp(u->consumed[k].name, c->id) == 0)
+                used = u->consumed[k].value.value;
+        if (used > c->value.value - consumed)
+            return gpa_arena_printf(a, "capacity %s of device %s/%s: %s asked, %s left by %u allocated claim(s)", want->name,
+                                    p->pool->name, d->name, bytes_text(a, consumed),
+                                    bytes_text(a, used < c->value.value ? c->value.value - used : 0), u->allocations);
+    }
+    return NULL;
+}
+
 /* Why d can never serve e (taints, capacity, counters), NULL when it can; "" when gpuadmit cannot tell (unknown). */
 static const char *cannot_serve(gpa_arena_t *a, const gpa_dra_placed_t *p, const gpa_dra_exact_t *e)
 {
@@ -198,6 +225,7 @@ typedef struct st_alternative_t {
     size_t anywhere;       /* eligible devices offered to every node */
     size_t best;           /* the most eligible devices one node offers, those included */
     uint64_t *met_on;      /* the survey's: bit r, met on pools->runs[r]; bit nruns, on a node with only those */
+    int now;               /* what allocated claims hold is taken (gpa_dra_fits_now) */
 } alternative_t;
 
 /* The class and the selectors parsed; unknown when the alternative cannot be judged soundly. */
@@ -230,6 +258,8 @@ static size_t look_at(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first
             continue;
         alt->tally.admitted++;
         const char *why = cannot_serve(a, p, e);
+        if (why == NULL && alt->now)
+            why = taken(a, pools, p, e);
         if (why != NULL && why[0] == '\0')
             alt->tally.unknown = 1;
         else if (why != NULL && alt->tally.exclude == NULL)
@@ -322,8 +352,8 @@ static const char *why_never(gpa_arena_t *a, const request_t *r)
                             alt->best);
 }
 
-gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
-                                const gpa_dra_devices_t *devices, gpa_alloc_budget_t *budget, const char **reason)
+static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
+                          const gpa_dra_devices_t *devices, int now, gpa_alloc_budget_t *budget, const char **reason)
 {
     if (pools == NULL || pools->ndevices == 0 || devices->nrequests == 0)
         return GPA_DRA_UNKNOWN;
@@ -338,6 +368,7 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
         r->alts = gpa_arena_calloc(a, r->nalts, sizeof(*r->alts));
         for (size_t k = 0; k < r->nalts; k++) {
             r->alts[k].e = gpa_dra_request_exact(r->req, k);
+            r->alts[k].now = now;
             prepare(a, known, &r->alts[k]);
         }
     }
@@ -348,8 +379,12 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
     for (size_t i = 0; i < nreqs; i++)
         for (size_t k = 0; k < reqs[i].nalts; k++) {
             alternative_t *alt = &reqs[i].alts[k];
-            *alt = (alternative_t){
-                .e = alt->e, .cls = alt->cls, .csel = alt->csel, .rsel = alt->rsel, .tally.unknown = alt->tally.unknown};
+            *alt = (alternative_t){.e = alt->e,
+                                   .cls = alt->cls,
+                                   .csel = alt->csel,
+                                   .rsel = alt->rsel,
+                                   .tally.unknown = alt->tally.unknown,
+                                   .now = alt->now};
             survey(a, pools, budget, alt);
         }
     for (size_t r = 0; r <= pools->nruns; r++) {
@@ -371,6 +406,20 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
     }
     *reason = "its requests are met only on different nodes, and a claim's devices must be reachable from one node";
     return GPA_DRA_NEVER;
+}
+
+gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
+                                const gpa_dra_devices_t *devices, gpa_alloc_budget_t *budget, const char **reason)
+{
+    return fits(a, pools, known, devices, 0, budget, reason);
+}
+
+gpa_dra_fit_t gpa_dra_fits_now(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
+                               const gpa_dra_devices_t *devices, gpa_alloc_budget_t *budget, const char **reason)
+{
+    if (pools == NULL || pools->use == NULL)
+        return gpa_dra_ever_fits(a, pools, known, devices, budget, reason);
+    return fits(a, pools, known, devices, 1, budget, reason);
 }
 
 size_t gpa_dra_admitted(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_exact_t *e,

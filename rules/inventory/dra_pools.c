@@ -149,6 +149,94 @@ void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *c
     }
     place_devices(a, p);
     order_by_node(a, p);
+    p->use = NULL;
+    p->by_key_ = NULL;
+}
+
+/* ---- what allocated claims hold ----------------------------------------------------------------------------------- */
+
+static int key_cmp(const gpa_dra_placed_t *d, const char *driver, const char *pool, const char *device)
+{
+    int c = strcmp(d->pool->driver, driver);
+    if (c == 0)
+        c = strcmp(d->pool->name, pool);
+    return c != 0 ? c : strcmp(d->device->name, device);
+}
+
+static int by_key(const void *x, const void *y)
+{
+    const gpa_dra_placed_t *a = *(const gpa_dra_placed_t *const *)x, *b = *(const gpa_dra_placed_t *const *)y;
+    return key_cmp(a, b->pool->driver, b->pool->name, b->device->name);
+}
+
+/* The devices by (driver, pool, name), for finding what results name. */
+static void index_keys(gpa_arena_t *a, gpa_dra_pools_t *p)
+{
+    p->by_key_ = gpa_arena_alloc(a, (p->ndevices + 1) * sizeof(*p->by_key_));
+    for (size_t i = 0; i < p->ndevices; i++)
+        p->by_key_[i] = &p->devices[i];
+    qsort(p->by_key_, p->ndevices, sizeof(*p->by_key_), by_key);
+}
+
+long gpa_dra_pools_find(const gpa_dra_pools_t *p, const char *driver, const char *pool, const char *device)
+{
+    size_t lo = 0, hi = p->by_key_ != NULL ? p->ndevices : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = key_cmp(p->by_key_[mid], driver, pool, device);
+        if (c == 0)
+            return (long)(p->by_key_[mid] - p->devices);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* Adds what one result consumes to u (capacity names summed; a sum past int64 stays at its maximum). */
+static void add_consumed(gpa_arena_t *a, gpa_dra_use_t *u, const gpa_dra_result_t *res)
+{
+    for (size_t i = 0; i < res->nconsumed; i++) {
+        const gpa_dra_amount_t *c = &res->consumed[i];
+        if (c->value.status != GPA_Q_OK)
+            continue;
+        size_t k = 0;
+        while (k < u->nconsumed && strcmp(u->consumed[k].name, c->name) != 0)
+            k++;
+        if (k == u->nconsumed) {
+            gpa_dra_amount_t *more = gpa_arena_alloc(a, (u->nconsumed + 1) * sizeof(*more));
+            if (u->nconsumed != 0)
+                memcpy(more, u->consumed, u->nconsumed * sizeof(*more));
+            more[k] = (gpa_dra_amount_t){c->name, {.status = GPA_Q_OK, .value = 0}};
+            u->consumed = more;
+            u->nconsumed++;
+        }
+        if (__builtin_add_overflow(u->consumed[k].value.value, c->value.value, &u->consumed[k].value.value))
+            u->consumed[k].value.value = INT64_MAX;
+    }
+}
+
+void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_t *const *claims, size_t n)
+{
+    p->use = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const gpa_dra_object_t *c = claims[i];
+        for (size_t k = 0; c->kind == GPA_DRA_CLAIM && k < c->nallocated; k++) {
+            const gpa_dra_result_t *res = &c->allocated[k];
+            if (p->by_key_ == NULL)
+                index_keys(a, p);
+            long d = gpa_dra_pools_find(p, res->driver, res->pool, res->device);
+            if (d < 0)
+                continue;
+            if (p->use == NULL)
+                p->use = gpa_arena_calloc(a, p->ndevices, sizeof(*p->use));
+            gpa_dra_use_t *u = &p->use[d];
+            if (u->allocations++ == 0)
+                u->by = gpa_arena_printf(a, "%s/%s", c->ns, c->name);
+            add_consumed(a, u, res);
+        }
+    }
 }
 
 int gpa_dra_pools_driver_known(const gpa_dra_pools_t *p, const char *driver)

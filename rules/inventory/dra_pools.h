@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/arena.h"
+#include "kube/dra.h"
 #include "kube/dra_slice.h"
 
 typedef struct st_gpa_dra_pool_t {
@@ -35,6 +36,14 @@ typedef struct st_gpa_dra_placed_t {
     const gpa_dra_nodes_t *nodes;
 } gpa_dra_placed_t;
 
+/* What allocated claims hold of one device (gpa_dra_pools_use). */
+typedef struct st_gpa_dra_use_t {
+    unsigned allocations;       /* results naming the device */
+    const char *by;             /* the first claim holding it, "namespace/name" */
+    gpa_dra_amount_t *consumed; /* consumedCapacity summed by capacity name (saturating) */
+    size_t nconsumed;
+} gpa_dra_use_t;
+
 /* The devices on one node: pools->devices[first .. first + n). */
 typedef struct st_gpa_dra_node_run_t {
     const char *node;
@@ -53,6 +62,8 @@ typedef struct st_gpa_dra_pools_t {
     size_t nanywhere;         /* devices[0 .. nanywhere): offered to any node */
     gpa_dra_node_run_t *runs; /* the nodes the others name, by name */
     size_t nruns;
+    gpa_dra_use_t *use;               /* by device index (gpa_dra_pools_use), NULL when no claim holds a device */
+    const gpa_dra_placed_t **by_key_; /* the devices by (driver, pool, name) once a result was looked up */
 } gpa_dra_pools_t;
 
 /* An empty set (a zeroed one is empty too). */
@@ -61,6 +72,15 @@ void gpa_dra_pools_init(gpa_dra_pools_t *p);
 void gpa_dra_pools_add(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_slice_t *slice);
 /* Gathers the slices added into pools and devices, in a; calls warn(ctx, message) once per incomplete pool. */
 void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *ctx, const char *message), void *ctx);
+/*
+ * What the allocated claims among `claims` (n objects of any kind; claims' gpa_dra_object_t.allocated) hold of the sealed
+ * devices, in a: a result naming no published device (a pool since replaced, a driver gone) holds nothing. Call after
+ * gpa_dra_pools_seal; p->use is NULL when no result names a device.
+ */
+void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_t *const *claims, size_t n);
+/* The index in p->devices of (driver, pool, device), or -1 (always -1 before gpa_dra_pools_use met a result). */
+long gpa_dra_pools_find(const gpa_dra_pools_t *p, const char *driver, const char *pool, const char *device);
+
 /* Whether `driver` has published at least one complete pool: before it has, nothing is known to be missing. */
 int gpa_dra_pools_driver_known(const gpa_dra_pools_t *p, const char *driver);
 /* The counter set `name` of pool, or NULL. */

@@ -821,6 +821,18 @@ void gpa_inventory_rollback(gpa_inventory_t *inv)
     inv->dra_pools.added_.len = inv->committed_slices;
 }
 
+/* What the inventory's allocated claims hold of its devices (dra_pools.h gpa_dra_pools_use), in the view's arena. */
+static void use_claims(gpa_inventory_t *inv, gpa_arena_t *a)
+{
+    const gpa_dra_object_t **claims = gpa_arena_alloc(a, (inv->dra.len_ + 1) * sizeof(*claims));
+    size_t n = 0;
+    for (size_t i = 0; i < inv->dra.len_; i++)
+        if (inv->dra.entries_[i].object->nallocated != 0)
+            claims[n++] = inv->dra.entries_[i].object;
+    if (n != 0 && inv->dra_pools.ndevices != 0)
+        gpa_dra_pools_use(a, &inv->dra_pools, claims, n);
+}
+
 int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
 {
     gpa_arena_t *a = gpa_xcalloc(1, sizeof(*a));
@@ -845,6 +857,7 @@ int gpa_inventory_commit(gpa_inventory_t *inv, gpa_error_t *err)
     inv->view_arena = a;
     gpa_dra_known_seal(&inv->rec_, &inv->dra);
     gpa_dra_pools_seal(a, &inv->dra_pools, pool_warning, inv);
+    use_claims(inv, a);
     inv->committed_slices = inv->dra_pools.added_.len;
     gpa_intern_dispose(&inv->intern_); /* the table only: what was interned stays in rec_ */
     inv->committed_held = inv->held.len;

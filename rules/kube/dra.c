@@ -279,6 +279,51 @@ static int read_class(gpa_dra_reader_t *r, const gpa_value_t *spec, gpa_dra_clas
                : 0;
 }
 
+/* consumedCapacity: {name: quantity}. */
+static int read_consumed(gpa_dra_reader_t *r, const gpa_value_t *item, const char *path, gpa_dra_result_t *res)
+{
+    gpa_value_t *map;
+    if (gpa_dra_field(r, item, "consumedCapacity", GPA_VOBJECT, path, &map) != 0)
+        return -1;
+    if (map == NULL)
+        return 0;
+    if (map->u.object.len > 32)
+        return -1; /* more than a device may have (attributes and capacities together) */
+    res->consumed = gpa_arena_calloc(r->a, map->u.object.len + 1, sizeof(*res->consumed));
+    for (size_t i = 0; i < map->u.object.len; i++) {
+        const gpa_member_t *m = &map->u.object.members[i];
+        if (m->value->type != GPA_VSTRING && m->value->type != GPA_VNUMBER)
+            return -1;
+        res->consumed[i] = (gpa_dra_amount_t){m->key, gpa_dra_quantity(m->value)};
+    }
+    res->nconsumed = map->u.object.len;
+    return 0;
+}
+
+/* status.allocation.devices.results of a claim (see gpa_dra_object_t.allocated). */
+static void read_allocation(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_object_t *o)
+{
+    gpa_error_t quiet = {0};
+    gpa_dra_reader_t r = {a, &quiet};
+    const gpa_value_t *alloc = gpa_value_get(gpa_value_get(doc, "status"), "allocation");
+    const gpa_value_t *devices = gpa_value_get(alloc, "devices");
+    gpa_value_t **items;
+    size_t n;
+    if (devices == NULL || gpa_dra_list_field(&r, devices, "results", "", GPA_DRA_MAX_RESULTS, &items, &n) != 0 || n == 0)
+        return;
+    gpa_dra_result_t *res = gpa_arena_calloc(a, n, sizeof(*res));
+    for (size_t i = 0; i < n; i++)
+        if (gpa_dra_must_be_object(&r, items[i], "") != 0 ||
+            gpa_dra_string_field(&r, items[i], "request", "", &res[i].request) != 0 ||
+            gpa_dra_string_field(&r, items[i], "driver", "", &res[i].driver) != 0 ||
+            gpa_dra_string_field(&r, items[i], "pool", "", &res[i].pool) != 0 ||
+            gpa_dra_string_field(&r, items[i], "device", "", &res[i].device) != 0 ||
+            read_consumed(&r, items[i], "", &res[i]) != 0 || res[i].driver == NULL || res[i].pool == NULL || res[i].device == NULL)
+            return;
+    o->allocated = res;
+    o->nallocated = n;
+}
+
 int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, const char *api_version, const char *ns,
                    const char *name, int generated, gpa_dra_object_t **out, gpa_error_t *err)
 {
@@ -290,6 +335,8 @@ int gpa_dra_decode(gpa_arena_t *a, const gpa_value_t *doc, gpa_dra_kind_t kind, 
     o->name = name != NULL ? name : "";
     o->generated = generated && kind == GPA_DRA_CLAIM;
     *out = o;
+    if (kind == GPA_DRA_CLAIM && o->version != GPA_DRA_V1ALPHA2 && o->version != GPA_DRA_VOTHER)
+        read_allocation(a, doc, o);
     if (o->generated || o->version == GPA_DRA_V1ALPHA2 || o->version == GPA_DRA_VOTHER)
         return 0; /* a controller's, or a version whose shape is another (dra-api-version says so) */
     if (kind == GPA_DRA_SLICE) {

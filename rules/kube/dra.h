@@ -147,6 +147,22 @@ typedef struct st_gpa_dra_class_t {
     const char *extended_resource_name; /* extendedResourceName, NULL when absent */
 } gpa_dra_class_t;
 
+/* A capacity amount by name (a claim's consumedCapacity). */
+typedef struct st_gpa_dra_amount_t {
+    const char *name;
+    gpa_quantity_t value;
+} gpa_dra_amount_t;
+
+/* The API's limit on a claim's allocation results (resource/v1 AllocationResultsMaxSize). */
+#define GPA_DRA_MAX_RESULTS 32
+
+/* A device an allocated claim holds: one of `status.allocation.devices.results` (the scheduler's). */
+typedef struct st_gpa_dra_result_t {
+    const char *request, *driver, *pool, *device;
+    gpa_dra_amount_t *consumed; /* consumedCapacity of a device allocated several times */
+    size_t nconsumed;
+} gpa_dra_result_t;
+
 /* A resource.k8s.io object as read (gpa_object_t.dra). */
 typedef struct st_gpa_dra_object_t {
     gpa_dra_kind_t kind;
@@ -156,7 +172,12 @@ typedef struct st_gpa_dra_object_t {
     /* A ResourceClaim a controller made (annotated GPA_DRA_ANNOTATION_POD_CLAIM or _EXTENDED_CLAIM): admitted
      * untouched, nothing else read. */
     int generated;
-    gpa_dra_devices_t devices;              /* claims and templates */
+    gpa_dra_devices_t devices; /* claims and templates */
+    /* A claim's status.allocation.devices.results, read whether or not a controller made the claim (what it holds is
+     * the inventory's usage); a status of a shape the API server does not write is not read (no results), never an
+     * error: only the API server writes it. */
+    gpa_dra_result_t *allocated;
+    size_t nallocated;
     gpa_dra_class_t cls;                    /* classes */
     const struct st_gpa_dra_slice_t *slice; /* slices (kube/dra_slice.h), NULL for the other kinds */
 } gpa_dra_object_t;

@@ -97,17 +97,35 @@ static gpa_dra_fit_t fit(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, cons
     return GPA_DRA_UNKNOWN;
 }
 
+/* Devices that could be allocated on empty devices but not with what allocated claims hold: said in a warning, as
+ * for every dialect (today's usage never denies). */
+static const char *no_room_now(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const gpa_dra_devices_t *devices)
+{
+    const char *reason;
+    if (pools->use == NULL || gpa_dra_fits_now(ctx->a, pools, ctx->known, devices, ctx->budget, &reason) != GPA_DRA_NEVER)
+        return NULL;
+    return reason;
+}
+
 void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx)
 {
     const gpa_dra_object_t *o = ctx->obj->dra;
     const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
     const char *reason;
-    if (pools == NULL || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE) ||
-        fit(ctx, pools, &o->devices, o->devices.path, &reason) != GPA_DRA_NEVER)
+    if (pools == NULL || (o->kind != GPA_DRA_CLAIM && o->kind != GPA_DRA_TEMPLATE))
         return;
-    gpa_rule_ctx_report(ctx, NULL, o->devices.path, NULL, NULL,
-                        "no node could ever allocate this %s, even with every device free: %s; the Pods using it wait Pending",
-                        gpa_dra_kind_name(o->kind), reason);
+    gpa_dra_fit_t f = fit(ctx, pools, &o->devices, o->devices.path, &reason);
+    if (f == GPA_DRA_NEVER) {
+        gpa_rule_ctx_report(ctx, NULL, o->devices.path, NULL, NULL,
+                            "no node could ever allocate this %s, even with every device free: %s; the Pods using it wait Pending",
+                            gpa_dra_kind_name(o->kind), reason);
+        return;
+    }
+    /* an allocated claim has its devices: the room it holds is its own */
+    if (f == GPA_DRA_FITS && o->nallocated == 0 && (reason = no_room_now(ctx, pools, &o->devices)) != NULL)
+        warn_at(ctx, o->devices.path,
+                gpa_arena_printf(ctx->a, "no node has room for this %s now: %s; it waits until allocated claims free devices",
+                                 gpa_dra_kind_name(o->kind), reason));
 }
 
 static void infeasible_dra_pod(gpa_rule_ctx_t *ctx)
@@ -119,7 +137,14 @@ static void infeasible_dra_pod(gpa_rule_ctx_t *ctx)
         const gpa_dra_object_t *t =
             pc->template != NULL ? gpa_dra_known_find(ctx->known, GPA_DRA_TEMPLATE, ctx->obj->ns, pc->template) : NULL;
         const char *reason;
-        if (t == NULL || fit(ctx, pools, &t->devices, pc->path, &reason) != GPA_DRA_NEVER)
+        gpa_dra_fit_t f = t != NULL ? fit(ctx, pools, &t->devices, pc->path, &reason) : GPA_DRA_UNKNOWN;
+        if (f == GPA_DRA_FITS && (reason = no_room_now(ctx, pools, &t->devices)) != NULL)
+            warn_at(ctx, pc->path,
+                    gpa_arena_printf(ctx->a,
+                                     "resourceClaims \"%s\": no node has room now for a claim of ResourceClaimTemplate %s: %s; the "
+                                     "Pod waits until allocated claims free devices",
+                                     pc->name != NULL ? pc->name : "", pc->template, reason));
+        if (f != GPA_DRA_NEVER)
             continue;
         gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, pc->path, "resourceClaimTemplateName"), pc->template, NULL,
                             "resourceClaims \"%s\": no node could ever allocate a claim of ResourceClaimTemplate %s, even with "

@@ -174,16 +174,19 @@ START_TEST(capacity_rounding)
 END_TEST
 
 /* The claim spec of `yaml` (a ResourceClaim) against the slices of the fixture and a class per driver. */
-static gpa_dra_fit_t fits(const char *spec, const char **reason)
+static gpa_dra_fit_t fits_with(const char *spec, int now, const char **reason)
 {
     static gpa_dra_known_t known;
     gpa_dra_known_init(&known, gpa_inventory_dra(inv));
-    const char *classes[] = {"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu\"},"
-                             "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.nvidia.com' && "
-                             "device.attributes['gpu.nvidia.com'].type == 'gpu'\"}}]}}",
-                             "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"future\"},"
-                             "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'future.example.com'\"}}]}}"};
-    for (size_t i = 0; i < 2; i++)
+    const char *classes[] = {
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu\"},"
+        "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.nvidia.com' && "
+        "device.attributes['gpu.nvidia.com'].type == 'gpu'\"}}]}}",
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"future\"},"
+        "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'future.example.com'\"}}]}}",
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"hami\"},"
+        "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'hami-core-gpu.project-hami.io'\"}}]}}"};
+    for (size_t i = 0; i < 3; i++)
         gpa_dra_known_add(&arena, &known, object(classes[i])->dra);
     gpa_object_t *claim = object(gpa_arena_printf(
         &arena,
@@ -192,7 +195,14 @@ static gpa_dra_fit_t fits(const char *spec, const char **reason)
         spec));
     gpa_alloc_budget_t budget = gpa_alloc_budget(0);
     *reason = "";
-    return gpa_dra_ever_fits(&arena, gpa_inventory_dra_pools(inv), &known, &claim->dra->devices, &budget, reason);
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(inv);
+    return now ? gpa_dra_fits_now(&arena, pools, &known, &claim->dra->devices, &budget, reason)
+               : gpa_dra_ever_fits(&arena, pools, &known, &claim->dra->devices, &budget, reason);
+}
+
+static gpa_dra_fit_t fits(const char *spec, const char **reason)
+{
+    return fits_with(spec, 0, reason);
 }
 
 START_TEST(claims_ever_fit)
@@ -224,6 +234,56 @@ START_TEST(claims_ever_fit)
 }
 END_TEST
 
+/* An allocated claim as the scheduler writes its status: one result per device, a shared device's consumedCapacity. */
+static const char *allocated(const char *name, const char *results)
+{
+    return gpa_arena_printf(&arena,
+                            "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"%s\","
+                            "\"namespace\":\"ml\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":"
+                            "{\"deviceClassName\":\"gpu\"}}]}},\"status\":{\"allocation\":{\"devices\":{\"results\":%s}}}}",
+                            name, results);
+}
+
+/* What allocated claims hold (status.allocation): no room now where an empty cluster has room; never a change to "ever". */
+START_TEST(claims_room_now)
+{
+    const char *list = gpa_arena_printf(
+        &arena, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[%s,%s,%s,%s]}",
+        allocated("train", "[{\"request\":\"r\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"gpu-node-1\",\"device\":\"gpu-0\"}]"),
+        allocated("share", "[{\"request\":\"r\",\"driver\":\"hami-core-gpu.project-hami.io\",\"pool\":\"hami-node\","
+                           "\"device\":\"hami-gpu-0\",\"consumedCapacity\":{\"memory\":\"20Gi\",\"cores\":\"50\"}}]"),
+        /* a pool since replaced: holds nothing; a status of a shape the API server never writes: not read */
+        allocated("stale", "[{\"request\":\"r\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"gone\",\"device\":\"gpu-0\"}]"),
+        allocated("odd", "[{\"request\":\"r\",\"driver\":7,\"pool\":\"beta-node\",\"device\":\"gpu-0\"}]"));
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    ck_assert_msg(gpa_inventory_parse(inv, list, strlen(list), "claims.json", &err) == 0, "%s", err.message);
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(inv);
+    ck_assert_ptr_nonnull(pools->use);
+    const gpa_dra_placed_t *held = device_named(pools, "gpu-node-1", "gpu-0");
+    ck_assert_uint_eq(pools->use[held - pools->devices].allocations, 1);
+    ck_assert_str_eq(pools->use[held - pools->devices].by, "ml/train");
+    ck_assert_uint_eq(pools->use[device_named(pools, "beta-node", "gpu-0") - pools->devices].allocations, 0);
+    const char *why, *two = "[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\",\"count\":2}}]";
+    ck_assert_int_eq(fits_with(two, 0, &why), GPA_DRA_FITS);
+    ck_assert_int_eq(fits_with(two, 1, &why), GPA_DRA_NEVER);
+    ck_assert_str_eq(why, "request g: 2 devices on one node asked, at most 1 on any node");
+    ck_assert_int_eq(fits_with("[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]", 1, &why), GPA_DRA_FITS);
+    /* the shared device: 24Gi, 20Gi consumed (and tainted: the requests tolerate it) */
+    ck_assert_int_eq(fits_with("[{\"name\":\"h\",\"exactly\":{\"deviceClassName\":\"hami\",\"capacity\":{\"requests\":"
+                               "{\"memory\":\"8Gi\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":\"Exists\"}]}}]",
+                               1, &why),
+                     GPA_DRA_NEVER);
+    ck_assert_msg(strstr(why, "capacity memory of device hami-node/hami-gpu-0: 8Gi asked, 4Gi left by 1 allocated claim(s)") !=
+                      NULL,
+                  "%s", why);
+    ck_assert_int_eq(fits_with("[{\"name\":\"h\",\"exactly\":{\"deviceClassName\":\"hami\",\"capacity\":{\"requests\":"
+                               "{\"memory\":\"2Gi\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":\"Exists\"}]}}]",
+                               1, &why),
+                     GPA_DRA_FITS);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dra_pools");
@@ -234,6 +294,7 @@ int main(void)
     tcase_add_test(tc, selectors_on_devices);
     tcase_add_test(tc, capacity_rounding);
     tcase_add_test(tc, claims_ever_fit);
+    tcase_add_test(tc, claims_room_now);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
