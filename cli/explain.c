@@ -139,8 +139,11 @@ static int read_cluster(explain_t *ex, const gpa_kube_target_t *t)
 {
     gpa_error_t err = {0};
     gpa_view_listener_t listener = {on_problem, on_object, ex};
-    if (gpa_view_list_all(ex->view, t, &listener, &err) == 0 && (ex->vb.inv = gpa_view_snapshot(ex->view, &err)) != NULL)
+    gpa_inventory_t *inv = NULL;
+    if (gpa_view_list_all(ex->view, t, &listener, &err) == 0 && (inv = gpa_view_snapshot(ex->view, &err)) != NULL) {
+        gpa_verb_set_inventory(&ex->vb, inv);
         return 0;
+    }
     char text[1024];
     gpa_error_format(&err, text, sizeof(text));
     fprintf(stderr, "explain: cannot read the cluster: %s\n", esc(&ex->vb.scratch, text));
@@ -337,8 +340,9 @@ static int parse_args(int argc, char **argv, gpa_verb_opts_t *o)
 
 static void run(explain_t *ex, const gpa_kube_target_t *t)
 {
-    gpa_inventory_t *files = ex->vb.inv; /* --inventory F: node templates only, joined to the cluster's nodes */
-    ex->vb.inv = NULL;
+    /* --inventory F: node templates only, joined to the cluster's nodes */
+    gpa_inventory_t *files = ex->vb.inv != NULL ? gpa_inventory_retain(ex->vb.inv) : NULL;
+    gpa_verb_set_inventory(&ex->vb, NULL);
     if (ex->vb.json)
         fputs("[", stdout); /* gpa_verb_finish closes it */
     int rc = gpa_verb_templates_only("explain", files) != 0 ? -1 : read_cluster(ex, t);

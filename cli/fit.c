@@ -19,6 +19,7 @@
 #include "kube/normalize.h"
 #include "alloc/strategy.h"
 #include "report/report.h"
+#include "fit_dra.h"
 #include "verb.h"
 #include "view.h"
 
@@ -26,6 +27,7 @@ typedef struct st_fit_cmd_t {
     gpa_verb_t vb; /* vb.scratch: per Pod spec */
     int now;
     size_t pods, misfits, no_gpu;
+    gpa_fit_dra_t dra; /* DRA claims (fit_dra.h) */
 } fit_cmd_t;
 
 /* What one Pod spec came to: a placement, or the reasons it is not even a valid request. */
@@ -48,13 +50,15 @@ static void usage(FILE *out)
                  "\n"
                  "Places each Pod (or workload template) on the inventory's GPUs, as the scheduler would:\n"
                  "the node, each device share (core %%, bytes, fraction of the device), the score, and the\n"
-                 "annotation the scheduler writes; when nothing fits, each node's first reason.\n"
+                 "annotation the scheduler writes; when nothing fits, each node's first reason. DRA claims (a\n"
+                 "ResourceClaim, a ResourceClaimTemplate, the claims a Pod's templates make): the node and each\n"
+                 "request's devices on the inventory's ResourceSlices, or why none could.\n"
                  "\n"
                  "  --inventory F     Nodes, Device objects, Pods (kubectl get -o json) or the compact form\n"
                  "                    (with --cluster: node templates of autoscaled pools, in the compact form)\n"
                  "  --cluster         the inventory of the live cluster: one list of Nodes, Devices and Pods\n"
                  "  with --cluster, where the API server is:\n" GPA_HELP_KUBECONFIG
-                 "  --now             count what scheduled Pods hold (default: nodes taken empty)\n"
+                 "  --now             count what scheduled Pods and allocated claims hold (default: taken empty)\n"
                  "  --config F        configuration (placement strategy, coreWeight: unset, each dialect's scheduler\n"
                  "                    default; maxPodsPerDevice)\n"
                  "  -o, --output FMT  text (default) or json\n"
@@ -237,6 +241,10 @@ static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, siz
         r.pod_reason = pod_reason(f, &r.p);
         r.searched = 1;
     }
+    if (r.no_gpu && pod->nclaims != 0) { /* its devices come from claims: they are what fit places */
+        gpa_fit_dra_pod(&f->dra, source, obj, pod);
+        return;
+    }
     f->pods++;
     f->no_gpu += r.no_gpu;
     if (!r.p.feasible)
@@ -249,8 +257,10 @@ static void fit_podspec(fit_cmd_t *f, const char *source, gpa_object_t *obj, siz
 
 static void on_object(gpa_verb_t *vb, const char *source, gpa_object_t *obj)
 {
+    fit_cmd_t *f = vb->ctx;
+    gpa_fit_dra_object(&f->dra, source, obj);
     for (size_t k = 0; k < obj->npods; k++)
-        fit_podspec(vb->ctx, source, obj, k);
+        fit_podspec(f, source, obj, k);
 }
 
 /* ---- command line ---- */
@@ -340,22 +350,28 @@ int gpa_cmd_fit(int argc, char **argv)
         return rc > 0 ? GPA_EXIT_OK : GPA_EXIT_USAGE;
     }
     fit_cmd_t f = {.vb.json = strcmp(o.common.output, "json") == 0, .now = o.now};
+    f.dra = (gpa_fit_dra_t){.vb = &f.vb, .now = o.now};
     rc = GPA_EXIT_USAGE;
     int ready = gpa_verb_init(&f.vb, &o.common, on_object, &f) == 0;
     if (ready && o.cluster) {
-        gpa_inventory_t *files = f.vb.inv;
-        ready = (f.vb.inv = cluster_with_templates(&o.common.kube, files)) != NULL;
-        gpa_inventory_release(files);
+        gpa_inventory_t *cluster = cluster_with_templates(&o.common.kube, f.vb.inv);
+        ready = cluster != NULL;
+        gpa_verb_set_inventory(&f.vb, cluster);
     }
     if (ready) {
         gpa_verb_walk(&f.vb, argv + optind, (size_t)(argc - optind));
-        size_t fits = f.pods - f.misfits - f.no_gpu;
+        size_t fits = f.pods - f.misfits - f.no_gpu, cfits = f.dra.claims - f.dra.misfits;
         const char *summary =
             gpa_arena_printf(&f.vb.scratch, "%zu Pod spec%s: %zu fit%s, %zu do%s not", f.pods, f.pods == 1 ? "" : "s", fits,
                              fits == 1 ? "s" : "", f.misfits, f.misfits == 1 ? "es" : "");
         if (f.no_gpu > 0)
             summary = gpa_arena_printf(&f.vb.scratch, "%s, %zu ask%s for no GPU", summary, f.no_gpu, f.no_gpu == 1 ? "s" : "");
-        rc = gpa_verb_finish(&f.vb, f.misfits, summary);
+        const char *claims = gpa_arena_printf(&f.vb.scratch, "%zu DRA claim%s: %zu fit%s or cannot be judged, %zu do%s not",
+                                              f.dra.claims, f.dra.claims == 1 ? "" : "s", cfits, cfits == 1 ? "s" : "",
+                                              f.dra.misfits, f.dra.misfits == 1 ? "es" : "");
+        if (f.dra.claims > 0)
+            summary = f.pods == 0 && f.no_gpu == 0 ? claims : gpa_arena_printf(&f.vb.scratch, "%s; %s", summary, claims);
+        rc = gpa_verb_finish(&f.vb, f.misfits + f.dra.misfits, summary);
     }
     gpa_verb_dispose(&f.vb);
     gpa_verb_opts_dispose(&o.common);

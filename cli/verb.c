@@ -41,6 +41,13 @@ static void on_load_warning(void *ctx, const gpa_error_t *why)
     gpa_report_line(stderr, "warning: %s", line);
 }
 
+void gpa_verb_set_inventory(gpa_verb_t *vb, gpa_inventory_t *inv)
+{
+    gpa_inventory_release(vb->inv);
+    vb->inv = inv;
+    vb->known.below = gpa_inventory_dra(inv); /* the old inventory's layer is gone with it */
+}
+
 int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb on_object, void *ctx)
 {
     gpa_load_report_t rep = {on_load_error, NULL, on_load_warning};

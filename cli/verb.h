@@ -59,6 +59,9 @@ struct st_gpa_verb_t {
  * gpa_verb_dispose() is due in either case.
  */
 int gpa_verb_init(gpa_verb_t *vb, const gpa_verb_opts_t *o, gpa_verb_object_cb on_object, void *ctx);
+/* Replaces the verb's inventory by `inv` (its reference taken; NULL: none), the known DRA objects now standing on
+ * inv's (fit --cluster and explain, which read the cluster after the files). The old one is released. */
+void gpa_verb_set_inventory(gpa_verb_t *vb, gpa_inventory_t *inv);
 /* Releases the configuration, the inventory and the scratch arena. */
 void gpa_verb_dispose(gpa_verb_t *vb);
 

@@ -239,32 +239,44 @@ static void prepare(gpa_arena_t *a, const gpa_dra_known_t *known, alternative_t 
         alt->tally.unknown = 1;
 }
 
+/* What the alternative makes of one device. */
+typedef enum en_judgement_t {
+    J_UNKNOWN,  /* the budget is spent, the scheduler errs here (dra-cel), or an amount cannot be read */
+    J_NO_MATCH, /* the class or the selectors do not admit it */
+    J_EXCLUDED, /* admitted, and cannot serve (*why) */
+    J_ELIGIBLE, /* admitted and could serve */
+} judgement_t;
+
+static judgement_t judge(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_placed_t *p, gpa_alloc_budget_t *budget,
+                         alternative_t *alt, const char **why)
+{
+    const gpa_dra_exact_t *e = alt->e;
+    gpa_dra_selected_t s;
+    if (gpa_dra_selected(a, alt->csel, alt->cls->cls.nselectors, alt->rsel, e->nselectors, p, budget, &s) != 0 ||
+        admission(&s) == GPA_CEL_FAILS)
+        return J_UNKNOWN;
+    alt->class_admitted += s.cls == GPA_CEL_MATCH || s.cls == GPA_CEL_MAYBE;
+    if (admission(&s) == GPA_CEL_NO_MATCH)
+        return J_NO_MATCH;
+    *why = cannot_serve(a, p, e);
+    if (*why == NULL && alt->now)
+        *why = taken(a, pools, p, e);
+    return *why == NULL ? J_ELIGIBLE : (*why)[0] == '\0' ? J_UNKNOWN : J_EXCLUDED;
+}
+
 /* How many of devices[first .. first+n) the alternative could take; its tally counts them. */
 static size_t look_at(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first, size_t n, gpa_alloc_budget_t *budget,
                       alternative_t *alt)
 {
-    const gpa_dra_exact_t *e = alt->e;
     size_t eligible = 0;
     for (size_t d = first; d < first + n && !alt->tally.unknown; d++) {
-        const gpa_dra_placed_t *p = &pools->devices[d];
-        gpa_dra_selected_t s;
-        if (gpa_dra_selected(a, alt->csel, alt->cls->cls.nselectors, alt->rsel, e->nselectors, p, budget, &s) != 0 ||
-            admission(&s) == GPA_CEL_FAILS) {
-            alt->tally.unknown = 1; /* the budget is spent, or the scheduler errs here (dra-cel) */
-            break;
-        }
-        alt->class_admitted += s.cls == GPA_CEL_MATCH || s.cls == GPA_CEL_MAYBE;
-        if (admission(&s) == GPA_CEL_NO_MATCH)
-            continue;
-        alt->tally.admitted++;
-        const char *why = cannot_serve(a, p, e);
-        if (why == NULL && alt->now)
-            why = taken(a, pools, p, e);
-        if (why != NULL && why[0] == '\0')
-            alt->tally.unknown = 1;
-        else if (why != NULL && alt->tally.exclude == NULL)
+        const char *why = NULL;
+        judgement_t j = judge(a, pools, &pools->devices[d], budget, alt, &why);
+        alt->tally.unknown = j == J_UNKNOWN;
+        alt->tally.admitted += j == J_EXCLUDED || j == J_ELIGIBLE;
+        if (j == J_EXCLUDED && alt->tally.exclude == NULL)
             alt->tally.exclude = why;
-        if (why == NULL)
+        if (j == J_ELIGIBLE)
             eligible++, alt->tally.eligible++;
     }
     return eligible;
@@ -352,19 +364,17 @@ static const char *why_never(gpa_arena_t *a, const request_t *r)
                             alt->best);
 }
 
-static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
-                          const gpa_dra_devices_t *devices, int now, gpa_alloc_budget_t *budget, const char **reason)
+/* The claim's requests and their alternatives, prepared; NULL when a request has neither form (the API server's to
+ * refuse: nothing to say). */
+static request_t *requests_of(gpa_arena_t *a, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices, int now)
 {
-    if (pools == NULL || pools->ndevices == 0 || devices->nrequests == 0)
-        return GPA_DRA_UNKNOWN;
-    size_t nreqs = devices->nrequests;
-    request_t *reqs = gpa_arena_calloc(a, nreqs, sizeof(*reqs));
-    for (size_t i = 0; i < nreqs; i++) {
+    request_t *reqs = gpa_arena_calloc(a, devices->nrequests, sizeof(*reqs));
+    for (size_t i = 0; i < devices->nrequests; i++) {
         request_t *r = &reqs[i];
         r->req = &devices->requests[i];
         r->nalts = gpa_dra_request_nexact(r->req);
         if (r->nalts == 0)
-            return GPA_DRA_UNKNOWN; /* a request of neither form: the API server's to refuse */
+            return NULL;
         r->alts = gpa_arena_calloc(a, r->nalts, sizeof(*r->alts));
         for (size_t k = 0; k < r->nalts; k++) {
             r->alts[k].e = gpa_dra_request_exact(r->req, k);
@@ -372,6 +382,18 @@ static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gp
             prepare(a, known, &r->alts[k]);
         }
     }
+    return reqs;
+}
+
+static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
+                          const gpa_dra_devices_t *devices, int now, gpa_alloc_budget_t *budget, const char **reason)
+{
+    if (pools == NULL || pools->ndevices == 0 || devices->nrequests == 0)
+        return GPA_DRA_UNKNOWN;
+    size_t nreqs = devices->nrequests;
+    request_t *reqs = requests_of(a, known, devices, now);
+    if (reqs == NULL)
+        return GPA_DRA_UNKNOWN;
     if (probe(a, pools, budget, reqs, nreqs))
         return GPA_DRA_FITS;
     /* No node found: the survey looks at every device for every alternative (what the probe learnt is set aside, but
@@ -420,6 +442,100 @@ gpa_dra_fit_t gpa_dra_fits_now(gpa_arena_t *a, const gpa_dra_pools_t *pools, con
     if (pools == NULL || pools->use == NULL)
         return gpa_dra_ever_fits(a, pools, known, devices, budget, reason);
     return fits(a, pools, known, devices, 1, budget, reason);
+}
+
+/* ---- the devices fit names ---------------------------------------------------------------------------------------- */
+
+typedef GPA_VEC(size_t) indices_t;
+
+static int holds(const indices_t *v, size_t d)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == d)
+            return 1;
+    return 0;
+}
+
+/* What device p consumes of a shared device's capacities for e ("memory 8Gi, cores 50"), NULL for a whole device. */
+static const char *consumption(gpa_arena_t *a, const gpa_dra_placed_t *p, const gpa_dra_exact_t *e)
+{
+    const char *text = NULL;
+    for (size_t i = 0; p->device->allow_multiple && i < e->ncapacity; i++) {
+        const gpa_dra_device_capacity_t *c = gpa_dra_device_capacity_named(p->device, p->pool->driver, e->capacity[i].name);
+        int64_t consumed;
+        const char *why;
+        if (c != NULL && gpa_dra_consumed(a, c, 1, &e->capacity[i].amount, &consumed, &why) == 0)
+            text = gpa_arena_printf(a, "%s%s%s %s", text != NULL ? text : "", text != NULL ? ", " : "", e->capacity[i].name,
+                                    bytes_text(a, consumed));
+    }
+    return text;
+}
+
+/* The devices of `ranges` (two [first, n) pairs) one alternative takes, none of `taken` whole; 0 when too few. */
+static int take(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ranges[2][2], gpa_alloc_budget_t *budget,
+                alternative_t *alt, indices_t *taken, gpa_dra_pick_t *pick)
+{
+    size_t need = needed(alt->e), got = 0;
+    pick->devices = gpa_arena_alloc(a, (ranges[0][1] + ranges[1][1] + 1) * sizeof(*pick->devices));
+    pick->consumed = gpa_arena_alloc(a, (ranges[0][1] + ranges[1][1] + 1) * sizeof(*pick->consumed));
+    for (int r = 0; r < 2; r++)
+        for (size_t d = ranges[r][0]; d < ranges[r][0] + ranges[r][1] && (got < need || alt->e->mode == GPA_DRA_ALL); d++) {
+            const gpa_dra_placed_t *p = &pools->devices[d];
+            const char *why = NULL;
+            if ((!p->device->allow_multiple && holds(taken, d)) || judge(a, pools, p, budget, alt, &why) != J_ELIGIBLE)
+                continue;
+            pick->devices[got] = p;
+            pick->consumed[got++] = consumption(a, p, alt->e);
+        }
+    if (got < need)
+        return 0;
+    for (size_t i = 0; i < got; i++)
+        *gpa_vec_push(a, taken) = (size_t)(pick->devices[i] - pools->devices);
+    pick->ndevices = got;
+    return 1;
+}
+
+/* Every request served by devices of `ranges`, each its own (a shared device may serve several): the picks, or 0. */
+static int pick_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ranges[2][2], gpa_alloc_budget_t *budget,
+                   request_t *reqs, size_t nreqs, gpa_dra_pick_t *picks)
+{
+    indices_t taken = {0};
+    for (size_t i = 0; i < nreqs; i++) {
+        size_t k = 0;
+        while (k < reqs[i].nalts &&
+               (reqs[i].alts[k].tally.unknown || !take(a, pools, ranges, budget, &reqs[i].alts[k], &taken, &picks[i])))
+            k++;
+        if (k == reqs[i].nalts)
+            return 0;
+        const char *name = reqs[i].req->name != NULL ? reqs[i].req->name : "";
+        picks[i].request = reqs[i].req->nalternatives != 0 ? gpa_arena_printf(a, "%s/%s", name, reqs[i].alts[k].e->name) : name;
+    }
+    return 1;
+}
+
+void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices,
+                   int now, gpa_alloc_budget_t *budget, gpa_dra_placement_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->fit = gpa_dra_ever_fits(a, pools, known, devices, budget, &out->reason);
+    if (now && out->fit == GPA_DRA_FITS && gpa_dra_fits_now(a, pools, known, devices, budget, &out->reason) == GPA_DRA_NEVER)
+        out->fit = GPA_DRA_NEVER, out->no_room_now = 1;
+    request_t *reqs = out->fit == GPA_DRA_FITS ? requests_of(a, known, devices, now && pools->use != NULL) : NULL;
+    if (reqs == NULL)
+        return;
+    gpa_dra_pick_t *picks = gpa_arena_calloc(a, devices->nrequests, sizeof(*picks));
+    for (size_t r = 0; r <= pools->nruns; r++) {
+        size_t ranges[2][2] = {{0, pools->nanywhere},
+                               {r < pools->nruns ? pools->runs[r].first : 0, r < pools->nruns ? pools->runs[r].n : 0}};
+        if (pick_on(a, pools, ranges, budget, reqs, devices->nrequests, picks)) {
+            out->node = r < pools->nruns ? pools->runs[r].node : NULL;
+            out->picks = picks;
+            out->npicks = devices->nrequests;
+            return;
+        }
+    }
+    out->reason = "every request can be met, but gpuadmit names no node where each has devices of its own (a request it "
+                  "cannot judge, or requests that compete: docs/allocator.md#dra)";
 }
 
 size_t gpa_dra_admitted(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_exact_t *e,

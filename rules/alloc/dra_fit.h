@@ -43,6 +43,30 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
 gpa_dra_fit_t gpa_dra_fits_now(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
                                const gpa_dra_devices_t *devices, gpa_alloc_budget_t *budget, const char **reason);
 
+/* One request's devices in a placement (gpa_dra_place). */
+typedef struct st_gpa_dra_pick_t {
+    const char *request; /* the request's name; "request/alternative" for a firstAvailable one */
+    const gpa_dra_placed_t **devices;
+    const char **consumed; /* per device: what a request takes of a shared device ("memory 8Gi"), NULL for a whole one */
+    size_t ndevices;
+} gpa_dra_pick_t;
+
+typedef struct st_gpa_dra_placement_t {
+    gpa_dra_fit_t fit;  /* gpa_dra_ever_fits's answer; with `now`, NEVER also where gpa_dra_fits_now's is */
+    int no_room_now;    /* NEVER with `now` only: it fits on free devices */
+    const char *reason; /* NEVER: why; FITS with no picks: why no devices are named */
+    /* FITS: the first node (by name) whose devices serve every request, each with devices of its own (a device that
+     * allows several allocations may serve several); NULL with picks: devices offered to any node; no picks: none named */
+    const char *node;
+    gpa_dra_pick_t *picks; /* one per request, in order */
+    size_t npicks;
+} gpa_dra_placement_t;
+
+/* What `gpuadmit fit` says of a claim's devices: whether it fits and, when it does, the devices it could take, in the
+ * arena. `now`: what allocated claims hold is taken (gpa_dra_fits_now). */
+void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices,
+                   int now, gpa_alloc_budget_t *budget, gpa_dra_placement_t *out);
+
 /*
  * What asking `requested` (NULL: the request names no amount of this capacity) of capacity c consumes (KEP-5075): with
  * a requestPolicy, the smallest valid amount at or above it (the next of validValues, min + n*step within validRange),

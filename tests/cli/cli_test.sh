@@ -709,6 +709,54 @@ case_option_vocabulary() {
     expect_exit 2 "$gpuadmit" test --inventory "$inv" "$src/examples"
 }
 
+# fit for DRA claims: a claim, a template's claim in a Pod, on which node and which devices; --now counts what allocated
+# claims hold; a shared device says what the request consumes of it.
+case_fit_dra() {
+    local dir="$src/tests/cases/infeasible/dra-no-room-now"
+    expect_exit 1 "$gpuadmit" fit --inventory "$dir/inventory.yaml" "$dir/claims.yaml"
+    expect_grep "$tmp/out" "/claims.yaml#1 ResourceClaim/ml/two: fits on node-1$"
+    expect_grep "$tmp/out" "^  request gpus: gpu.nvidia.com/node-1/gpu-0, gpu.nvidia.com/node-1/gpu-1$"
+    expect_grep "$tmp/out" "/claims.yaml#3 ResourceClaim/ml/three: does not fit, even with every device free$"
+    expect_grep "$tmp/out" "^  request gpus: 3 devices on one node asked, at most 2 on any node$"
+    expect_grep "$tmp/out" "/claims.yaml#4 Pod/ml/trainer claim gpus \(ResourceClaimTemplate two-gpus\): fits on node-1$"
+    expect_grep "$tmp/out" "^4 DRA claims: 3 fit or cannot be judged, 1 does not$"
+    expect_exit 1 "$gpuadmit" fit --now --inventory "$dir/inventory.yaml" "$dir/claims.yaml"
+    expect_grep "$tmp/out" "/claims.yaml#1 ResourceClaim/ml/two: no room now \(it fits once allocated claims free devices\)$"
+    expect_grep "$tmp/out" "^  request gpu: gpu.nvidia.com/node-1/gpu-1$" # gpu-0 is the allocated claim's
+    expect_exit 1 "$gpuadmit" fit --now -o json --inventory "$dir/inventory.yaml" "$dir/claims.yaml"
+    python3 - "$tmp/out" <<'PY' || fail "fit --now -o json for claims"
+import json, sys
+d = {e["name"]: e for e in json.load(open(sys.argv[1]))}
+assert d["two"]["feasible"] is False and d["two"]["noRoomNow"] is True, d["two"]
+assert d["one"]["node"] == "node-1" and [x["device"] for x in d["one"]["requests"][0]["devices"]] == ["gpu-1"], d["one"]
+assert d["three"]["feasible"] is False and d["three"]["noRoomNow"] is False, d["three"]
+assert d["trainer"]["claim"] == "gpus" and d["trainer"]["template"] == "two-gpus", d["trainer"]
+PY
+    # a shared device (HAMi-DRA's): what the request takes of it
+    cat >"$tmp/hami.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: hami}
+spec:
+  selectors:
+  - cel: {expression: "device.driver == 'hami-core-gpu.project-hami.io'"}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: slice, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: hami
+        capacity: {requests: {memory: 8Gi}}
+        tolerations: [{key: maintenance, operator: Exists}]
+YAML
+    expect_exit 0 "$gpuadmit" fit --inventory "$src/tests/data/dra/slices.json" --inventory "$tmp/hami.yaml" "$tmp/hami.yaml"
+    expect_grep "$tmp/out" "^  request gpu: hami-core-gpu.project-hami.io/hami-node/hami-gpu-0 \(memory 8Gi\)$"
+}
+
 # HAMi nodes in a kubectl dump: each node's cards come from its register annotation (not its allocatable slots), its
 # Pods' vgpu-devices-allocated say what is in use; an unreadable annotation is a warning, never an unreadable file.
 case_hami_inventory() {
