@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "alloc/alloc.h"
+#include "alloc/dra_fit.h"
 #include "kube/normalize.h"
 #include "base/buf.h"
 #include "cli.h"
@@ -60,6 +61,7 @@ static void usage(FILE *out)
                  "each named Pod or every unscheduled Pending Pod that asks for a GPU (HAMi's by the names of --config's hami\n"
                  "block), says whether it could ever be placed (on the empty nodes) and, node by node, why it does not fit\n"
                  "now: which device lacks which resource, which selector or affinity excludes the node, which slots are taken.\n"
+                 "A Pod with DRA claims: each claim on the cluster's ResourceSlices, never or no room now, and why.\n"
                  "\n" GPA_HELP_KUBECONFIG
                  "  -n, --namespace NS    the Pods of this namespace (default: the context's namespace, else default)\n"
                  "  -A, --all-namespaces  every namespace\n"
@@ -211,6 +213,64 @@ static void invalid_reasons(explain_t *ex, gpa_object_t *obj, verdict_t *r)
         r->reasons[r->nreasons++] = "the GPU request is not valid (see gpuadmit validate)";
 }
 
+/* The claim a Pod claim stands for: its template's spec (what the claim made of it holds), or the named claim's. */
+static const gpa_dra_object_t *claim_of(explain_t *ex, const gpa_object_t *obj, const gpa_dra_pod_claim_t *pc)
+{
+    if (pc->template != NULL)
+        return gpa_dra_known_find(&ex->vb.known, GPA_DRA_TEMPLATE, obj->ns, pc->template);
+    return pc->claim != NULL ? gpa_dra_known_find(&ex->vb.known, GPA_DRA_CLAIM, obj->ns, pc->claim) : NULL;
+}
+
+static void add_reason(gpa_arena_t *a, verdict_t *r, size_t cap, const char *reason)
+{
+    if (r->reasons == NULL) {
+        r->reasons = gpa_arena_calloc(a, cap + 1, sizeof(*r->reasons));
+        r->reasons_node = gpa_arena_calloc(a, cap + 1, sizeof(*r->reasons_node));
+    }
+    r->reasons[r->nreasons++] = reason;
+}
+
+/*
+ * A Pod whose devices come from DRA claims (docs/allocator.md#dra): each claim placed on the cluster's ResourceSlices,
+ * empty and with what allocated claims hold. Ever: every claim could be allocated; now: every one could be now. A
+ * claim already allocated has its devices; one gpuadmit cannot judge (no published device, a class not known) says
+ * nothing.
+ */
+static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *pod, verdict_t *r)
+{
+    gpa_arena_t *a = &ex->vb.scratch;
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ex->vb.inv);
+    r->asks_gpu = 1;
+    r->dialect = gpa_dialect_name(GPA_DIALECT_DRA);
+    r->ever = r->now = 1;
+    for (size_t i = 0; i < pod->nclaims && r->scheduled == NULL; i++) {
+        const gpa_dra_pod_claim_t *pc = &pod->claims[i];
+        const gpa_dra_object_t *c = claim_of(ex, obj, pc);
+        const char *who = gpa_arena_printf(a, "claim %s (%s %s)", pc->name != NULL ? pc->name : "",
+                                           pc->template != NULL ? "ResourceClaimTemplate" : "ResourceClaim",
+                                           pc->template != NULL ? pc->template
+                                           : pc->claim != NULL  ? pc->claim
+                                                                : "");
+        if (c == NULL || c->nallocated != 0)
+            continue;
+        gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+        gpa_dra_placement_t p;
+        gpa_dra_place(a, pools, &ex->vb.known, &c->devices, 1, &budget, &p);
+        if (p.fit != GPA_DRA_NEVER) {
+            if (r->node == NULL && p.node != NULL)
+                r->node = p.node;
+            continue;
+        }
+        r->now = 0;
+        r->ever &= p.no_room_now;
+        add_reason(a, r, pod->nclaims, gpa_arena_printf(a, "%s: %s%s", who, p.no_room_now ? "no room now: " : "never: ", p.reason));
+    }
+    if (r->scheduled != NULL)
+        r->node = r->scheduled;
+    if (!r->now)
+        r->node = NULL;
+}
+
 static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
 {
     const gpa_podspec_t *pod = &obj->pods[0];
@@ -225,6 +285,10 @@ static void place(explain_t *ex, gpa_object_t *obj, verdict_t *r)
     }
     r->dialect = dialect_name(&req, hami);
     r->asks_gpu = req.ngroups > 0 || rc == GPA_NORMALIZE_TOO_MANY; /* a HAMi vGPU count is a group */
+    if (!r->asks_gpu && pod->nclaims != 0) {
+        place_claims(ex, obj, pod, r);
+        return;
+    }
     if (rc == GPA_NORMALIZE_TOO_MANY) {
         pod_reason(&ex->vb.scratch, r,
                    gpa_arena_printf(&ex->vb.scratch, "%s for %lld devices: no node has as many", req.too_many_asks,
@@ -274,6 +338,8 @@ static void verdict_text(gpa_arena_t *a, const verdict_t *r)
         printf("%s%s: already scheduled on node %s\n", who, dialect, esc(a, r->scheduled));
     else if (!r->ever)
         printf("%s%s: can never be placed: no node could hold it even empty\n", who, dialect);
+    else if (r->now && r->node == NULL) /* DRA: claims gpuadmit could not judge, or devices offered to every node */
+        printf("%s%s: nothing gpuadmit can see keeps it Pending\n", who, dialect);
     else if (r->now)
         printf("%s%s: fits now on node %s (not placed yet)\n", who, dialect, esc(a, r->node));
     else if (r->template != NULL)

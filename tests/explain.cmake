@@ -5,7 +5,7 @@
 if(TARGET gpuadmit AND TARGET fakeapi AND GPA_PYTHON3)
   foreach(t run_explain:Explain.test_json run_explain:Explain.test_text_and_exit_codes
             run_explain:Explain.test_control_characters_escaped run_explain:Explain.test_node_templates
-            run_explain:Explain.test_pod_level_and_no_gpu_node
+            run_explain:Explain.test_pod_level_and_no_gpu_node run_explain:Explain.test_dra_claims
             run_hami:Hami.test_explain run_hami:Hami.test_explain_renamed_names run_hami:Hami.test_audit
             run_policyreport:PolicyReport.test_wgpolicyk8s
             run_policyreport:PolicyReport.test_openreports_and_warn

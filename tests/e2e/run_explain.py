@@ -223,6 +223,48 @@ class Explain(unittest.TestCase):
         r = self.explain("-n", "ml", "halves")
         self.assertIn("  the cluster has no GPU nodes", r.stdout.splitlines(), r.stdout)
 
+    def test_dra_claims(self):
+        """Pending Pods whose GPUs come from DRA claims: placed on the cluster's ResourceSlices with what allocated claims
+        hold. One fits now, one only once a claim frees its GPU (no room now), one never (three GPUs on a two-GPU node)."""
+        gpu = lambda i: {"name": "gpu-%d" % i, "attributes": {"type": {"string": "gpu"}}, "capacity": {"memory": {"value": "80Gi"}}}
+        self.fake.apply("resourceslices", {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                                           "metadata": {"name": "d1-gpus"},
+                                           "spec": {"driver": "gpu.nvidia.com", "nodeName": "d1", "devices": [gpu(0), gpu(1)],
+                                                    "pool": {"name": "d1", "generation": 1, "resourceSliceCount": 1}}})
+        self.fake.apply("deviceclasses", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                          "metadata": {"name": "gpu.nvidia.com"},
+                                          "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}]}})
+
+        def template(name, count):
+            return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": name, "namespace": "dra"},
+                    "spec": {"spec": {"devices": {"requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com",
+                                                                                              "count": count}}]}}}}
+        self.fake.apply("resourceclaimtemplates", template("one", 1), template("two", 2), template("three", 3))
+        held = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "running-gpus-x1", "namespace": "dra"},
+                "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}},
+                "status": {"allocation": {"devices": {"results": [{"request": "gpus", "driver": "gpu.nvidia.com", "pool": "d1",
+                                                                   "device": "gpu-0"}]}}}}
+        self.fake.apply("resourceclaims", held)
+
+        def pod(name, template):
+            return {"metadata": {"name": name, "namespace": "dra"},
+                    "spec": {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": template}],
+                             "containers": [{"name": "main", "image": "app:1", "resources": {"claims": [{"name": "gpus"}]}}]},
+                    "status": {"phase": "Pending"}}
+        self.fake.apply("pods", pod("small", "one"), pod("pair", "two"), pod("big", "three"))
+        r = self.explain("-n", "dra", "-o", "json")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        got = {e["name"]: e for e in json.loads(r.stdout)}
+        self.assertEqual((got["small"]["dialect"], got["small"]["everFits"], got["small"]["fitsNow"], got["small"]["node"]),
+                         ("dra", True, True, "d1"), got["small"])
+        self.assertEqual((got["pair"]["everFits"], got["pair"]["fitsNow"]), (True, False), got["pair"])
+        self.assertEqual(got["pair"]["reasons"][0]["reason"], "claim gpus (ResourceClaimTemplate two): no room now: request gpus: "
+                                                              "2 devices on one node asked, at most 1 on any node")
+        self.assertEqual((got["big"]["everFits"], got["big"]["fitsNow"]), (False, False), got["big"])
+        self.assertIn("never: request gpus: 3 devices on one node asked, at most 2 on any node", got["big"]["reasons"][0]["reason"])
+        r = self.explain("-n", "dra")
+        self.assertIn("Pod dra/pair (dra): could be placed on an empty node, but no node has room now", r.stdout)
+
     def test_control_characters_escaped(self):
         evil = koord_pod("evil\nPod ml/x: fits now\x1b[2J", {"koordinator.sh/gpu-core": "50", "koordinator.sh/gpu-memory": "100Gi",
                                                            "koordinator.sh/gpu.shared": "1"}, ns="esc")
