@@ -3,6 +3,7 @@
  */
 #include "alloc/dra_fit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,8 +333,13 @@ static int probe_met(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first,
  * The probe: node by node, each request in turn until one is not met there, stopping at the first node that meets
  * them all. A claim that fits costs the devices of the nodes looked at before that one, not the inventory.
  */
-static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, request_t *reqs, size_t nreqs)
+static int constraints_hold_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget,
+                               request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **which);
+
+static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, request_t *reqs, size_t nreqs,
+                 const gpa_dra_devices_t *devices)
 {
+    const gpa_dra_constraint_t *which;
     for (size_t i = 0; i < nreqs; i++)
         for (size_t k = 0; k < reqs[i].nalts; k++)
             reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
@@ -341,10 +347,191 @@ static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_
         size_t first = r < pools->nruns ? pools->runs[r].first : 0, n = r < pools->nruns ? pools->runs[r].n : 0, i = 0;
         while (i < nreqs && probe_met(a, pools, first, n, budget, &reqs[i]))
             i++;
-        if (i == nreqs)
+        if (i == nreqs && constraints_hold_on(a, pools, r, budget, reqs, nreqs, devices, &which))
             return 1;
     }
     return 0;
+}
+
+/* ---- constraints ------------------------------------------------------------------------------------------------ */
+
+/* Devices on one node past which a constraint is not judged (it then holds): the comparisons (cubic in them) stay
+ * bounded. NVIDIA's DynamicMIG node publishes about a hundred. */
+#define CONSTRAINT_MAX_DEVICES 256
+
+static int same_value(const gpa_dra_attribute_t *x, const gpa_dra_attribute_t *y)
+{
+    if (x->type != y->type || x->type == GPA_DRA_ATTR_OTHER)
+        return 0;
+    if (x->type == GPA_DRA_ATTR_INT)
+        return x->i == y->i;
+    if (x->type == GPA_DRA_ATTR_BOOL)
+        return x->b == y->b;
+    return strcmp(x->s, y->s) == 0; /* a version compares as written, as the scheduler's semver equality mostly does */
+}
+
+static int in_constraint(const gpa_dra_constraint_t *c, const char *name)
+{
+    if (c->nrequests == 0)
+        return 1;
+    for (size_t i = 0; i < c->nrequests; i++)
+        if (name != NULL && strcmp(c->requests[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* One request's side of a constraint on one node: the attribute of each device it could take there. */
+typedef struct st_side_t {
+    const gpa_dra_attribute_t **values;
+    const gpa_dra_placed_t **devices; /* values[i] is devices[i]'s */
+    size_t n, need;
+} side_t;
+
+/* The devices of `ranges` request r could take (any of its alternatives), by their attribute domain/id; -1 when the
+ * constraint cannot be judged for r (an alternative gpuadmit cannot judge, All, too many devices). */
+static int side_of(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ranges[2][2], gpa_alloc_budget_t *budget,
+                   request_t *r, const char *domain, const char *id, side_t *s)
+{
+    size_t total = ranges[0][1] + ranges[1][1];
+    if (total > CONSTRAINT_MAX_DEVICES)
+        return -1;
+    s->values = gpa_arena_alloc(a, (total + 1) * sizeof(*s->values));
+    s->devices = gpa_arena_alloc(a, (total + 1) * sizeof(*s->devices));
+    s->n = 0;
+    s->need = SIZE_MAX;
+    for (size_t k = 0; k < r->nalts; k++) {
+        alternative_t *alt = &r->alts[k];
+        if (alt->tally.unknown || alt->e->mode == GPA_DRA_ALL)
+            return -1;
+        s->need = needed(alt->e) < s->need ? needed(alt->e) : s->need;
+    }
+    for (int g = 0; g < 2; g++)
+        for (size_t d = ranges[g][0]; d < ranges[g][0] + ranges[g][1]; d++) {
+            const gpa_dra_placed_t *p = &pools->devices[d];
+            const gpa_dra_attribute_t *at = gpa_dra_device_attribute(p->device, domain, id);
+            size_t k = 0;
+            const char *why;
+            judgement_t j = J_NO_MATCH;
+            while (k < r->nalts && (j = judge(a, pools, p, budget, &r->alts[k], &why)) != J_ELIGIBLE && j != J_UNKNOWN)
+                k++;
+            if (j == J_UNKNOWN)
+                return -1;                  /* the budget, or a device gpuadmit cannot judge: the constraint is not judged */
+            if (k < r->nalts && at != NULL) /* a device without the attribute never meets the constraint */
+                s->devices[s->n] = p, s->values[s->n++] = at;
+        }
+    return 0;
+}
+
+static size_t count_same(const side_t *s, const gpa_dra_attribute_t *v)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        n += same_value(s->values[i], v);
+    return n;
+}
+
+static size_t count_distinct(const gpa_dra_attribute_t *const *v, size_t n)
+{
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && !same_value(v[j], v[i]))
+            j++;
+        distinct += j == i;
+    }
+    return distinct;
+}
+
+/* Devices of value v any side could take, each once; SIZE_MAX when one allows several allocations (it may serve all). */
+static size_t devices_with(const side_t *sides, size_t n, const gpa_dra_attribute_t *v)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < sides[k].n; i++) {
+            if (!same_value(sides[k].values[i], v))
+                continue;
+            if (sides[k].devices[i]->device->allow_multiple)
+                return SIZE_MAX;
+            int seen = 0;
+            for (size_t j = 0; j <= k && !seen; j++)
+                for (size_t m = 0; m < (j < k ? sides[j].n : i) && !seen; m++)
+                    seen = sides[j].devices[m] == sides[k].devices[i];
+            count += !seen;
+        }
+    return count;
+}
+
+/* matchAttribute: some value every side has on as many devices as it needs, with devices enough for them all. */
+static int match_holds(const side_t *sides, size_t n)
+{
+    size_t need = 0;
+    for (size_t k = 0; k < n; k++)
+        need += sides[k].need;
+    for (size_t i = 0; n > 0 && i < sides[0].n; i++) {
+        size_t k = 0;
+        while (k < n && count_same(&sides[k], sides[0].values[i]) >= sides[k].need)
+            k++;
+        if (k == n && devices_with(sides, n, sides[0].values[i]) >= need)
+            return 1;
+    }
+    return n == 0;
+}
+
+/* distinctAttribute: as many distinct values as each side needs, and as all of them need together (necessary, not
+ * sufficient: a denial on it is sound). */
+static int distinct_holds(gpa_arena_t *a, const side_t *sides, size_t n)
+{
+    size_t total = 0, need = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (count_distinct(sides[i].values, sides[i].n) < sides[i].need)
+            return 0;
+        total += sides[i].n;
+        need += sides[i].need;
+    }
+    const gpa_dra_attribute_t **all = gpa_arena_alloc(a, (total + 1) * sizeof(*all));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < sides[i].n; k++)
+            all[m++] = sides[i].values[k];
+    return count_distinct(all, m) >= need;
+}
+
+/*
+ * Whether the claim's constraints may hold on the devices of `ranges`: 0 only when one provably cannot (no value its
+ * requests share enough devices of, too few distinct values); a constraint gpuadmit cannot judge holds. *which: the
+ * first that cannot.
+ */
+static int constraints_hold(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ranges[2][2], gpa_alloc_budget_t *budget,
+                            request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **which)
+{
+    for (size_t c = 0; c < devices->nconstraints; c++) {
+        const gpa_dra_constraint_t *con = &devices->constraints[c];
+        const char *attr = con->match_attribute != NULL ? con->match_attribute : con->distinct_attribute;
+        const char *slash = attr != NULL ? strchr(attr, '/') : NULL;
+        if (slash == NULL)
+            continue; /* not fully qualified: the API server refuses it */
+        const char *domain = gpa_arena_strndup(a, attr, (size_t)(slash - attr)), *id = slash + 1;
+        side_t *sides = gpa_arena_calloc(a, nreqs + 1, sizeof(*sides));
+        size_t n = 0;
+        int judged = 1;
+        for (size_t i = 0; i < nreqs && judged; i++)
+            if (in_constraint(con, reqs[i].req->name))
+                judged = side_of(a, pools, ranges, budget, &reqs[i], domain, id, &sides[n++]) == 0;
+        if (judged && !(con->match_attribute != NULL ? match_holds(sides, n) : distinct_holds(a, sides, n))) {
+            *which = con;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The claim's constraints on node `run` (nruns: only the devices offered to any node). */
+static int constraints_hold_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget,
+                               request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **which)
+{
+    size_t ranges[2][2] = {{0, pools->nanywhere},
+                           {run < pools->nruns ? pools->runs[run].first : 0, run < pools->nruns ? pools->runs[run].n : 0}};
+    return devices->nconstraints == 0 || constraints_hold(a, pools, ranges, budget, reqs, nreqs, devices, which);
 }
 
 /* Why request r is met on no node: its first alternative's tally. */
@@ -394,7 +581,7 @@ static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gp
     request_t *reqs = requests_of(a, known, devices, now);
     if (reqs == NULL)
         return GPA_DRA_UNKNOWN;
-    if (probe(a, pools, budget, reqs, nreqs))
+    if (probe(a, pools, budget, reqs, nreqs, devices))
         return GPA_DRA_FITS;
     /* No node found: the survey looks at every device for every alternative (what the probe learnt is set aside, but
      * not what it could not judge), so that the tallies say why. */
@@ -409,12 +596,24 @@ static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gp
                                    .now = alt->now};
             survey(a, pools, budget, alt);
         }
+    const gpa_dra_constraint_t *broken = NULL;
+    size_t met_nodes = 0;
     for (size_t r = 0; r <= pools->nruns; r++) {
         size_t i = 0;
         while (i < nreqs && surveyed_met(&reqs[i], r))
             i++;
-        if (i == nreqs)
+        if (i < nreqs)
+            continue;
+        met_nodes++;
+        if (constraints_hold_on(a, pools, r, budget, reqs, nreqs, devices, &broken))
             return GPA_DRA_FITS; /* an alternative whose class admits nothing is met everywhere */
+    }
+    if (broken != NULL) {
+        *reason =
+            gpa_arena_printf(a, "its requests are met on %zu node(s), on none by devices that meet %s %s (%s)", met_nodes,
+                             broken->match_attribute != NULL ? "matchAttribute" : "distinctAttribute",
+                             broken->match_attribute != NULL ? broken->match_attribute : broken->distinct_attribute, broken->path);
+        return GPA_DRA_NEVER;
     }
     /* Never: a request no node meets says why; else they are met only on different nodes. */
     for (size_t i = 0; i < nreqs; i++) {
@@ -513,6 +712,31 @@ static int pick_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ra
     return 1;
 }
 
+/* Whether the devices picked meet the claim's constraints (those fully qualified; an attribute a device lacks fails). */
+static int picks_meet(const gpa_dra_devices_t *devices, const request_t *reqs, const gpa_dra_pick_t *picks)
+{
+    for (size_t c = 0; c < devices->nconstraints; c++) {
+        const gpa_dra_constraint_t *con = &devices->constraints[c];
+        const char *attr = con->match_attribute != NULL ? con->match_attribute : con->distinct_attribute;
+        const char *slash = attr != NULL ? strchr(attr, '/') : NULL;
+        const gpa_dra_attribute_t *seen[GPA_DRA_MAX_RESULTS];
+        size_t n = 0;
+        for (size_t i = 0; slash != NULL && i < devices->nrequests; i++)
+            for (size_t k = 0; in_constraint(con, reqs[i].req->name) && k < picks[i].ndevices; k++) {
+                char domain[256];
+                snprintf(domain, sizeof(domain), "%.*s", (int)(slash - attr), attr);
+                const gpa_dra_attribute_t *at = gpa_dra_device_attribute(picks[i].devices[k]->device, domain, slash + 1);
+                if (at == NULL || n == GPA_DRA_MAX_RESULTS)
+                    return 0;
+                for (size_t j = 0; j < n; j++)
+                    if (same_value(seen[j], at) != (con->match_attribute != NULL))
+                        return 0;
+                seen[n++] = at;
+            }
+    }
+    return 1;
+}
+
 void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices,
                    int now, gpa_alloc_budget_t *budget, gpa_dra_placement_t *out)
 {
@@ -527,7 +751,7 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
     for (size_t r = 0; r <= pools->nruns; r++) {
         size_t ranges[2][2] = {{0, pools->nanywhere},
                                {r < pools->nruns ? pools->runs[r].first : 0, r < pools->nruns ? pools->runs[r].n : 0}};
-        if (pick_on(a, pools, ranges, budget, reqs, devices->nrequests, picks)) {
+        if (pick_on(a, pools, ranges, budget, reqs, devices->nrequests, picks) && picks_meet(devices, reqs, picks)) {
             out->node = r < pools->nruns ? pools->runs[r].node : NULL;
             out->picks = picks;
             out->npicks = devices->nrequests;

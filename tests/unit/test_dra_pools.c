@@ -284,6 +284,75 @@ START_TEST(claims_room_now)
 }
 END_TEST
 
+/* A MIG node as NVIDIA's driver publishes it: two GPUs, each with two 1g.10gb MIG devices under its parentUUID; and a
+ * shared device (HAMi-DRA's) on another node. */
+static const char *const constraint_slices =
+    "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+    "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"m\"},\"spec\":{\"driver\":"
+    "\"gpu.nvidia.com\",\"nodeName\":\"mig-1\",\"pool\":{\"name\":\"mig-1\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":"
+    "["
+    "{\"name\":\"a0\",\"attributes\":{\"type\":{\"string\":\"mig\"},\"parentUUID\":{\"string\":\"GPU-a\"}}},"
+    "{\"name\":\"a1\",\"attributes\":{\"type\":{\"string\":\"mig\"},\"parentUUID\":{\"string\":\"GPU-a\"}}},"
+    "{\"name\":\"b0\",\"attributes\":{\"type\":{\"string\":\"mig\"},\"parentUUID\":{\"string\":\"GPU-b\"}}},"
+    "{\"name\":\"b1\",\"attributes\":{\"type\":{\"string\":\"mig\"},\"parentUUID\":{\"string\":\"GPU-b\"}}}]}},"
+    "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":"
+    "\"gpu.nvidia.com\",\"nodeName\":\"shared-1\",\"pool\":{\"name\":\"shared-1\",\"generation\":1,\"resourceSliceCount\":1},"
+    "\"devices\":[{\"name\":\"g0\",\"allowMultipleAllocations\":true,\"attributes\":{\"type\":{\"string\":\"shared\"},"
+    "\"uuid\":{\"string\":\"GPU-s\"}}}]}},"
+    "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"mig\"},\"spec\":{\"selectors\":"
+    "[{\"cel\":{\"expression\":\"device.attributes['gpu.nvidia.com'].type == 'mig'\"}}]}},"
+    "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"shared\"},\"spec\":{\"selectors\":"
+    "[{\"cel\":{\"expression\":\"device.attributes['gpu.nvidia.com'].type == 'shared'\"}}]}}]}";
+
+static gpa_dra_fit_t constrained(const char *requests, const char *constraints, const char **why)
+{
+    gpa_inventory_t *mig = gpa_inventory_new();
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    ck_assert_msg(gpa_inventory_parse(mig, constraint_slices, strlen(constraint_slices), "m.json", &err) == 0, "%s", err.message);
+    gpa_object_t *claim = object(gpa_arena_printf(
+        &arena,
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"n\"},"
+        "\"spec\":{\"devices\":{\"requests\":%s,\"constraints\":%s}}}",
+        requests, constraints));
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    *why = "";
+    gpa_dra_fit_t f =
+        gpa_dra_ever_fits(&arena, gpa_inventory_dra_pools(mig), gpa_inventory_dra(mig), &claim->dra->devices, &budget, why);
+    *why = gpa_arena_strdup(&arena, *why);
+    gpa_inventory_release(mig);
+    return f;
+}
+
+/* matchAttribute and distinctAttribute (gpu-test4's MIG devices under one parentUUID): met by some set of devices, or
+ * never, with the constraint named. */
+START_TEST(claims_constraints)
+{
+    const char *why, *parent = "[{\"matchAttribute\":\"gpu.nvidia.com/parentUUID\"}]";
+    const char *two =
+        "[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"mig\"}},{\"name\":\"y\",\"exactly\":{\"deviceClassName\":\"mig\"}}]";
+    ck_assert_int_eq(constrained(two, parent, &why), GPA_DRA_FITS);
+    const char *three = "[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"mig\",\"count\":2}},"
+                        "{\"name\":\"y\",\"exactly\":{\"deviceClassName\":\"mig\"}}]";
+    ck_assert_int_eq(constrained(three, "[]", &why), GPA_DRA_FITS);
+    ck_assert_int_eq(constrained(three, parent, &why), GPA_DRA_NEVER);
+    ck_assert_str_eq(why,
+                     "its requests are met on 1 node(s), on none by devices that meet matchAttribute gpu.nvidia.com/parentUUID "
+                     "(spec.devices.constraints[0])");
+    /* only the requests named: y alone is free to take the other GPU's */
+    ck_assert_int_eq(constrained(three, "[{\"requests\":[\"x\"],\"matchAttribute\":\"gpu.nvidia.com/parentUUID\"}]", &why),
+                     GPA_DRA_FITS);
+    /* an attribute no device has: never */
+    ck_assert_int_eq(constrained(two, "[{\"matchAttribute\":\"gpu.nvidia.com/index\"}]", &why), GPA_DRA_NEVER);
+    /* two requests on a shared device, kept apart by distinctAttribute: one device, one uuid */
+    const char *shared = "[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"shared\"}},{\"name\":\"y\",\"exactly\":{"
+                         "\"deviceClassName\":\"shared\"}}]";
+    ck_assert_int_eq(constrained(shared, "[]", &why), GPA_DRA_FITS);
+    ck_assert_int_eq(constrained(shared, "[{\"distinctAttribute\":\"gpu.nvidia.com/uuid\"}]", &why), GPA_DRA_NEVER);
+    ck_assert_int_eq(constrained(two, "[{\"distinctAttribute\":\"gpu.nvidia.com/parentUUID\"}]", &why), GPA_DRA_FITS);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dra_pools");
@@ -295,6 +364,7 @@ int main(void)
     tcase_add_test(tc, capacity_rounding);
     tcase_add_test(tc, claims_ever_fit);
     tcase_add_test(tc, claims_room_now);
+    tcase_add_test(tc, claims_constraints);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
