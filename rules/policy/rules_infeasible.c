@@ -128,6 +128,49 @@ void gpa_rule_infeasible_dra(gpa_rule_ctx_t *ctx)
                                  gpa_dra_kind_name(o->kind), reason));
 }
 
+/*
+ * The extended resources a DeviceClass serves (KEP-5004, docs/rules.md#dra-extended-resources): the scheduler makes the
+ * Pod one claim of them, a request per container and resource for as many devices as the amount. Init containers are
+ * left out (they run before the others: counting them beside would only refuse more).
+ */
+static void infeasible_dra_extended(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools)
+{
+    const gpa_podspec_t *pod = ctx->pod;
+    size_t n = 0;
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        n += pod->containers[i].nextended;
+    if (n == 0)
+        return;
+    gpa_dra_request_t *reqs = gpa_arena_calloc(ctx->a, n, sizeof(*reqs));
+    const char *first = NULL;
+    n = 0;
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        for (size_t k = 0; k < pod->containers[i].nextended; k++) {
+            const gpa_dra_extended_use_t *u = &pod->containers[i].extended[k];
+            if (u->amount.status != GPA_Q_OK || u->amount.value <= 0)
+                continue; /* not a count: the rules on quantities say so */
+            const char *name = gpa_arena_printf(ctx->a, "%s of container %s", u->resource, pod->containers[i].name);
+            reqs[n++] = (gpa_dra_request_t){
+                .name = name,
+                .path = u->path,
+                .has_exact = 1,
+                .exact = {.name = name, .path = u->path, .class = u->class, .count = u->amount.value, .has_count = 1}};
+            first = first != NULL ? first : u->path;
+        }
+    gpa_dra_devices_t devices = {.path = pod->path, .requests = reqs, .nrequests = n};
+    const char *reason;
+    gpa_dra_fit_t f = n != 0 ? fit(ctx, pools, &devices, first, &reason) : GPA_DRA_UNKNOWN;
+    if (f == GPA_DRA_NEVER)
+        gpa_rule_ctx_report(ctx, NULL, first, NULL, NULL,
+                            "no node could ever allocate the extended resources DeviceClasses serve to this Pod, even with every "
+                            "device free: %s; the Pod would wait Pending",
+                            reason);
+    else if (f == GPA_DRA_FITS && (reason = no_room_now(ctx, pools, &devices)) != NULL)
+        warn_at(ctx, first,
+                gpa_arena_printf(ctx->a, "no node has room now for the extended resources DeviceClasses serve to this Pod: %s",
+                                 reason));
+}
+
 static void infeasible_dra_pod(gpa_rule_ctx_t *ctx)
 {
     const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
@@ -151,4 +194,6 @@ static void infeasible_dra_pod(gpa_rule_ctx_t *ctx)
                             "every device free: %s; the Pod would wait Pending",
                             pc->name != NULL ? pc->name : "", pc->template, reason);
     }
+    if (pools != NULL)
+        infeasible_dra_extended(ctx, pools);
 }
