@@ -179,14 +179,7 @@ static const char *cannot_serve(gpa_arena_t *a, const gpa_dra_placed_t *p, const
 /* Selectors parsed; NULL when one cannot be (dra-cel's to say). */
 static const gpa_cel_node_t **parse(gpa_arena_t *a, const char *const *texts, size_t n)
 {
-    const gpa_cel_node_t **out = gpa_arena_calloc(a, n + 1, sizeof(*out));
-    for (size_t i = 0; i < n; i++) {
-        gpa_error_t err;
-        gpa_error_init(&err, NULL);
-        if (texts[i] == NULL || gpa_cel_parse(a, texts[i], strlen(texts[i]), "", &out[i], &err) != 0)
-            return NULL;
-    }
-    return out;
+    return gpa_dra_selectors_parse(a, texts, NULL, n, NULL, NULL);
 }
 
 int gpa_dra_selected(gpa_arena_t *a, const gpa_cel_node_t *const *cls, size_t ncls, const gpa_cel_node_t *const *req, size_t nreq,

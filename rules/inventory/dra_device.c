@@ -99,6 +99,27 @@ static int lookup(void *ctx, gpa_arena_t *a, const gpa_cel_value_t *key, gpa_cel
     return 0;
 }
 
+const gpa_cel_node_t **gpa_dra_selectors_parse(gpa_arena_t *a, const char *const *texts, const char *const *paths, size_t n,
+                                               void (*bad)(void *ctx, size_t i, const gpa_error_t *err), void *ctx)
+{
+    const gpa_cel_node_t **out = gpa_arena_calloc(a, n + 1, sizeof(*out));
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        gpa_error_t err;
+        gpa_error_init(&err, NULL);
+        if (texts[i] == NULL) {
+            ok = 0; /* a selector without cel.expression: the API server's to refuse */
+            continue;
+        }
+        if (gpa_cel_parse(a, texts[i], strlen(texts[i]), paths != NULL ? paths[i] : "", &out[i], &err) == 0)
+            continue;
+        ok = 0;
+        if (bad != NULL)
+            bad(ctx, i, &err);
+    }
+    return ok ? out : NULL;
+}
+
 gpa_cel_outcome_t gpa_dra_select(gpa_arena_t *a, const gpa_cel_node_t *const *selectors, size_t n, const char *driver,
                                  const gpa_dra_device_t *d, uint64_t *cost, size_t *which, const char **why)
 {

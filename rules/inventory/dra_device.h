@@ -19,6 +19,14 @@
 #include "kube/dra_slice.h"
 
 /*
+ * Selector texts (`selectors[].cel.expression`, NULL for one without) parsed in a, in order: the array, or NULL when
+ * one is missing or does not parse; each that does not parse is handed to bad(ctx, i, err) when bad is not NULL (err
+ * at paths[i], paths NULL for ""). The one reading of a selector list, for the rules and the allocator alike.
+ */
+const gpa_cel_node_t **gpa_dra_selectors_parse(gpa_arena_t *a, const char *const *texts, const char *const *paths, size_t n,
+                                               void (*bad)(void *ctx, size_t i, const gpa_error_t *err), void *ctx);
+
+/*
  * selectors[0..n) on d, in order: MATCH when all match; NO_MATCH at the first false; MAYBE at the first unknown (what
  * follows may or may not run); FAILS at the first run-time error, with *which its index and *why its message. *cost is
  * the CEL budget left (cel.h), shared by the calls that pass it.

@@ -283,12 +283,10 @@ static int read_class(gpa_dra_reader_t *r, const gpa_value_t *spec, gpa_dra_clas
 static int read_consumed(gpa_dra_reader_t *r, const gpa_value_t *item, const char *path, gpa_dra_result_t *res)
 {
     gpa_value_t *map;
-    if (gpa_dra_field(r, item, "consumedCapacity", GPA_VOBJECT, path, &map) != 0)
+    if (gpa_dra_map_field(r, item, "consumedCapacity", path, 32, &map) != 0) /* no more than a device may have */
         return -1;
     if (map == NULL)
         return 0;
-    if (map->u.object.len > 32)
-        return -1; /* more than a device may have (attributes and capacities together) */
     res->consumed = gpa_arena_calloc(r->a, map->u.object.len + 1, sizeof(*res->consumed));
     for (size_t i = 0; i < map->u.object.len; i++) {
         const gpa_member_t *m = &map->u.object.members[i];

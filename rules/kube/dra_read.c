@@ -56,6 +56,16 @@ int gpa_dra_list_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *
     return 0;
 }
 
+int gpa_dra_map_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max, gpa_value_t **map)
+{
+    if (gpa_dra_field(r, obj, key, GPA_VOBJECT, path, map) != 0)
+        return -1;
+    if (*map != NULL && (*map)->u.object.len > max)
+        return gpa_schema_fail(r->err, *map, gpa_dra_join(r, path, key), "at most %zu entries (the API's limit), not %zu", max,
+                               (*map)->u.object.len);
+    return 0;
+}
+
 /* A list of strings (a constraint's or config's `requests`). */
 int gpa_dra_strings_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
                           const char ***out, size_t *n)

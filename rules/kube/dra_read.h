@@ -32,6 +32,9 @@ int gpa_dra_string_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char
 /* A list at obj[key] of at most `max` items (the API's limit): *items NULL and *n 0 when absent. */
 int gpa_dra_list_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
                        gpa_value_t ***items, size_t *n);
+/* A mapping at obj[key] of at most `max` entries (the API's limit): *map NULL when absent. */
+int gpa_dra_map_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
+                      gpa_value_t **map);
 /* A list of strings at obj[key] (a constraint's or config's `requests`), at most `max`. */
 int gpa_dra_strings_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max,
                           const char ***out, size_t *n);

@@ -37,24 +37,13 @@ static int quantity_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const cha
     return 0;
 }
 
-/* A map at obj[key] of at most `max` entries: *map NULL when absent. */
-static int map_field(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *key, const char *path, size_t max, gpa_value_t **map)
-{
-    if (gpa_dra_field(r, obj, key, GPA_VOBJECT, path, map) != 0)
-        return -1;
-    if (*map != NULL && (*map)->u.object.len > max)
-        return gpa_schema_fail(r->err, *map, gpa_dra_join(r, path, key), "at most %zu entries (the API's limit), not %zu", max,
-                               (*map)->u.object.len);
-    return 0;
-}
-
 /* ---- counters ------------------------------------------------------------------------------------------------------ */
 
 /* counters: {name: {value: quantity}}. */
 static int read_counters(gpa_dra_reader_t *r, const gpa_value_t *obj, const char *path, gpa_dra_counter_set_t *set)
 {
     gpa_value_t *map;
-    if (map_field(r, obj, "counters", path, GPA_DRA_MAX_COUNTERS, &map) != 0)
+    if (gpa_dra_map_field(r, obj, "counters", path, GPA_DRA_MAX_COUNTERS, &map) != 0)
         return -1;
     if (map == NULL)
         return 0;
@@ -103,7 +92,7 @@ static int read_counter_sets(gpa_dra_reader_t *r, const gpa_value_t *obj, const 
 static int read_attributes(gpa_dra_reader_t *r, const gpa_value_t *dev, const char *path, const char *driver, gpa_dra_device_t *d)
 {
     gpa_value_t *map;
-    if (map_field(r, dev, "attributes", path, GPA_DRA_MAX_DEVICE_ATTRIBUTES, &map) != 0)
+    if (gpa_dra_map_field(r, dev, "attributes", path, GPA_DRA_MAX_DEVICE_ATTRIBUTES, &map) != 0)
         return -1;
     if (map == NULL)
         return 0;
@@ -167,7 +156,7 @@ static int read_policy(gpa_dra_reader_t *r, const gpa_value_t *pol, const char *
 static int read_capacity(gpa_dra_reader_t *r, const gpa_value_t *dev, const char *path, const char *driver, gpa_dra_device_t *d)
 {
     gpa_value_t *map;
-    if (map_field(r, dev, "capacity", path, GPA_DRA_MAX_DEVICE_ATTRIBUTES, &map) != 0)
+    if (gpa_dra_map_field(r, dev, "capacity", path, GPA_DRA_MAX_DEVICE_ATTRIBUTES, &map) != 0)
         return -1;
     if (map == NULL)
         return 0;

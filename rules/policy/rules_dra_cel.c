@@ -10,32 +10,31 @@
 #include "alloc/dra_fit.h"
 #include "inventory/inventory.h"
 #include "cel/cel.h"
+#include "inventory/dra_device.h"
 #include "inventory/dra_pools.h"
 #include "kube/dra.h"
 #include "policy/rule_checks.h"
 #include "policy/rule_ctx.h"
 
-/* Parsed selectors; NULL when one does not parse (reported by the caller when it is its own). */
+/* A selector of the object judged that does not parse: its finding. */
+typedef struct st_unparsed_t {
+    gpa_rule_ctx_t *ctx;
+    const char *const *paths;
+} unparsed_t;
+
+static void report_unparsed(void *arg, size_t i, const gpa_error_t *err)
+{
+    const unparsed_t *u = arg;
+    gpa_rule_ctx_report(u->ctx, NULL, u->paths[i], NULL, NULL,
+                        "selector does not parse as CEL: %s; the API server refuses the object", err->message);
+}
+
+/* Parsed selectors; NULL when one does not parse (reported when `report`: the object's own, not its class's). */
 static const gpa_cel_node_t **parse_all(gpa_rule_ctx_t *ctx, const char *const *texts, const char *const *paths, size_t n,
                                         int report)
 {
-    const gpa_cel_node_t **out = n != 0 ? gpa_arena_calloc(ctx->a, n, sizeof(*out)) : NULL;
-    int ok = 1;
-    for (size_t i = 0; i < n; i++) {
-        gpa_error_t err;
-        gpa_error_init(&err, NULL);
-        if (texts[i] == NULL) {
-            ok = 0; /* a selector without cel.expression: the API server's to refuse */
-            continue;
-        }
-        if (gpa_cel_parse(ctx->a, texts[i], strlen(texts[i]), paths[i], &out[i], &err) == 0)
-            continue;
-        ok = 0;
-        if (report)
-            gpa_rule_ctx_report(ctx, NULL, paths[i], NULL, NULL,
-                                "selector does not parse as CEL: %s; the API server refuses the object", err.message);
-    }
-    return ok ? out : NULL;
+    unparsed_t u = {ctx, paths};
+    return gpa_dra_selectors_parse(ctx->a, texts, paths, n, report ? report_unparsed : NULL, &u);
 }
 
 static void report_failure(gpa_rule_ctx_t *ctx, const char *path, const char *whose, const gpa_dra_placed_t *p, const char *why)
