@@ -324,6 +324,42 @@ int gpa_load_inventory_files(const char *const *files, size_t nfiles, gpa_invent
     return gpa_load_inventory_files_with(NULL, files, nfiles, out, rep);
 }
 
+/* A regular file as an inventory input (inventory.h): read a piece at a time, so that loading costs its largest object. */
+static long file_read(void *ctx, char *buf, size_t n, gpa_error_t *err)
+{
+    size_t got = fread(buf, 1, n, ctx);
+    if (got == 0 && ferror(ctx))
+        return gpa_error_set(err, 0, 0, "", "cannot read: %s", strerror(errno)), -1;
+    return (long)got;
+}
+
+static int file_rewind(void *ctx, gpa_error_t *err)
+{
+    if (fseek(ctx, 0, SEEK_SET) == 0)
+        return 0;
+    return gpa_error_set(err, 0, 0, "", "cannot read: %s", strerror(errno)), -1;
+}
+
+/* One inventory file (or stdin, read whole: it cannot be read twice) into inv; 0, or -1 with err. */
+static int load_inventory_file(gpa_inventory_t *inv, const gpa_config_t *cfg, const char *path, gpa_error_t *err)
+{
+    const gpa_decode_opts_t *opts = cfg != NULL ? &cfg->decode : NULL;
+    if (strcmp(path, "-") == 0) {
+        size_t len = 0;
+        char *text = gpa_read_file(path, &len, err);
+        int rc = text != NULL ? gpa_inventory_parse_with(inv, opts, text, len, path, err) : -1;
+        free(text);
+        return rc;
+    }
+    FILE *f = gpa_open_regular(path, GPA_LOAD_MAX_BYTES, err);
+    if (f == NULL)
+        return -1;
+    gpa_inventory_input_t in = {file_read, file_rewind, f, GPA_LOAD_MAX_BYTES};
+    int rc = gpa_inventory_parse_input(inv, opts, &in, path, err);
+    fclose(f);
+    return rc;
+}
+
 int gpa_load_inventory_files_with(const gpa_config_t *cfg, const char *const *files, size_t nfiles, gpa_inventory_t **out,
                                   const gpa_load_report_t *rep)
 {
@@ -334,13 +370,10 @@ int gpa_load_inventory_files_with(const gpa_config_t *cfg, const char *const *fi
             continue;
         gpa_error_t err = {0};
         gpa_error_init(&err, files[i]);
-        size_t len = 0;
-        char *text = gpa_read_file(files[i], &len, &err);
-        if (text == NULL || gpa_inventory_parse_with(inv, cfg != NULL ? &cfg->decode : NULL, text, len, files[i], &err) != 0) {
+        if (load_inventory_file(inv, cfg, files[i], &err) != 0) {
             gpa_load_report(rep, &err);
             rc = -1;
         }
-        free(text);
     }
     if (rc != 0) {
         gpa_inventory_release(inv);

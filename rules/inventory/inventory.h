@@ -47,6 +47,23 @@ int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts
                              gpa_error_t *err);
 
 /*
+ * An input its owner reads (no I/O here): read() puts up to n bytes in buf and returns how many (0 at the end, -1 on
+ * a fault said in err); rewind() starts it again (0, or -1 with err). A List or a YAML stream is read a piece at a
+ * time, so that a file costs its largest object and not its text; an input that must be read whole (see
+ * document/stream.h) is read again, whole, up to max_bytes.
+ */
+typedef struct st_gpa_inventory_input_t {
+    long (*read)(void *ctx, char *buf, size_t n, gpa_error_t *err);
+    int (*rewind)(void *ctx, gpa_error_t *err);
+    void *ctx;
+    size_t max_bytes;
+} gpa_inventory_input_t;
+
+/* gpa_inventory_parse_with from an input. */
+int gpa_inventory_parse_input(gpa_inventory_t *inv, const gpa_decode_opts_t *opts, const gpa_inventory_input_t *in,
+                              const char *source, gpa_error_t *err);
+
+/*
  * DRA (kube/dra.h): the DeviceClasses, ResourceClaims and ResourceClaimTemplates the inventory's files hold, one
  * known layer, complete for each kind it holds any object of (a dump of `kubectl get resourceclaims -A` is the
  * whole set); ResourceSlices make the DRA pools (gpa_inventory_dra_pools). gpa_inventory_add_dra reads one such

@@ -4,6 +4,7 @@
  * then commits them all at once, or rolls every record of this text back on the first error.
  */
 #include "base/arena.h"
+#include "base/buf.h"
 #include "kube/decode.h"
 #include "kube/normalize.h"
 #include "inventory/inventory.h"
@@ -835,32 +836,37 @@ int gpa_inventory_parse(gpa_inventory_t *inv, const char *text, size_t len, cons
     return gpa_inventory_parse_with(inv, NULL, text, len, source, err);
 }
 
-/* Bytes handed to the stream at a time: what a file costs beyond its largest object. */
+/* Bytes read into the stream at a time: what a file costs beyond its largest object. */
 #define FEED_BYTES ((size_t)1 << 20)
 
 /*
  * A JSON List or a YAML stream read a piece at a time (document/stream.h), each piece's tree dropped once its records
- * are taken: what loading costs is the largest object, not the file (10^5 devices are a 58 MB List). 1 when the input
+ * are taken: what loading costs is the largest object, not the file (10^5 devices are a 69 MB List). 1 when the input
  * must be read whole instead: a JSON array, a JSON object that turned out not to be a List (its "items" are not
  * objects to load), or a JSON piece that failed, which the whole reading reports as it always has. 0 when loaded;
  * -1 with l->err.
  */
-static int load_pieces(loader_t *l, const char *text, size_t len)
+static int load_pieces(loader_t *l, const gpa_inventory_input_t *in)
 {
     gpa_stream_t *s = gpa_stream_new();
     gpa_value_t *piece;
     gpa_stream_status_t st;
-    size_t fed = 0, i = 0;
+    size_t i = 0, total = 0;
     int rc = 0;
     while (rc == 0 && (st = gpa_stream_next(s, l->a, &piece, l->err)) != GPA_STREAM_END && st != GPA_STREAM_ERROR &&
            st != GPA_STREAM_WHOLE) {
         if (st == GPA_STREAM_MORE) {
-            size_t want = gpa_stream_want(s) > FEED_BYTES ? gpa_stream_want(s) : FEED_BYTES,
-                   n = len - fed < want ? len - fed : want;
-            if (n == 0)
+            size_t want = gpa_stream_want(s) > FEED_BYTES ? gpa_stream_want(s) : FEED_BYTES;
+            long got = in->read(in->ctx, gpa_stream_space(s, want), want, l->err);
+            if (got < 0 || (total += (size_t)got) > in->max_bytes) {
+                if (got >= 0)
+                    gpa_error_set(l->err, 0, 0, "", "more than the %zu bytes an input may have: refused", in->max_bytes);
+                rc = -1;
+                break;
+            }
+            gpa_stream_commit(s, (size_t)got);
+            if (got == 0)
                 gpa_stream_end(s);
-            gpa_stream_feed(s, text + fed, n);
-            fed += n;
             continue;
         }
         int json = gpa_stream_is_json(s);
@@ -877,25 +883,47 @@ static int load_pieces(loader_t *l, const char *text, size_t len)
     return rc;
 }
 
-int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts, const char *text, size_t len, const char *source,
-                             gpa_error_t *err)
+/* The input again, whole (NUL-terminated heap text), or NULL with err. */
+static char *read_whole(const gpa_inventory_input_t *in, size_t *len, gpa_error_t *err)
+{
+    if (in->rewind(in->ctx, err) != 0)
+        return NULL;
+    gpa_buf_t b = GPA_BUF_INIT;
+    char chunk[1 << 16];
+    long got;
+    while ((got = in->read(in->ctx, chunk, sizeof(chunk), err)) > 0 && b.len + (size_t)got <= in->max_bytes)
+        gpa_buf_append(&b, chunk, (size_t)got);
+    if (got != 0) {
+        if (got > 0)
+            gpa_error_set(err, 0, 0, "", "more than the %zu bytes an input may have: refused", in->max_bytes);
+        gpa_buf_dispose(&b);
+        return NULL;
+    }
+    gpa_buf_putc(&b, '\0');
+    *len = b.len - 1;
+    return b.base;
+}
+
+int gpa_inventory_parse_input(gpa_inventory_t *inv, const gpa_decode_opts_t *opts, const gpa_inventory_input_t *in,
+                              const char *source, gpa_error_t *err)
 {
     gpa_arena_t a;
     gpa_docs_t docs;
     gpa_inventory_sink_t sink = {to_inventory_node, to_inventory_gpu, to_inventory_usage, inv, to_inventory_warning};
     loader_t l = {.sink = &sink, .a = &a, .err = err, .source = source, .inv = inv, .opts = opts};
+    char *text = NULL;
+    size_t len = 0;
     int rc = -1;
     gpa_arena_init(&a);
     gpa_error_init(err, source);
-    int pieces = load_pieces(&l, text, len);
-    if (pieces < 0) {
-        gpa_inventory_rollback(inv);
+    int pieces = load_pieces(&l, in);
+    if (pieces != 0)
+        gpa_inventory_rollback(inv); /* what the pieces added: nothing, or read again whole */
+    if (pieces < 0)
         goto Exit;
-    }
     if (pieces > 0) {
-        gpa_inventory_rollback(inv); /* what the pieces added, read again whole */
         gpa_error_init(err, source);
-        if (gpa_docs_parse(&a, text, len, &docs, err) != 0)
+        if ((text = read_whole(in, &len, err)) == NULL || gpa_docs_parse(&a, text, len, &docs, err) != 0)
             goto Exit;
         for (size_t i = 0; i < docs.len; i++)
             if (load_doc(&l, docs.docs[i], "") != 0) {
@@ -905,8 +933,40 @@ int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts
     }
     rc = gpa_inventory_commit(inv, err);
 Exit:
+    free(text);
     gpa_arena_dispose(&a);
     return rc;
+}
+
+/* Text in memory as an input. */
+typedef struct st_memory_t {
+    const char *text;
+    size_t len, at;
+} memory_t;
+
+static long memory_read(void *ctx, char *buf, size_t n, gpa_error_t *err)
+{
+    memory_t *m = ctx;
+    (void)err;
+    size_t k = m->len - m->at < n ? m->len - m->at : n;
+    memcpy(buf, m->text + m->at, k);
+    m->at += k;
+    return (long)k;
+}
+
+static int memory_rewind(void *ctx, gpa_error_t *err)
+{
+    (void)err;
+    ((memory_t *)ctx)->at = 0;
+    return 0;
+}
+
+int gpa_inventory_parse_with(gpa_inventory_t *inv, const gpa_decode_opts_t *opts, const char *text, size_t len, const char *source,
+                             gpa_error_t *err)
+{
+    memory_t m = {text, len, 0};
+    gpa_inventory_input_t in = {memory_read, memory_rewind, &m, len};
+    return gpa_inventory_parse_input(inv, opts, &in, source, err);
 }
 
 int gpa_inventory_read_object(gpa_arena_t *a, gpa_inventory_kind_t kind, gpa_value_t *obj, const char *source,
