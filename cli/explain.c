@@ -221,13 +221,23 @@ static const gpa_dra_object_t *claim_of(explain_t *ex, const gpa_object_t *obj, 
     return pc->claim != NULL ? gpa_dra_known_find(&ex->vb.known, GPA_DRA_CLAIM, obj->ns, pc->claim) : NULL;
 }
 
-static void add_reason(gpa_arena_t *a, verdict_t *r, size_t cap, const char *reason)
+/* The reasons of a Pod with claims, as they come: one per claim, then one per node. */
+typedef struct st_claim_reasons_t {
+    gpa_arena_t *a;
+    GPA_VEC(const char *) nodes, reasons;
+    const char *claim; /* "claim gpus (ResourceClaimTemplate two)" while its nodes are named */
+} claim_reasons_t;
+
+static void add_reason(claim_reasons_t *cr, const char *node, const char *reason)
 {
-    if (r->reasons == NULL) {
-        r->reasons = gpa_arena_calloc(a, cap + 1, sizeof(*r->reasons));
-        r->reasons_node = gpa_arena_calloc(a, cap + 1, sizeof(*r->reasons_node));
-    }
-    r->reasons[r->nreasons++] = reason;
+    *gpa_vec_push(cr->a, &cr->nodes) = node;
+    *gpa_vec_push(cr->a, &cr->reasons) = reason;
+}
+
+static void on_node(void *ctx, const char *node, const char *reason)
+{
+    claim_reasons_t *cr = ctx;
+    add_reason(cr, node, gpa_arena_printf(cr->a, "%s: %s", cr->claim, reason));
 }
 
 /*
@@ -243,6 +253,7 @@ static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *
     r->asks_gpu = 1;
     r->dialect = gpa_dialect_name(GPA_DIALECT_DRA);
     r->ever = r->now = 1;
+    claim_reasons_t cr = {.a = a};
     for (size_t i = 0; i < pod->nclaims && r->scheduled == NULL; i++) {
         const gpa_dra_pod_claim_t *pc = &pod->claims[i];
         const gpa_dra_object_t *c = claim_of(ex, obj, pc);
@@ -263,8 +274,14 @@ static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *
         }
         r->now = 0;
         r->ever &= p.no_room_now;
-        add_reason(a, r, pod->nclaims, gpa_arena_printf(a, "%s: %s%s", who, p.no_room_now ? "no room now: " : "never: ", p.reason));
+        add_reason(&cr, NULL, gpa_arena_printf(a, "%s: %s%s", who, p.no_room_now ? "no room now: " : "never: ", p.reason));
+        cr.claim = who; /* and node by node: with what allocated claims hold where it could be placed empty */
+        gpa_alloc_budget_t nodes_budget = gpa_alloc_budget(0);
+        gpa_dra_why_not(a, pools, &ex->vb.known, &c->devices, p.no_room_now, &nodes_budget, on_node, &cr);
     }
+    r->reasons = cr.reasons.items;
+    r->reasons_node = cr.nodes.items;
+    r->nreasons = cr.reasons.len;
     if (r->scheduled != NULL)
         r->node = r->scheduled;
     if (!r->now)

@@ -755,6 +755,55 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
                   "cannot judge, or requests that compete: docs/allocator.md#dra)";
 }
 
+/* Why no alternative of r is met on devices[first .. first+n) (and those offered to any node): its first alternative's
+ * count there and first exclusion; NULL when one is met. */
+static const char *unmet_here(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first, size_t n, gpa_alloc_budget_t *budget,
+                              request_t *r)
+{
+    size_t here0 = 0;
+    const char *exclude = NULL;
+    for (size_t k = 0; k < r->nalts; k++) {
+        alternative_t *alt = &r->alts[k];
+        alt->tally = (tally_t){.unknown = alt->tally.unknown};
+        size_t here = alt->anywhere + look_at(a, pools, first, n, budget, alt);
+        if (alt->tally.unknown || here >= needed(alt->e))
+            return NULL;
+        if (k == 0)
+            here0 = here, exclude = alt->tally.exclude;
+    }
+    const char *name = r->req->name != NULL ? r->req->name : "";
+    return gpa_arena_printf(a, "request %s%s: %zu device(s) asked, %zu here%s%s", name,
+                            r->nalts > 1 ? " (and its alternatives)" : "", needed(r->alts[0].e), here0,
+                            exclude != NULL ? "; for one left out, " : "", exclude != NULL ? exclude : "");
+}
+
+size_t gpa_dra_why_not(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices,
+                       int now, gpa_alloc_budget_t *budget, void (*why)(void *ctx, const char *node, const char *reason), void *ctx)
+{
+    request_t *reqs = pools != NULL && devices->nrequests != 0 ? requests_of(a, known, devices, now && pools->use != NULL) : NULL;
+    size_t named = 0;
+    if (reqs == NULL)
+        return 0;
+    for (size_t i = 0; i < devices->nrequests; i++)
+        for (size_t k = 0; k < reqs[i].nalts; k++)
+            reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
+    for (size_t r = 0; r < pools->nruns; r++) {
+        const char *reason = NULL;
+        for (size_t i = 0; i < devices->nrequests && reason == NULL; i++)
+            reason = unmet_here(a, pools, pools->runs[r].first, pools->runs[r].n, budget, &reqs[i]);
+        const gpa_dra_constraint_t *broken = NULL;
+        if (reason == NULL && !constraints_hold_on(a, pools, r, budget, reqs, devices->nrequests, devices, &broken))
+            reason = gpa_arena_printf(a, "no devices here meet %s %s",
+                                      broken->match_attribute != NULL ? "matchAttribute" : "distinctAttribute",
+                                      broken->match_attribute != NULL ? broken->match_attribute : broken->distinct_attribute);
+        if (reason != NULL) {
+            why(ctx, pools->runs[r].node, reason);
+            named++;
+        }
+    }
+    return named;
+}
+
 size_t gpa_dra_admitted(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_exact_t *e,
                         gpa_alloc_budget_t *budget, const gpa_dra_placed_t ***out)
 {

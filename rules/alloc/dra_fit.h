@@ -68,6 +68,16 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
                    int now, gpa_alloc_budget_t *budget, gpa_dra_placement_t *out);
 
 /*
+ * Node by node, why the claim is not served there (explain): calls why(ctx, node, reason) for each node its devices
+ * name (those offered to any node count on each) that does not meet every request, with the first request it does not
+ * meet, how many devices that request asks and how many the node has for it, and what left one out. `now`: what
+ * allocated claims hold is taken. Returns how many nodes were named.
+ */
+size_t gpa_dra_why_not(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices,
+                       int now, gpa_alloc_budget_t *budget, void (*why)(void *ctx, const char *node, const char *reason),
+                       void *ctx);
+
+/*
  * What asking `requested` (NULL: the request names no amount of this capacity) of capacity c consumes (KEP-5075): with
  * a requestPolicy, the smallest valid amount at or above it (the next of validValues, min + n*step within validRange),
  * or the policy's default when none is asked; without one, the amount asked, or the whole capacity when none is. A

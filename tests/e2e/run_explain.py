@@ -260,7 +260,11 @@ class Explain(unittest.TestCase):
         self.assertEqual((got["pair"]["everFits"], got["pair"]["fitsNow"]), (True, False), got["pair"])
         self.assertEqual(got["pair"]["reasons"][0]["reason"], "claim gpus (ResourceClaimTemplate two): no room now: request gpus: "
                                                               "2 devices on one node asked, at most 1 on any node")
+        by_node = {x["node"]: x["reason"] for x in got["pair"]["reasons"]}
+        self.assertEqual(by_node["d1"], "claim gpus (ResourceClaimTemplate two): request gpus: 2 device(s) asked, 1 here; for one "
+                                        "left out, device d1/gpu-0 is allocated to claim dra/running-gpus-x1", got["pair"])
         self.assertEqual((got["big"]["everFits"], got["big"]["fitsNow"]), (False, False), got["big"])
+        self.assertIn("request gpus: 3 device(s) asked, 2 here", {x["node"]: x["reason"] for x in got["big"]["reasons"]}["d1"])
         self.assertIn("never: request gpus: 3 devices on one node asked, at most 2 on any node", got["big"]["reasons"][0]["reason"])
         r = self.explain("-n", "dra")
         self.assertIn("Pod dra/pair (dra): could be placed on an empty node, but no node has room now", r.stdout)
