@@ -109,13 +109,30 @@ static int tolerated(const gpa_dra_exact_t *e, const gpa_dra_taint_t *t)
     return 0;
 }
 
+/* Why what allocated devices consume of p's counter sets leaves too little for p (a device not yet held). */
+static const char *counters_taken(gpa_arena_t *a, const gpa_dra_placed_t *p)
+{
+    for (size_t i = 0; p->pool->used != NULL && i < p->device->nconsumes; i++) {
+        const gpa_dra_counter_set_t *use = &p->device->consumes[i];
+        for (size_t k = 0; k < use->ncounters; k++) {
+            int64_t left = gpa_dra_pool_counter_left(p->pool, use->name, use->counters[k].name);
+            if (left != INT64_MIN && use->counters[k].value.status == GPA_Q_OK && use->counters[k].value.value > left)
+                return gpa_arena_printf(a,
+                                        "device %s/%s consumes %s of %s from counter set %s, which allocated devices leave at %s",
+                                        p->pool->name, p->device->name, bytes_text(a, use->counters[k].value.value),
+                                        use->counters[k].name, use->name, bytes_text(a, left));
+        }
+    }
+    return NULL;
+}
+
 /* Why allocated claims leave no room on device p for e (pools->use), NULL when they leave some. */
 static const char *taken(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_placed_t *p, const gpa_dra_exact_t *e)
 {
     const gpa_dra_use_t *u = pools->use != NULL ? &pools->use[p - pools->devices] : NULL;
     const gpa_dra_device_t *d = p->device;
     if (u == NULL || u->allocations == 0)
-        return NULL;
+        return counters_taken(a, p); /* its counters are not yet consumed: others may have taken them */
     if (!d->allow_multiple)
         return gpa_arena_printf(a, "device %s/%s is allocated to claim %s", p->pool->name, d->name, u->by);
     for (size_t i = 0; i < e->ncapacity; i++) {

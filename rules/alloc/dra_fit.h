@@ -36,9 +36,9 @@ gpa_dra_fit_t gpa_dra_ever_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, co
                                 const gpa_dra_devices_t *devices, gpa_alloc_budget_t *budget, const char **reason);
 /*
  * The same with what allocated claims hold (pools->use, dra_pools.h): a device that does not allow several allocations
- * is taken while a claim holds it; one that does has what they consumed less of each capacity the request names.
- * Counters the allocated devices consume are not counted (a "no room now" it misses is a warning not given). NEVER
- * here and FITS above: no room now.
+ * is taken while a claim holds it; one that does has what they consumed less of each capacity the request names; a
+ * device not held has what the held devices consume of its counter sets less (MIG devices that overlap one held).
+ * NEVER here and FITS above: no room now.
  */
 gpa_dra_fit_t gpa_dra_fits_now(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known,
                                const gpa_dra_devices_t *devices, gpa_alloc_budget_t *budget, const char **reason);

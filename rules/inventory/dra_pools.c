@@ -217,6 +217,45 @@ static void add_consumed(gpa_arena_t *a, gpa_dra_use_t *u, const gpa_dra_result_
     }
 }
 
+/* What an allocated device consumes of its pool's counters, added to the pool's used (held once per device: a device
+ * allocated several times consumes its counters once, as the scheduler counts them). */
+static void use_counters(gpa_arena_t *a, gpa_dra_pools_t *pools, size_t d)
+{
+    const gpa_dra_placed_t *p = &pools->devices[d];
+    gpa_dra_pool_t *pool = &pools->pools[p->pool - pools->pools];
+    for (size_t c = 0; c < p->device->nconsumes; c++) {
+        const gpa_dra_counter_set_t *use = &p->device->consumes[c];
+        size_t i = 0;
+        while (i < pool->ncounter_sets && strcmp(pool->counter_sets[i].name, use->name) != 0)
+            i++;
+        if (i == pool->ncounter_sets)
+            continue;
+        if (pool->used == NULL)
+            pool->used = gpa_arena_calloc(a, pool->ncounter_sets, sizeof(*pool->used));
+        if (pool->used[i] == NULL)
+            pool->used[i] = gpa_arena_calloc(a, pool->counter_sets[i].ncounters + 1, sizeof(**pool->used));
+        for (size_t k = 0; k < use->ncounters; k++)
+            for (size_t j = 0; j < pool->counter_sets[i].ncounters; j++)
+                if (use->counters[k].value.status == GPA_Q_OK &&
+                    strcmp(pool->counter_sets[i].counters[j].name, use->counters[k].name) == 0 &&
+                    __builtin_add_overflow(pool->used[i][j], use->counters[k].value.value, &pool->used[i][j]))
+                    pool->used[i][j] = INT64_MAX;
+    }
+}
+
+int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter)
+{
+    for (size_t i = 0; i < pool->ncounter_sets; i++) {
+        const gpa_dra_counter_set_t *s = &pool->counter_sets[i];
+        for (size_t j = 0; strcmp(s->name, set) == 0 && j < s->ncounters; j++)
+            if (strcmp(s->counters[j].name, counter) == 0 && s->counters[j].value.status == GPA_Q_OK) {
+                int64_t used = pool->used != NULL && pool->used[i] != NULL ? pool->used[i][j] : 0;
+                return s->counters[j].value.value - (used < s->counters[j].value.value ? used : s->counters[j].value.value);
+            }
+    }
+    return INT64_MIN;
+}
+
 void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_t *const *claims, size_t n)
 {
     p->use = NULL;
@@ -232,8 +271,10 @@ void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_
             if (p->use == NULL)
                 p->use = gpa_arena_calloc(a, p->ndevices, sizeof(*p->use));
             gpa_dra_use_t *u = &p->use[d];
-            if (u->allocations++ == 0)
+            if (u->allocations++ == 0) {
                 u->by = gpa_arena_printf(a, "%s/%s", c->ns, c->name);
+                use_counters(a, p, (size_t)d);
+            }
             add_consumed(a, u, res);
         }
     }

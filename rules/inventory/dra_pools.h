@@ -27,6 +27,9 @@ typedef struct st_gpa_dra_pool_t {
     const gpa_dra_slice_t **slices;
     gpa_dra_counter_set_t *counter_sets; /* sharedCounters of its slices, joined (the first of one name wins) */
     size_t ncounter_sets;
+    /* What the devices allocated claims hold consume of each counter (gpa_dra_pools_use): used[i][k] of
+     * counter_sets[i].counters[k] (saturating); NULL when none of the pool's devices is held. */
+    int64_t **used;
 } gpa_dra_pool_t;
 
 /* A device of a complete pool, with where it is (the slice's nodes, or its own with perDeviceNodeSelection). */
@@ -78,6 +81,10 @@ void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *c
  * gpa_dra_pools_seal; p->use is NULL when no result names a device.
  */
 void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_t *const *claims, size_t n);
+/* What the allocated claims leave of counter `counter` of the pool's set `set` (gpa_dra_pools_use; the whole value when
+ * nothing is held, INT64_MIN when the set or counter is not the pool's, or its value cannot be read). */
+int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter);
+
 /* The index in p->devices of (driver, pool, device), or -1 (always -1 before gpa_dra_pools_use met a result). */
 long gpa_dra_pools_find(const gpa_dra_pools_t *p, const char *driver, const char *pool, const char *device);
 

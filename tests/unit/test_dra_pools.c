@@ -185,8 +185,11 @@ static gpa_dra_fit_t fits_with(const char *spec, int now, const char **reason)
         "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"future\"},"
         "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'future.example.com'\"}}]}}",
         "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"hami\"},"
-        "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'hami-core-gpu.project-hami.io'\"}}]}}"};
-    for (size_t i = 0; i < 3; i++)
+        "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'hami-core-gpu.project-hami.io'\"}}]}}",
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"mig\"},"
+        "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.nvidia.com' && "
+        "device.attributes['gpu.nvidia.com'].type == 'mig'\"}}]}}"};
+    for (size_t i = 0; i < 4; i++)
         gpa_dra_known_add(&arena, &known, object(classes[i])->dra);
     gpa_object_t *claim = object(gpa_arena_printf(
         &arena,
@@ -248,13 +251,16 @@ static const char *allocated(const char *name, const char *results)
 START_TEST(claims_room_now)
 {
     const char *list = gpa_arena_printf(
-        &arena, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[%s,%s,%s,%s]}",
+        &arena, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[%s,%s,%s,%s,%s]}",
         allocated("train", "[{\"request\":\"r\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"gpu-node-1\",\"device\":\"gpu-0\"}]"),
         allocated("share", "[{\"request\":\"r\",\"driver\":\"hami-core-gpu.project-hami.io\",\"pool\":\"hami-node\","
                            "\"device\":\"hami-gpu-0\",\"consumedCapacity\":{\"memory\":\"20Gi\",\"cores\":\"50\"}}]"),
         /* a pool since replaced: holds nothing; a status of a shape the API server never writes: not read */
         allocated("stale", "[{\"request\":\"r\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"gone\",\"device\":\"gpu-0\"}]"),
-        allocated("odd", "[{\"request\":\"r\",\"driver\":7,\"pool\":\"beta-node\",\"device\":\"gpu-0\"}]"));
+        allocated("odd", "[{\"request\":\"r\",\"driver\":7,\"pool\":\"beta-node\",\"device\":\"gpu-0\"}]"),
+        /* a 3g.40gb MIG device: its memory slices 0-3 are consumed from the GPU's counter set */
+        allocated("mig",
+                  "[{\"request\":\"r\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"mig-node\",\"device\":\"gpu-0-mig-3g40gb-1\"}]"));
     gpa_error_t err;
     gpa_error_init(&err, NULL);
     ck_assert_msg(gpa_inventory_parse(inv, list, strlen(list), "claims.json", &err) == 0, "%s", err.message);
@@ -269,6 +275,14 @@ START_TEST(claims_room_now)
     ck_assert_int_eq(fits_with(two, 1, &why), GPA_DRA_NEVER);
     ck_assert_str_eq(why, "request g: 2 devices on one node asked, at most 1 on any node");
     ck_assert_int_eq(fits_with("[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]", 1, &why), GPA_DRA_FITS);
+    /* the 1g.10gb device overlaps it on memorySlice0: free, but its counters are taken */
+    const char *small = "[{\"name\":\"m\",\"exactly\":{\"deviceClassName\":\"mig\",\"selectors\":[{\"cel\":{\"expression\":"
+                        "\"device.attributes['gpu.nvidia.com'].profile == '1g.10gb'\"}}]}}]";
+    ck_assert_int_eq(fits_with(small, 0, &why), GPA_DRA_FITS);
+    ck_assert_int_eq(fits_with(small, 1, &why), GPA_DRA_NEVER);
+    ck_assert_msg(strstr(why, "device mig-node/gpu-0-mig-1g10gb-0 consumes 1 of memorySlice0 from counter set gpu-0-counter-set, "
+                              "which allocated devices leave at 0") != NULL,
+                  "%s", why);
     /* the shared device: 24Gi, 20Gi consumed (and tainted: the requests tolerate it) */
     ck_assert_int_eq(fits_with("[{\"name\":\"h\",\"exactly\":{\"deviceClassName\":\"hami\",\"capacity\":{\"requests\":"
                                "{\"memory\":\"8Gi\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":\"Exists\"}]}}]",
