@@ -285,13 +285,15 @@ static void reload_templates(gpa_live_t *live)
 /* ---- the publisher ---- */
 
 /*
- * DRA's kinds are optional: a cluster (or a ServiceAccount without the chart's newer RBAC) that never lets them be
+ * DRA's kinds are optional: a cluster (or a ServiceAccount without the chart's newer RBAC) that does not let them be
  * listed leaves them incomplete, so the DRA rules stay silent, and neither holds back readiness nor makes the
- * inventory stale. Once listed, a broken watch of theirs counts as any other's.
+ * inventory stale. Only once their first list has failed, though: while it is under way readiness waits for it, as for
+ * any kind (else the first answers would come from an inventory that knows no DeviceClass yet). Once listed, a broken
+ * watch of theirs counts as any other's.
  */
 static int optional_kind(const kind_state_t *k)
 {
-    return k->kind >= GPA_VIEW_DEVICE_CLASSES && !k->listed;
+    return k->kind >= GPA_VIEW_DEVICE_CLASSES && !k->listed && k->restarts > 0;
 }
 
 /* Under the lock: whether every kind was listed, and the longest time a watch has been broken (ms). */

@@ -315,8 +315,9 @@ static void survey(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budge
 
 typedef struct st_request_t {
     const gpa_dra_request_t *req;
-    alternative_t *alts;
+    alternative_t *alts; /* shared with an earlier request that asks the same (copy_of) */
     size_t nalts;
+    int copy_of_earlier; /* it asks what an earlier request asks: met where that one is, never looked at twice */
 } request_t;
 
 /* Whether r is met on run `run` (nruns: a node with only the devices offered to any), from the survey. */
@@ -351,11 +352,11 @@ static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_
 {
     const gpa_dra_constraint_t *which;
     for (size_t i = 0; i < nreqs; i++)
-        for (size_t k = 0; k < reqs[i].nalts; k++)
+        for (size_t k = 0; !reqs[i].copy_of_earlier && k < reqs[i].nalts; k++)
             reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
     for (size_t r = 0; r <= pools->nruns; r++) {
         size_t first = r < pools->nruns ? pools->runs[r].first : 0, n = r < pools->nruns ? pools->runs[r].n : 0, i = 0;
-        while (i < nreqs && probe_met(a, pools, first, n, budget, &reqs[i]))
+        while (i < nreqs && (reqs[i].copy_of_earlier || probe_met(a, pools, first, n, budget, &reqs[i])))
             i++;
         if (i == nreqs && constraints_hold_on(a, pools, r, budget, reqs, nreqs, devices, &which))
             return 1;
@@ -563,6 +564,49 @@ static const char *why_never(gpa_arena_t *a, const request_t *r)
 
 /* The claim's requests and their alternatives, prepared; NULL when a request has neither form (the API server's to
  * refuse: nothing to say). */
+static int same_string(const char *x, const char *y)
+{
+    return x == y || (x != NULL && y != NULL && strcmp(x, y) == 0);
+}
+
+/* Whether two alternatives ask the same devices: class, selectors, count, capacity, tolerations (names aside). */
+static int same_exact(const gpa_dra_exact_t *x, const gpa_dra_exact_t *y)
+{
+    if (!same_string(x->class, y->class) || x->nselectors != y->nselectors || x->mode != y->mode || x->count != y->count ||
+        x->ncapacity != y->ncapacity || x->ntolerations != y->ntolerations || x->admin_access != y->admin_access)
+        return 0;
+    for (size_t i = 0; i < x->nselectors; i++)
+        if (!same_string(x->selectors[i], y->selectors[i]))
+            return 0;
+    for (size_t i = 0; i < x->ncapacity; i++)
+        if (!same_string(x->capacity[i].name, y->capacity[i].name) ||
+            x->capacity[i].amount.status != y->capacity[i].amount.status ||
+            x->capacity[i].amount.value != y->capacity[i].amount.value)
+            return 0;
+    for (size_t i = 0; i < x->ntolerations; i++) {
+        const gpa_dra_toleration_t *s = &x->tolerations[i], *t = &y->tolerations[i];
+        if (!same_string(s->key, t->key) || !same_string(s->op, t->op) || !same_string(s->value, t->value) ||
+            !same_string(s->effect, t->effect))
+            return 0;
+    }
+    return 1;
+}
+
+/* An earlier request that asks what r asks (every alternative the same, in order), or NULL: 32 requests of one
+ * selector cost one. */
+static request_t *asked_before(request_t *reqs, size_t i)
+{
+    for (size_t j = 0; j < i; j++) {
+        size_t k = 0;
+        while (k < reqs[i].nalts && reqs[j].nalts == reqs[i].nalts &&
+               same_exact(gpa_dra_request_exact(reqs[i].req, k), gpa_dra_request_exact(reqs[j].req, k)))
+            k++;
+        if (reqs[j].nalts == reqs[i].nalts && k == reqs[i].nalts)
+            return &reqs[j];
+    }
+    return NULL;
+}
+
 static request_t *requests_of(gpa_arena_t *a, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices, int now)
 {
     request_t *reqs = gpa_arena_calloc(a, devices->nrequests, sizeof(*reqs));
@@ -572,6 +616,12 @@ static request_t *requests_of(gpa_arena_t *a, const gpa_dra_known_t *known, cons
         r->nalts = gpa_dra_request_nexact(r->req);
         if (r->nalts == 0)
             return NULL;
+        request_t *same = asked_before(reqs, i);
+        if (same != NULL) {
+            r->alts = same->alts;
+            r->copy_of_earlier = 1;
+            continue;
+        }
         r->alts = gpa_arena_calloc(a, r->nalts, sizeof(*r->alts));
         for (size_t k = 0; k < r->nalts; k++) {
             r->alts[k].e = gpa_dra_request_exact(r->req, k);
@@ -596,7 +646,7 @@ static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gp
     /* No node found: the survey looks at every device for every alternative (what the probe learnt is set aside, but
      * not what it could not judge), so that the tallies say why. */
     for (size_t i = 0; i < nreqs; i++)
-        for (size_t k = 0; k < reqs[i].nalts; k++) {
+        for (size_t k = 0; !reqs[i].copy_of_earlier && k < reqs[i].nalts; k++) {
             alternative_t *alt = &reqs[i].alts[k];
             *alt = (alternative_t){.e = alt->e,
                                    .cls = alt->cls,
@@ -802,12 +852,13 @@ size_t gpa_dra_why_not(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_d
     if (reqs == NULL)
         return 0;
     for (size_t i = 0; i < devices->nrequests; i++)
-        for (size_t k = 0; k < reqs[i].nalts; k++)
+        for (size_t k = 0; !reqs[i].copy_of_earlier && k < reqs[i].nalts; k++)
             reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
     for (size_t r = 0; r < pools->nruns; r++) {
         const char *reason = NULL;
         for (size_t i = 0; i < devices->nrequests && reason == NULL; i++)
-            reason = unmet_here(a, pools, pools->runs[r].first, pools->runs[r].n, budget, &reqs[i]);
+            reason =
+                reqs[i].copy_of_earlier ? NULL : unmet_here(a, pools, pools->runs[r].first, pools->runs[r].n, budget, &reqs[i]);
         const gpa_dra_constraint_t *broken = NULL;
         if (reason == NULL && !constraints_hold_on(a, pools, r, budget, reqs, devices->nrequests, devices, &broken))
             reason = gpa_arena_printf(a, "no devices here meet %s %s",
