@@ -11,8 +11,8 @@
  * And a Node's HAMi register annotation: the Node never fails, has at most 1,024 cards of distinct minors, and none
  * when named in a warning. An accepted text reads the
  * same object by object (the live view's reading) as whole (a file's).
- * Seeds: tests/fuzz/seeds/inventory/ (one file of each form, from examples/, a poisoned kubectl dump, annotation
- * values, and the regressions found).
+ * Seeds: tests/fuzz/seeds/inventory/ (one file of each form, from examples/, DRA slices and allocated claims, a poisoned kubectl
+ * dump, annotation values, and the regressions found).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -175,7 +175,7 @@ static void as_register(const uint8_t *data, size_t size)
     gpa_buf_dispose(&b);
 }
 
-/* Reads every Node, Device and Pod of a document one by one into r; 0, or -1 when the text is not only those. */
+/* Reads every Node, Device, Pod and DRA object of a document one by one into r; 0, or -1 when the text is not only those. */
 static int read_objects(gpa_arena_t *a, gpa_value_t *doc, reading_t *r)
 {
     const char *kind = gpa_value_string(gpa_value_get(doc, "kind"));
@@ -191,6 +191,8 @@ static int read_objects(gpa_arena_t *a, gpa_value_t *doc, reading_t *r)
     gpa_inventory_kind_t k;
     if (kind == NULL || strcmp(kind, "GPUInventory") == 0)
         return kind == NULL ? 0 : -1;
+    if (gpa_dra_kind_of(gpa_value_string(gpa_value_get(doc, "apiVersion")), kind) != GPA_DRA_NONE)
+        return gpa_inventory_add_dra(r->inv, doc, "", &err); /* as the live view adds its DRA objects */
     if (strcmp(kind, "Node") == 0)
         k = GPA_INVENTORY_NODE;
     else if (strcmp(kind, "Device") == 0)
