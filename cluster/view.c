@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/hash.h"
 #include "kinds.h"
 
 /* ---- one object's records ---- */
@@ -149,14 +150,6 @@ static void records_release(records_t *r)
 
 /* ---- the map ---- */
 
-static uint64_t hash_of(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
 static entry_t **slot_of(map_t *m, const char *key, uint64_t h)
 {
     if (m->cap == 0)
@@ -233,7 +226,7 @@ static void count_map(gpa_view_t *v, const map_t *m, int delta)
 /* Replaces (or with rec NULL, removes) the entry of `key`; takes rec's reference. */
 static void map_put(gpa_view_t *v, map_t *m, int counted, const char *key, records_t *rec)
 {
-    uint64_t h = hash_of(key);
+    uint64_t h = gpa_hash_string(key);
     if (rec != NULL && (m->cap == 0 || m->len >= m->cap))
         map_grow(m);
     entry_t **p = slot_of(m, key, h);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "base/arena.h"
+#include "base/hash.h"
 #include "base/error.h"
 #include "log.h"
 #include "metrics.h"
@@ -59,12 +60,11 @@ static uint64_t hash_file(const char *path)
     FILE *fp = fopen(path, "rb");
     if (fp == NULL)
         return 0;
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = GPA_HASH_START;
     unsigned char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-        for (size_t i = 0; i < n; i++)
-            h = (h ^ buf[i]) * 0x100000001b3ULL;
+        h = gpa_hash_bytes(h, buf, n);
     int bad = ferror(fp);
     fclose(fp);
     return bad ? 0 : h;

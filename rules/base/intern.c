@@ -23,14 +23,6 @@ void gpa_intern_dispose(gpa_intern_t *in)
     *in = (gpa_intern_t){.a = in->a};
 }
 
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-    uint64_t h = GPA_HASH_START;
-    for (const unsigned char *b = p, *end = b + n; b < end; b++)
-        h = (h ^ *b) * UINT64_C(1099511628211);
-    return h;
-}
-
 static void grow(gpa_intern_t *in)
 {
     size_t n = in->nslots_ != 0 ? in->nslots_ * 2 : 256;
@@ -61,7 +53,7 @@ const void *gpa_intern_bytes(gpa_intern_t *in, const void *p, size_t n)
 {
     if (2 * (in->len_ + 1) > in->nslots_)
         grow(in);
-    uint64_t hash = hash_bytes(p, n);
+    uint64_t hash = gpa_hash_bytes(GPA_HASH_START, p, n);
     size_t k = hash & (in->nslots_ - 1);
     for (size_t probe = 0; probe < GPA_INTERN_MAX_PROBE; probe++, k = (k + 1) & (in->nslots_ - 1)) {
         gpa_intern_entry_t *e = &in->slots_[k];
