@@ -3,7 +3,6 @@
  */
 #include "alloc/dra_fit.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,6 +292,15 @@ static size_t look_at(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first
     return eligible;
 }
 
+/* The devices of node `run` as two [first, n) ranges: those offered to any node, and the node's own (run == nruns: a
+ * node with only the former). */
+static void run_ranges(const gpa_dra_pools_t *pools, size_t run, size_t ranges[2][2])
+{
+    ranges[0][0] = 0, ranges[0][1] = pools->nanywhere;
+    ranges[1][0] = run < pools->nruns ? pools->runs[run].first : 0;
+    ranges[1][1] = run < pools->nruns ? pools->runs[run].n : 0;
+}
+
 /* Every device once, node by node: the tally whole, and on which nodes the alternative is met. */
 static void survey(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, alternative_t *alt)
 {
@@ -315,7 +323,7 @@ static void survey(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budge
 
 typedef struct st_request_t {
     const gpa_dra_request_t *req;
-    alternative_t *alts; /* shared with an earlier request that asks the same (copy_of) */
+    alternative_t *alts; /* shared with an earlier request that asks the same (copy_of_earlier) */
     size_t nalts;
     int copy_of_earlier; /* it asks what an earlier request asks: met where that one is, never looked at twice */
 } request_t;
@@ -340,23 +348,32 @@ static int probe_met(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t first,
     return 0;
 }
 
+/* Each alternative's count of the devices offered to any node (an alternative shared with an earlier request is
+ * counted once). */
+static void look_at_anywhere(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, request_t *reqs,
+                             size_t nreqs)
+{
+    for (size_t i = 0; i < nreqs; i++)
+        for (size_t k = 0; !reqs[i].copy_of_earlier && k < reqs[i].nalts; k++)
+            reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
+}
+
+static int constraints_hold_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget,
+                               request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **which);
+
 /*
  * The probe: node by node, each request in turn until one is not met there, stopping at the first node that meets
  * them all. A claim that fits costs the devices of the nodes looked at before that one, not the inventory.
  */
-static int constraints_hold_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget,
-                               request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **which);
-
 static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, request_t *reqs, size_t nreqs,
                  const gpa_dra_devices_t *devices)
 {
     const gpa_dra_constraint_t *which;
-    for (size_t i = 0; i < nreqs; i++)
-        for (size_t k = 0; !reqs[i].copy_of_earlier && k < reqs[i].nalts; k++)
-            reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
+    look_at_anywhere(a, pools, budget, reqs, nreqs);
     for (size_t r = 0; r <= pools->nruns; r++) {
-        size_t first = r < pools->nruns ? pools->runs[r].first : 0, n = r < pools->nruns ? pools->runs[r].n : 0, i = 0;
-        while (i < nreqs && (reqs[i].copy_of_earlier || probe_met(a, pools, first, n, budget, &reqs[i])))
+        size_t ranges[2][2], i = 0;
+        run_ranges(pools, r, ranges);
+        while (i < nreqs && (reqs[i].copy_of_earlier || probe_met(a, pools, ranges[1][0], ranges[1][1], budget, &reqs[i])))
             i++;
         if (i == nreqs && constraints_hold_on(a, pools, r, budget, reqs, nreqs, devices, &which))
             return 1;
@@ -381,6 +398,20 @@ static int same_value(const gpa_dra_attribute_t *x, const gpa_dra_attribute_t *y
     return strcmp(x->s, y->s) == 0; /* a version compares as written, as the scheduler's semver equality mostly does */
 }
 
+/* The attribute a constraint names, fully qualified; NULL for one that is not (the API server refuses it). */
+static const char *constraint_attribute(const gpa_dra_constraint_t *c)
+{
+    const char *attr = c->match_attribute != NULL ? c->match_attribute : c->distinct_attribute;
+    return attr != NULL && strchr(attr, '/') != NULL ? attr : NULL;
+}
+
+/* "matchAttribute gpu.nvidia.com/parentUUID": a constraint as a reason names it. */
+static const char *constraint_text(gpa_arena_t *a, const gpa_dra_constraint_t *c)
+{
+    return c->match_attribute != NULL ? gpa_arena_printf(a, "matchAttribute %s", c->match_attribute)
+                                      : gpa_arena_printf(a, "distinctAttribute %s", c->distinct_attribute);
+}
+
 static int in_constraint(const gpa_dra_constraint_t *c, const char *name)
 {
     if (c->nrequests == 0)
@@ -398,10 +429,10 @@ typedef struct st_side_t {
     size_t n, need;
 } side_t;
 
-/* The devices of `ranges` request r could take (any of its alternatives), by their attribute domain/id; -1 when the
+/* The devices of `ranges` request r could take (any of its alternatives), by their attribute `attr`; -1 when the
  * constraint cannot be judged for r (an alternative gpuadmit cannot judge, All, too many devices). */
 static int side_of(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ranges[2][2], gpa_alloc_budget_t *budget,
-                   request_t *r, const char *domain, const char *id, side_t *s)
+                   request_t *r, const char *attr, side_t *s)
 {
     size_t total = ranges[0][1] + ranges[1][1];
     if (total > CONSTRAINT_MAX_DEVICES)
@@ -419,7 +450,7 @@ static int side_of(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ra
     for (int g = 0; g < 2; g++)
         for (size_t d = ranges[g][0]; d < ranges[g][0] + ranges[g][1]; d++) {
             const gpa_dra_placed_t *p = &pools->devices[d];
-            const gpa_dra_attribute_t *at = gpa_dra_device_attribute(p->device, domain, id);
+            const gpa_dra_attribute_t *at = gpa_dra_device_attribute_named(p->device, p->pool->driver, attr);
             size_t k = 0;
             const char *why;
             judgement_t j = J_NO_MATCH;
@@ -517,17 +548,15 @@ static int constraints_hold(gpa_arena_t *a, const gpa_dra_pools_t *pools, const 
 {
     for (size_t c = 0; c < devices->nconstraints; c++) {
         const gpa_dra_constraint_t *con = &devices->constraints[c];
-        const char *attr = con->match_attribute != NULL ? con->match_attribute : con->distinct_attribute;
-        const char *slash = attr != NULL ? strchr(attr, '/') : NULL;
-        if (slash == NULL)
-            continue; /* not fully qualified: the API server refuses it */
-        const char *domain = gpa_arena_strndup(a, attr, (size_t)(slash - attr)), *id = slash + 1;
+        const char *attr = constraint_attribute(con);
+        if (attr == NULL)
+            continue;
         side_t *sides = gpa_arena_calloc(a, nreqs + 1, sizeof(*sides));
         size_t n = 0;
         int judged = 1;
         for (size_t i = 0; i < nreqs && judged; i++)
             if (in_constraint(con, reqs[i].req->name))
-                judged = side_of(a, pools, ranges, budget, &reqs[i], domain, id, &sides[n++]) == 0;
+                judged = side_of(a, pools, ranges, budget, &reqs[i], attr, &sides[n++]) == 0;
         if (judged && !(con->match_attribute != NULL ? match_holds(sides, n) : distinct_holds(a, sides, n))) {
             *which = con;
             return 0;
@@ -540,8 +569,8 @@ static int constraints_hold(gpa_arena_t *a, const gpa_dra_pools_t *pools, const 
 static int constraints_hold_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget,
                                request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **which)
 {
-    size_t ranges[2][2] = {{0, pools->nanywhere},
-                           {run < pools->nruns ? pools->runs[run].first : 0, run < pools->nruns ? pools->runs[run].n : 0}};
+    size_t ranges[2][2];
+    run_ranges(pools, run, ranges);
     return devices->nconstraints == 0 || constraints_hold(a, pools, ranges, budget, reqs, nreqs, devices, which);
 }
 
@@ -562,8 +591,6 @@ static const char *why_never(gpa_arena_t *a, const request_t *r)
                             alt->best);
 }
 
-/* The claim's requests and their alternatives, prepared; NULL when a request has neither form (the API server's to
- * refuse: nothing to say). */
 static int same_string(const char *x, const char *y)
 {
     return x == y || (x != NULL && y != NULL && strcmp(x, y) == 0);
@@ -607,6 +634,8 @@ static request_t *asked_before(request_t *reqs, size_t i)
     return NULL;
 }
 
+/* The claim's requests and their alternatives, prepared; NULL when a request has neither form (the API server's to
+ * refuse: nothing to say). */
 static request_t *requests_of(gpa_arena_t *a, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices, int now)
 {
     request_t *reqs = gpa_arena_calloc(a, devices->nrequests, sizeof(*reqs));
@@ -669,10 +698,8 @@ static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gp
             return GPA_DRA_FITS; /* an alternative whose class admits nothing is met everywhere */
     }
     if (broken != NULL) {
-        *reason =
-            gpa_arena_printf(a, "its requests are met on %zu node(s), on none by devices that meet %s %s (%s)", met_nodes,
-                             broken->match_attribute != NULL ? "matchAttribute" : "distinctAttribute",
-                             broken->match_attribute != NULL ? broken->match_attribute : broken->distinct_attribute, broken->path);
+        *reason = gpa_arena_printf(a, "its requests are met on %zu node(s), on none by devices that meet %s (%s)", met_nodes,
+                                   constraint_text(a, broken), broken->path);
         return GPA_DRA_NEVER;
     }
     /* Never: a request no node meets says why; else they are met only on different nodes. */
@@ -777,15 +804,13 @@ static int picks_meet(const gpa_dra_devices_t *devices, const request_t *reqs, c
 {
     for (size_t c = 0; c < devices->nconstraints; c++) {
         const gpa_dra_constraint_t *con = &devices->constraints[c];
-        const char *attr = con->match_attribute != NULL ? con->match_attribute : con->distinct_attribute;
-        const char *slash = attr != NULL ? strchr(attr, '/') : NULL;
+        const char *attr = constraint_attribute(con);
         const gpa_dra_attribute_t *seen[GPA_DRA_MAX_RESULTS];
         size_t n = 0;
-        for (size_t i = 0; slash != NULL && i < devices->nrequests; i++)
+        for (size_t i = 0; attr != NULL && i < devices->nrequests; i++)
             for (size_t k = 0; in_constraint(con, reqs[i].req->name) && k < picks[i].ndevices; k++) {
-                char domain[256];
-                snprintf(domain, sizeof(domain), "%.*s", (int)(slash - attr), attr);
-                const gpa_dra_attribute_t *at = gpa_dra_device_attribute(picks[i].devices[k]->device, domain, slash + 1);
+                const gpa_dra_placed_t *p = picks[i].devices[k];
+                const gpa_dra_attribute_t *at = gpa_dra_device_attribute_named(p->device, p->pool->driver, attr);
                 if (at == NULL || n == GPA_DRA_MAX_RESULTS)
                     return 0;
                 for (size_t j = 0; j < n; j++)
@@ -809,8 +834,8 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
         return;
     gpa_dra_pick_t *picks = gpa_arena_calloc(a, devices->nrequests, sizeof(*picks));
     for (size_t r = 0; r <= pools->nruns; r++) {
-        size_t ranges[2][2] = {{0, pools->nanywhere},
-                               {r < pools->nruns ? pools->runs[r].first : 0, r < pools->nruns ? pools->runs[r].n : 0}};
+        size_t ranges[2][2];
+        run_ranges(pools, r, ranges);
         if (pick_on(a, pools, ranges, budget, reqs, devices->nrequests, picks) && picks_meet(devices, reqs, picks)) {
             out->node = r < pools->nruns ? pools->runs[r].node : NULL;
             out->picks = picks;
@@ -851,9 +876,7 @@ size_t gpa_dra_why_not(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_d
     size_t named = 0;
     if (reqs == NULL)
         return 0;
-    for (size_t i = 0; i < devices->nrequests; i++)
-        for (size_t k = 0; !reqs[i].copy_of_earlier && k < reqs[i].nalts; k++)
-            reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
+    look_at_anywhere(a, pools, budget, reqs, devices->nrequests);
     for (size_t r = 0; r < pools->nruns; r++) {
         const char *reason = NULL;
         for (size_t i = 0; i < devices->nrequests && reason == NULL; i++)
@@ -861,9 +884,7 @@ size_t gpa_dra_why_not(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_d
                 reqs[i].copy_of_earlier ? NULL : unmet_here(a, pools, pools->runs[r].first, pools->runs[r].n, budget, &reqs[i]);
         const gpa_dra_constraint_t *broken = NULL;
         if (reason == NULL && !constraints_hold_on(a, pools, r, budget, reqs, devices->nrequests, devices, &broken))
-            reason = gpa_arena_printf(a, "no devices here meet %s %s",
-                                      broken->match_attribute != NULL ? "matchAttribute" : "distinctAttribute",
-                                      broken->match_attribute != NULL ? broken->match_attribute : broken->distinct_attribute);
+            reason = gpa_arena_printf(a, "no devices here meet %s", constraint_text(a, broken));
         if (reason != NULL) {
             why(ctx, pools->runs[r].node, reason);
             named++;

@@ -457,15 +457,28 @@ const gpa_dra_device_capacity_t *gpa_dra_device_capacity(const gpa_dra_device_t 
     return NULL;
 }
 
-const gpa_dra_device_capacity_t *gpa_dra_device_capacity_named(const gpa_dra_device_t *d, const char *driver, const char *name)
+/* Whether domain/id is `name`: "domain/id", or an unqualified id in the driver's domain. */
+static int is_named(const char *domain, const char *id, const char *driver, const char *name)
 {
     const char *slash = strchr(name, '/');
     if (slash == NULL)
-        return gpa_dra_device_capacity(d, driver, name);
+        return strcmp(id, name) == 0 && strcmp(domain, driver) == 0;
     size_t n = (size_t)(slash - name);
+    return strcmp(id, slash + 1) == 0 && strncmp(domain, name, n) == 0 && domain[n] == '\0';
+}
+
+const gpa_dra_device_capacity_t *gpa_dra_device_capacity_named(const gpa_dra_device_t *d, const char *driver, const char *name)
+{
     for (size_t i = 0; i < d->ncapacity; i++)
-        if (strcmp(d->capacity[i]->id, slash + 1) == 0 && strncmp(d->capacity[i]->domain, name, n) == 0 &&
-            d->capacity[i]->domain[n] == '\0')
+        if (is_named(d->capacity[i]->domain, d->capacity[i]->id, driver, name))
             return d->capacity[i];
+    return NULL;
+}
+
+const gpa_dra_attribute_t *gpa_dra_device_attribute_named(const gpa_dra_device_t *d, const char *driver, const char *name)
+{
+    for (size_t i = 0; i < d->nattributes; i++)
+        if (is_named(d->attributes[i]->domain, d->attributes[i]->id, driver, name))
+            return d->attributes[i];
     return NULL;
 }

@@ -136,6 +136,8 @@ void gpa_dra_slice_copy(gpa_intern_t *in, const gpa_dra_slice_t *src, gpa_dra_sl
 const gpa_dra_attribute_t *gpa_dra_device_attribute(const gpa_dra_device_t *d, const char *domain, const char *id);
 /* The capacity `domain/id` of d, or NULL. */
 const gpa_dra_device_capacity_t *gpa_dra_device_capacity(const gpa_dra_device_t *d, const char *domain, const char *id);
+/* The attribute a constraint names (`matchAttribute`: "domain/id", or an unqualified id in `driver`'s domain), or NULL. */
+const gpa_dra_attribute_t *gpa_dra_device_attribute_named(const gpa_dra_device_t *d, const char *driver, const char *name);
 /* The capacity a claim names (`capacity.requests`: "domain/id", or an unqualified id in `driver`'s domain), or NULL. */
 const gpa_dra_device_capacity_t *gpa_dra_device_capacity_named(const gpa_dra_device_t *d, const char *driver, const char *name);
 
