@@ -150,7 +150,6 @@ void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *c
     place_devices(a, p);
     order_by_node(a, p);
     p->use = NULL;
-    p->by_key_ = NULL;
 }
 
 /* ---- what allocated claims hold ----------------------------------------------------------------------------------- */
@@ -163,29 +162,32 @@ static int key_cmp(const gpa_dra_placed_t *d, const char *driver, const char *po
     return c != 0 ? c : strcmp(d->device->name, device);
 }
 
-static int by_key(const void *x, const void *y)
+static int by_key_cmp(const void *x, const void *y)
 {
     const gpa_dra_placed_t *a = *(const gpa_dra_placed_t *const *)x, *b = *(const gpa_dra_placed_t *const *)y;
     return key_cmp(a, b->pool->driver, b->pool->name, b->device->name);
 }
 
 /* The devices by (driver, pool, name), for finding what results name. */
-static void index_keys(gpa_arena_t *a, gpa_dra_pools_t *p)
+static const gpa_dra_placed_t **index_keys(gpa_arena_t *a, const gpa_dra_pools_t *p)
 {
-    p->by_key_ = gpa_arena_alloc(a, (p->ndevices + 1) * sizeof(*p->by_key_));
+    const gpa_dra_placed_t **by_key = gpa_arena_alloc(a, (p->ndevices + 1) * sizeof(*by_key));
     for (size_t i = 0; i < p->ndevices; i++)
-        p->by_key_[i] = &p->devices[i];
-    qsort(p->by_key_, p->ndevices, sizeof(*p->by_key_), by_key);
+        by_key[i] = &p->devices[i];
+    qsort(by_key, p->ndevices, sizeof(*by_key), by_key_cmp);
+    return by_key;
 }
 
-long gpa_dra_pools_find(const gpa_dra_pools_t *p, const char *driver, const char *pool, const char *device)
+/* The index in p->devices of (driver, pool, device), or -1. */
+static long find_device(const gpa_dra_pools_t *p, const gpa_dra_placed_t *const *by_key, const char *driver, const char *pool,
+                        const char *device)
 {
-    size_t lo = 0, hi = p->by_key_ != NULL ? p->ndevices : 0;
+    size_t lo = 0, hi = p->ndevices;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = key_cmp(p->by_key_[mid], driver, pool, device);
+        int c = key_cmp(by_key[mid], driver, pool, device);
         if (c == 0)
-            return (long)(p->by_key_[mid] - p->devices);
+            return (long)(by_key[mid] - p->devices);
         if (c < 0)
             lo = mid + 1;
         else
@@ -217,6 +219,19 @@ static void add_consumed(gpa_arena_t *a, gpa_dra_use_t *u, const gpa_dra_result_
     }
 }
 
+/* Where counter `counter` of set `set` is in the pool's sets (*i the set, *j the counter): 0, or -1 when it is not. */
+static int counter_at(const gpa_dra_pool_t *pool, const char *set, const char *counter, size_t *i, size_t *j)
+{
+    const gpa_dra_counter_set_t *s = gpa_dra_pool_counter_set(pool, set);
+    if (s == NULL)
+        return -1;
+    *i = (size_t)(s - pool->counter_sets);
+    for (*j = 0; *j < s->ncounters; (*j)++)
+        if (strcmp(s->counters[*j].name, counter) == 0)
+            return 0;
+    return -1;
+}
+
 /* What an allocated device consumes of its pool's counters, added to the pool's used (held once per device: a device
  * allocated several times consumes its counters once, as the scheduler counts them). */
 static void use_counters(gpa_arena_t *a, gpa_dra_pools_t *pools, size_t d)
@@ -225,47 +240,41 @@ static void use_counters(gpa_arena_t *a, gpa_dra_pools_t *pools, size_t d)
     gpa_dra_pool_t *pool = &pools->pools[p->pool - pools->pools];
     for (size_t c = 0; c < p->device->nconsumes; c++) {
         const gpa_dra_counter_set_t *use = &p->device->consumes[c];
-        size_t i = 0;
-        while (i < pool->ncounter_sets && strcmp(pool->counter_sets[i].name, use->name) != 0)
-            i++;
-        if (i == pool->ncounter_sets)
-            continue;
-        if (pool->used == NULL)
-            pool->used = gpa_arena_calloc(a, pool->ncounter_sets, sizeof(*pool->used));
-        if (pool->used[i] == NULL)
-            pool->used[i] = gpa_arena_calloc(a, pool->counter_sets[i].ncounters + 1, sizeof(**pool->used));
-        for (size_t k = 0; k < use->ncounters; k++)
-            for (size_t j = 0; j < pool->counter_sets[i].ncounters; j++)
-                if (use->counters[k].value.status == GPA_Q_OK &&
-                    strcmp(pool->counter_sets[i].counters[j].name, use->counters[k].name) == 0 &&
-                    __builtin_add_overflow(pool->used[i][j], use->counters[k].value.value, &pool->used[i][j]))
-                    pool->used[i][j] = INT64_MAX;
+        for (size_t k = 0; k < use->ncounters; k++) {
+            size_t i, j;
+            if (use->counters[k].value.status != GPA_Q_OK || counter_at(pool, use->name, use->counters[k].name, &i, &j) != 0)
+                continue;
+            if (pool->used == NULL)
+                pool->used = gpa_arena_calloc(a, pool->ncounter_sets, sizeof(*pool->used));
+            if (pool->used[i] == NULL)
+                pool->used[i] = gpa_arena_calloc(a, pool->counter_sets[i].ncounters + 1, sizeof(**pool->used));
+            if (__builtin_add_overflow(pool->used[i][j], use->counters[k].value.value, &pool->used[i][j]))
+                pool->used[i][j] = INT64_MAX;
+        }
     }
 }
 
 int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter)
 {
-    for (size_t i = 0; i < pool->ncounter_sets; i++) {
-        const gpa_dra_counter_set_t *s = &pool->counter_sets[i];
-        for (size_t j = 0; strcmp(s->name, set) == 0 && j < s->ncounters; j++)
-            if (strcmp(s->counters[j].name, counter) == 0 && s->counters[j].value.status == GPA_Q_OK) {
-                int64_t used = pool->used != NULL && pool->used[i] != NULL ? pool->used[i][j] : 0;
-                return s->counters[j].value.value - (used < s->counters[j].value.value ? used : s->counters[j].value.value);
-            }
-    }
-    return INT64_MIN;
+    size_t i, j;
+    if (counter_at(pool, set, counter, &i, &j) != 0 || pool->counter_sets[i].counters[j].value.status != GPA_Q_OK)
+        return INT64_MIN;
+    int64_t value = pool->counter_sets[i].counters[j].value.value;
+    int64_t used = pool->used != NULL && pool->used[i] != NULL ? pool->used[i][j] : 0;
+    return value - (used < value ? used : value);
 }
 
 void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_t *const *claims, size_t n)
 {
+    const gpa_dra_placed_t **by_key = NULL;
     p->use = NULL;
     for (size_t i = 0; i < n; i++) {
         const gpa_dra_object_t *c = claims[i];
         for (size_t k = 0; c->kind == GPA_DRA_CLAIM && k < c->nallocated; k++) {
             const gpa_dra_result_t *res = &c->allocated[k];
-            if (p->by_key_ == NULL)
-                index_keys(a, p);
-            long d = gpa_dra_pools_find(p, res->driver, res->pool, res->device);
+            if (by_key == NULL)
+                by_key = index_keys(a, p);
+            long d = find_device(p, by_key, res->driver, res->pool, res->device);
             if (d < 0)
                 continue;
             if (p->use == NULL)

@@ -65,8 +65,7 @@ typedef struct st_gpa_dra_pools_t {
     size_t nanywhere;         /* devices[0 .. nanywhere): offered to any node */
     gpa_dra_node_run_t *runs; /* the nodes the others name, by name */
     size_t nruns;
-    gpa_dra_use_t *use;               /* by device index (gpa_dra_pools_use), NULL when no claim holds a device */
-    const gpa_dra_placed_t **by_key_; /* the devices by (driver, pool, name) once a result was looked up */
+    gpa_dra_use_t *use; /* by device index (gpa_dra_pools_use), NULL when no claim holds a device */
 } gpa_dra_pools_t;
 
 /* An empty set (a zeroed one is empty too). */
@@ -84,9 +83,6 @@ void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_
 /* What the allocated claims leave of counter `counter` of the pool's set `set` (gpa_dra_pools_use; the whole value when
  * nothing is held, INT64_MIN when the set or counter is not the pool's, or its value cannot be read). */
 int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter);
-
-/* The index in p->devices of (driver, pool, device), or -1 (always -1 before gpa_dra_pools_use met a result). */
-long gpa_dra_pools_find(const gpa_dra_pools_t *p, const char *driver, const char *pool, const char *device);
 
 /* Whether `driver` has published at least one complete pool: before it has, nothing is known to be missing. */
 int gpa_dra_pools_driver_known(const gpa_dra_pools_t *p, const char *driver);
