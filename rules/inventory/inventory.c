@@ -57,6 +57,7 @@ gpa_inventory_t *gpa_inventory_new(void)
 {
     gpa_inventory_t *inv = gpa_xcalloc(1, sizeof(*inv));
     inv->refcnt = 1;
+    gpa_intern_init(&inv->intern_, &inv->rec_);
     return inv;
 }
 
@@ -745,8 +746,6 @@ static void release_held(gpa_inventory_t *inv, size_t keep)
  * what 10^5 devices cost is their few distinct values, not their JSON. */
 static int add_slice(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
 {
-    if (inv->intern_.a == NULL)
-        gpa_intern_init(&inv->intern_, &inv->rec_);
     const gpa_dra_slice_t *slice;
     if (gpa_inventory_read_slice(&inv->intern_, doc, path, &slice, err) != 0)
         return -1;
@@ -757,8 +756,8 @@ static int add_slice(gpa_inventory_t *inv, const gpa_value_t *doc, const char *p
 int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const char *path, gpa_error_t *err)
 {
     static const gpa_decode_opts_t only_dra = {.dialects = GPA_DIALECT_DRA};
-    const gpa_value_t *kind = gpa_value_get(doc, "kind");
-    if (kind != NULL && kind->type == GPA_VSTRING && strcmp(kind->u.str.ptr, "ResourceSlice") == 0)
+    if (gpa_dra_kind_of(gpa_value_string(gpa_value_get(doc, "apiVersion")), gpa_value_string(gpa_value_get(doc, "kind"))) ==
+        GPA_DRA_SLICE)
         return add_slice(inv, doc, path, err);
     gpa_object_t *obj;
     if (gpa_decode_object_with(&inv->rec_, &only_dra, gpa_value_clone(&inv->rec_, doc), &obj, err) != 0) {
