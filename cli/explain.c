@@ -253,8 +253,12 @@ static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *
     r->asks_gpu = 1;
     r->dialect = gpa_dialect_name(GPA_DIALECT_DRA);
     r->ever = r->now = 1;
+    if (r->scheduled != NULL) { /* its claims are allocated where it runs */
+        r->node = r->scheduled;
+        return;
+    }
     claim_reasons_t cr = {.a = a};
-    for (size_t i = 0; i < pod->nclaims && r->scheduled == NULL; i++) {
+    for (size_t i = 0; i < pod->nclaims; i++) {
         const gpa_dra_pod_claim_t *pc = &pod->claims[i];
         const gpa_dra_object_t *c = claim_of(ex, obj, pc);
         const char *who = gpa_arena_printf(a, "claim %s (%s %s)", pc->name != NULL ? pc->name : "",
@@ -282,8 +286,6 @@ static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *
     r->reasons = cr.reasons.items;
     r->reasons_node = cr.nodes.items;
     r->nreasons = cr.reasons.len;
-    if (r->scheduled != NULL)
-        r->node = r->scheduled;
     if (!r->now)
         r->node = NULL;
 }
