@@ -19,11 +19,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from common import measured, use_e2e  # noqa: E402  (bench/common.py)
 MB = 1 << 20
 DRIVER = "gpu.nvidia.com"
 
@@ -96,15 +97,6 @@ def write_compact(path, nodes):
         json.dump(inv, f)
 
 
-def measured(argv):
-    """(seconds, peak RSS in MiB, exit code, stdout) of one run."""
-    t = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = p.stdout.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    return time.monotonic() - t, ru.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), out
-
-
 def latencies(ra, s, review, n):
     sock = ra.raw_connect(s)
     body = json.dumps(review).encode()
@@ -160,10 +152,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--fakeapi", help="the fake API server (tests/fakeapi), for the live view's row")
     args = ap.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    os.environ["GPUADMIT"] = args.gpuadmit
-    os.environ["E2E_WORK"] = args.work
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
+    use_e2e(args.gpuadmit, args.work)
     import run_e2e as ra  # noqa: E402  (reads the environment at import)
 
     certs = os.path.join(args.work, "certs")
@@ -178,7 +167,7 @@ def main():
 
     print("1. the inventory of 10^5 devices (%.0f MB of JSON; goal: loaded <= 1 s, RSS <= 64 MiB holding it)" % (size / 1e6))
     print("| run | seconds | peak RSS MiB | RSS holding it MiB |\n|---|---|---|---|")
-    secs, peak, code, _ = measured([args.gpuadmit, "validate", "--inventory", big, claim])
+    secs, peak, _, _ = measured([args.gpuadmit, "validate", "--inventory", big, claim])
     print("| validate --inventory (one claim) | %.2f | %.1f | |" % (secs, peak))
     t = time.monotonic()
     s = ra.Server("dra-100k", certs, "--inventory", big)

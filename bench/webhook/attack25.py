@@ -16,12 +16,13 @@ import json
 import os
 import random
 import ssl
-import subprocess
 import sys
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from common import measured, use_e2e  # noqa: E402  (bench/common.py)
 MB = 1 << 20
 
 
@@ -75,28 +76,6 @@ def hami_uuid_pod(list_bytes=250 * 1000, seed=25):
             "status": {"phase": "Pending"}}
 
 
-def measured(argv):
-    """Runs argv: (seconds, peak RSS in MiB, bytes printed on stdout, exit code). The peak is the child's VmHWM read
-    until it exits (rusage's maxrss would count this process's memory, which the child held between fork and exec)."""
-    t0 = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = []
-    reader = threading.Thread(target=lambda: out.append(p.stdout.read()))
-    reader.start()
-    peak = 0
-    while p.poll() is None:
-        try:
-            with open("/proc/%d/status" % p.pid) as f:
-                for line in f:
-                    if line.startswith("VmHWM:"):
-                        peak = max(peak, int(line.split()[1]))
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.002)
-    reader.join()
-    return time.monotonic() - t0, peak / 1024, len(out[0]), p.returncode
-
-
 def verbs_on_hami(args, work, pod, nodes):
     """validate, fit (the nodes as an inventory file) and explain -A (the fake API server holding them and the Pod)."""
     inv, pod_file = os.path.join(work, "hami-nodes.json"), os.path.join(work, "hami-pod.json")
@@ -135,9 +114,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--fakeapi", help="the fake API server (tests/fakeapi), for explain")
     args = ap.parse_args()
-    os.environ["GPUADMIT"] = args.gpuadmit
-    os.environ["E2E_WORK"] = args.work
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
+    use_e2e(args.gpuadmit, args.work)
     import run_attack as ra  # noqa: E402  (reads the environment at import)
 
     certs = os.path.join(args.work, "certs")
