@@ -125,6 +125,35 @@ static const char *counters_taken(gpa_arena_t *a, const gpa_dra_placed_t *p)
     return NULL;
 }
 
+/* The amount of capacity c of device p that e asks, or NULL. */
+static const gpa_quantity_t *asked_of(const gpa_dra_placed_t *p, const gpa_dra_exact_t *e, const gpa_dra_device_capacity_t *c)
+{
+    for (size_t i = 0; i < e->ncapacity; i++)
+        if (gpa_dra_device_capacity_named(p->device, p->pool->driver, e->capacity[i].name) == c)
+            return &e->capacity[i].amount;
+    return NULL;
+}
+
+/* What e consumes of capacity c of shared device p (its request rounded, its policy's default, or the whole: KEP-5075
+ * lists every capacity); INT64_MAX when that cannot be read or served. */
+static int64_t consumes(gpa_arena_t *a, const gpa_dra_placed_t *p, const gpa_dra_exact_t *e, const gpa_dra_device_capacity_t *c)
+{
+    const gpa_quantity_t *asked = asked_of(p, e, c);
+    int64_t consumed;
+    const char *why;
+    return gpa_dra_consumed(a, c, 1, asked, &consumed, &why) == 0 ? consumed : INT64_MAX;
+}
+
+/* What allocated claims consumed of capacity c of device p (pools->use; 0 when none holds it). */
+static int64_t used_of(const gpa_dra_pools_t *pools, const gpa_dra_placed_t *p, const gpa_dra_device_capacity_t *c)
+{
+    const gpa_dra_use_t *u = pools->use != NULL ? &pools->use[p - pools->devices] : NULL;
+    for (size_t k = 0; u != NULL && k < u->nconsumed; k++)
+        if (gpa_dra_device_capacity_named(p->device, p->pool->driver, u->consumed[k].name) == c)
+            return u->consumed[k].value.value;
+    return 0;
+}
+
 /* Why allocated claims leave no room on device p for e (pools->use), NULL when they leave some. */
 static const char *taken(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_placed_t *p, const gpa_dra_exact_t *e)
 {
@@ -134,19 +163,13 @@ static const char *taken(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa
         return counters_taken(a, p); /* its counters are not yet consumed: others may have taken them */
     if (!d->allow_multiple)
         return gpa_arena_printf(a, "device %s/%s is allocated to claim %s", p->pool->name, d->name, u->by);
-    for (size_t i = 0; i < e->ncapacity; i++) {
-        const gpa_dra_capacity_t *want = &e->capacity[i];
-        const gpa_dra_device_capacity_t *c = gpa_dra_device_capacity_named(d, p->pool->driver, want->name);
-        int64_t consumed, used = 0;
-        const char *why;
-        if (c == NULL || gpa_dra_consumed(a, c, 1, &want->amount, &consumed, &why) != 0)
-            continue;
-        for (size_t k = 0; k < u->nconsumed; k++)
-            if (strcmp(u->consumed[k].name, want->name) == 0 || strcmp(u->consumed[k].name, c->id) == 0)
-                used = u->consumed[k].value.value;
-        if (used > c->value.value - consumed)
-            return gpa_arena_printf(a, "capacity %s of device %s/%s: %s asked, %s left by %u allocated claim(s)", want->name,
-                                    p->pool->name, d->name, bytes_text(a, consumed),
+    for (size_t i = 0; i < d->ncapacity; i++) {
+        const gpa_dra_device_capacity_t *c = d->capacity[i];
+        int64_t consumed = consumes(a, p, e, c), used = used_of(pools, p, c);
+        if (c->value.status == GPA_Q_OK && consumed != INT64_MAX && used > c->value.value - consumed)
+            return gpa_arena_printf(a, "capacity %s of device %s/%s: %s %s, %s left by %u allocated claim(s)", c->id, p->pool->name,
+                                    d->name, bytes_text(a, consumed),
+                                    asked_of(p, e, c) != NULL ? "asked" : "consumed (the request names none)",
                                     bytes_text(a, used < c->value.value ? c->value.value - used : 0), u->allocations);
     }
     return NULL;
@@ -236,6 +259,8 @@ typedef struct st_alternative_t {
     size_t best;           /* the most eligible devices one node offers, those included */
     uint64_t *met_on;      /* the survey's: bit r, met on pools->runs[r]; bit nruns, on a node with only those */
     int now;               /* what allocated claims hold is taken (gpa_dra_fits_now) */
+    /* the search's: the devices it could take on the node searched, and of those offered to any node (judged once) */
+    size_t *cand, ncand, *anywhere_cand, nanywhere_cand;
 } alternative_t;
 
 /* The class and the selectors parsed; unknown when the alternative cannot be judged soundly. */
@@ -358,29 +383,6 @@ static void look_at_anywhere(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_a
             reqs[i].alts[k].anywhere = look_at(a, pools, 0, pools->nanywhere, budget, &reqs[i].alts[k]);
 }
 
-static int constraints_hold_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget,
-                               request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **which);
-
-/*
- * The probe: node by node, each request in turn until one is not met there, stopping at the first node that meets
- * them all. A claim that fits costs the devices of the nodes looked at before that one, not the inventory.
- */
-static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, request_t *reqs, size_t nreqs,
-                 const gpa_dra_devices_t *devices)
-{
-    const gpa_dra_constraint_t *which;
-    look_at_anywhere(a, pools, budget, reqs, nreqs);
-    for (size_t r = 0; r <= pools->nruns; r++) {
-        size_t ranges[2][2], i = 0;
-        run_ranges(pools, r, ranges);
-        while (i < nreqs && (reqs[i].copy_of_earlier || probe_met(a, pools, ranges[1][0], ranges[1][1], budget, &reqs[i])))
-            i++;
-        if (i == nreqs && constraints_hold_on(a, pools, r, budget, reqs, nreqs, devices, &which))
-            return 1;
-    }
-    return 0;
-}
-
 /* ---- constraints ------------------------------------------------------------------------------------------------ */
 
 /* Devices on one node past which a constraint is not judged (it then holds): the comparisons (cubic in them) stay
@@ -395,7 +397,9 @@ static int same_value(const gpa_dra_attribute_t *x, const gpa_dra_attribute_t *y
         return x->i == y->i;
     if (x->type == GPA_DRA_ATTR_BOOL)
         return x->b == y->b;
-    return strcmp(x->s, y->s) == 0; /* a version compares as written, as the scheduler's semver equality mostly does */
+    if (x->type == GPA_DRA_ATTR_VERSION) /* semver equality: build metadata aside */
+        return strcspn(x->s, "+") == strcspn(y->s, "+") && strncmp(x->s, y->s, strcspn(x->s, "+")) == 0;
+    return strcmp(x->s, y->s) == 0;
 }
 
 /* The attribute a constraint names, fully qualified; NULL for one that is not (the API server refuses it). */
@@ -457,7 +461,9 @@ static int side_of(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ra
             while (k < r->nalts && (j = judge(a, pools, p, budget, &r->alts[k], &why)) != J_ELIGIBLE && j != J_UNKNOWN)
                 k++;
             if (j == J_UNKNOWN)
-                return -1;                  /* the budget, or a device gpuadmit cannot judge: the constraint is not judged */
+                return -1; /* the budget, or a device gpuadmit cannot judge: the constraint is not judged */
+            if (k < r->nalts && at != NULL && at->type == GPA_DRA_ATTR_OTHER)
+                return -1;                  /* a list attribute: not compared */
             if (k < r->nalts && at != NULL) /* a device without the attribute never meets the constraint */
                 s->devices[s->n] = p, s->values[s->n++] = at;
         }
@@ -574,6 +580,264 @@ static int constraints_hold_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, siz
     return devices->nconstraints == 0 || constraints_hold(a, pools, ranges, budget, reqs, nreqs, devices, which);
 }
 
+/* ---- the search: every request its own devices on one node ------------------------------------------------------ */
+
+/*
+ * Kubernetes' allocator on one node (dra.md §5.2): requests in order, each alternative in order, `count` devices of
+ * those the alternative admits, backtracking when a later request, a constraint, a shared device's capacity or a
+ * counter set leaves no choice. Only what is judged exactly is modelled (a device's judgement is the alternative's, an
+ * unknown outcome admits), so a search that ends with no choice on a node proves the scheduler finds none there.
+ */
+typedef enum en_search_result_t {
+    S_FOUND, /* every request has devices of its own: s->chosen */
+    S_NONE,  /* provably none */
+    S_UNSURE /* the budget ran out, or an alternative gpuadmit cannot judge: nothing is proved */
+} search_result_t;
+
+typedef struct st_chosen_t {
+    const request_t *r;
+    const alternative_t *alt; /* r's alternative the device serves */
+    size_t d;                 /* index in pools->devices */
+} chosen_t;
+
+typedef struct st_search_t {
+    gpa_arena_t *a;
+    const gpa_dra_pools_t *pools;
+    const gpa_dra_devices_t *devices;
+    request_t *reqs;
+    size_t nreqs;
+    gpa_alloc_budget_t *budget;
+    int now, unsure;
+    size_t ranges[2][2];
+    chosen_t chosen[GPA_DRA_MAX_RESULTS]; /* the scheduler allocates at most this many devices to a claim */
+    size_t nchosen;
+} search_t;
+
+/* The devices of the node's ranges the alternative admits and could serve, into alt->cand; those offered to any node
+ * judged once for every node. */
+static void candidates(search_t *s, alternative_t *alt)
+{
+    size_t n = s->ranges[1][1];
+    if (alt->anywhere_cand == NULL) {
+        alt->anywhere_cand = gpa_arena_alloc(s->a, (s->pools->nanywhere + 1) * sizeof(size_t));
+        for (size_t d = 0; d < s->pools->nanywhere; d++) {
+            const char *why;
+            if (judge(s->a, s->pools, &s->pools->devices[d], s->budget, alt, &why) == J_ELIGIBLE)
+                alt->anywhere_cand[alt->nanywhere_cand++] = d;
+        }
+    }
+    alt->cand = gpa_arena_alloc(s->a, (alt->nanywhere_cand + n + 1) * sizeof(*alt->cand));
+    memcpy(alt->cand, alt->anywhere_cand, alt->nanywhere_cand * sizeof(*alt->cand));
+    alt->ncand = alt->nanywhere_cand;
+    for (size_t d = s->ranges[1][0]; d < s->ranges[1][0] + n; d++) {
+        const char *why;
+        judgement_t j = judge(s->a, s->pools, &s->pools->devices[d], s->budget, alt, &why);
+        alt->tally.unknown |= j == J_UNKNOWN;
+        if (j == J_ELIGIBLE)
+            alt->cand[alt->ncand++] = d;
+    }
+}
+
+/* Whether a shared device d has room for e beside what the claim already put on it. */
+static int capacity_room(search_t *s, size_t d, const gpa_dra_exact_t *e)
+{
+    const gpa_dra_placed_t *p = &s->pools->devices[d];
+    for (size_t j = 0; j < p->device->ncapacity; j++) {
+        const gpa_dra_device_capacity_t *c = p->device->capacity[j];
+        if (c->value.status != GPA_Q_OK)
+            continue;
+        int64_t sum = s->now ? used_of(s->pools, p, c) : 0;
+        for (size_t k = 0; k < s->nchosen; k++)
+            if (s->chosen[k].d == d && __builtin_add_overflow(sum, consumes(s->a, p, s->chosen[k].alt->e, c), &sum))
+                return 0;
+        if (__builtin_add_overflow(sum, consumes(s->a, p, e, c), &sum) || sum > c->value.value)
+            return 0;
+    }
+    return 1;
+}
+
+/* What is left of counter `counter` of p's set `set` before the claim: the whole, or what allocated claims leave. */
+static int64_t counter_room(const search_t *s, const gpa_dra_placed_t *p, const char *set, const char *counter)
+{
+    if (s->now)
+        return gpa_dra_pool_counter_left(p->pool, set, counter);
+    const gpa_dra_counter_set_t *cs = gpa_dra_pool_counter_set(p->pool, set);
+    for (size_t k = 0; cs != NULL && k < cs->ncounters; k++)
+        if (strcmp(cs->counters[k].name, counter) == 0 && cs->counters[k].value.status == GPA_Q_OK)
+            return cs->counters[k].value.value;
+    return INT64_MIN;
+}
+
+/* Whether d's counters fit beside the devices chosen (each consumes once, however many requests it serves). */
+static int counters_room(search_t *s, size_t d)
+{
+    const gpa_dra_placed_t *p = &s->pools->devices[d];
+    if (s->now && s->pools->use != NULL && s->pools->use[d].allocations != 0)
+        return 1; /* a shared device already allocated: its counters are consumed */
+    for (size_t k = 0; k < s->nchosen; k++)
+        if (s->chosen[k].d == d)
+            return 1;
+    for (size_t i = 0; i < p->device->nconsumes; i++) {
+        const gpa_dra_counter_set_t *use = &p->device->consumes[i];
+        for (size_t c = 0; c < use->ncounters; c++) {
+            int64_t left = counter_room(s, p, use->name, use->counters[c].name), sum = use->counters[c].value.value;
+            if (left == INT64_MIN || use->counters[c].value.status != GPA_Q_OK)
+                continue; /* judged by cannot_serve already, or not to be judged */
+            for (size_t k = 0; k < s->nchosen; k++) {
+                const gpa_dra_placed_t *q = &s->pools->devices[s->chosen[k].d];
+                int first = 1; /* a device chosen for two requests consumes once */
+                for (size_t j = 0; j < k; j++)
+                    first &= s->chosen[j].d != s->chosen[k].d;
+                for (size_t m = 0; first && q->pool == p->pool && m < q->device->nconsumes; m++)
+                    for (size_t n = 0; strcmp(q->device->consumes[m].name, use->name) == 0 && n < q->device->consumes[m].ncounters;
+                         n++)
+                        if (strcmp(q->device->consumes[m].counters[n].name, use->counters[c].name) == 0 &&
+                            __builtin_add_overflow(sum, q->device->consumes[m].counters[n].value.value, &sum))
+                            return 0;
+            }
+            if (sum > left)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether d, for request r, keeps each constraint naming r with what is chosen; a value gpuadmit does not compare
+ * exactly (a list) holds. */
+static int constraints_room(search_t *s, const request_t *r, size_t d)
+{
+    const gpa_dra_placed_t *p = &s->pools->devices[d];
+    for (size_t c = 0; c < s->devices->nconstraints; c++) {
+        const gpa_dra_constraint_t *con = &s->devices->constraints[c];
+        const char *attr = constraint_attribute(con);
+        if (attr == NULL || !in_constraint(con, r->req->name))
+            continue;
+        const gpa_dra_attribute_t *at = gpa_dra_device_attribute_named(p->device, p->pool->driver, attr);
+        if (at == NULL)
+            return 0;
+        for (size_t k = 0; at->type != GPA_DRA_ATTR_OTHER && k < s->nchosen; k++) {
+            const gpa_dra_placed_t *q = &s->pools->devices[s->chosen[k].d];
+            const gpa_dra_attribute_t *was = gpa_dra_device_attribute_named(q->device, q->pool->driver, attr);
+            if (in_constraint(con, s->chosen[k].r->req->name) && was->type != GPA_DRA_ATTR_OTHER &&
+                same_value(was, at) != (con->match_attribute != NULL))
+                return 0;
+        }
+    }
+    return 1;
+}
+/* Whether d may serve r's alternative beside what is chosen: a whole device once, a shared one while its capacity
+ * lasts, counters and constraints kept. */
+static int may_take(search_t *s, const request_t *r, const alternative_t *alt, size_t d)
+{
+    if (s->nchosen == GPA_DRA_MAX_RESULTS)
+        return 0;
+    for (size_t k = 0; !s->pools->devices[d].device->allow_multiple && k < s->nchosen; k++)
+        if (s->chosen[k].d == d)
+            return 0;
+    return (!s->pools->devices[d].device->allow_multiple || capacity_room(s, d, alt->e)) && counters_room(s, d) &&
+           constraints_room(s, r, d);
+}
+
+static search_result_t serve(search_t *s, size_t i);
+
+/* Request i's alternative alt with `left` more devices, chosen among alt->cand from `from` on (each once). */
+static search_result_t choose(search_t *s, size_t i, const alternative_t *alt, size_t from, size_t left)
+{
+    if (left == 0)
+        return serve(s, i + 1);
+    for (size_t c = from; c + left <= alt->ncand; c++) {
+        if (gpa_alloc_budget_take(s->budget, 1) != 0) {
+            s->unsure = 1;
+            return S_UNSURE;
+        }
+        if (!may_take(s, &s->reqs[i], alt, alt->cand[c]))
+            continue;
+        s->chosen[s->nchosen++] = (chosen_t){&s->reqs[i], alt, alt->cand[c]};
+        search_result_t got = choose(s, i, alt, c + 1, left - 1);
+        if (got != S_NONE)
+            return got;
+        s->nchosen--;
+    }
+    return S_NONE;
+}
+
+/* Requests i.. served, each alternative in order. */
+static search_result_t serve(search_t *s, size_t i)
+{
+    if (i == s->nreqs)
+        return S_FOUND;
+    request_t *r = &s->reqs[i];
+    for (size_t k = 0; k < r->nalts; k++) {
+        alternative_t *alt = &r->alts[k];
+        if (alt->tally.unknown) {
+            s->unsure = 1; /* the scheduler may serve it: nothing after it is proved either */
+            continue;
+        }
+        size_t need = alt->e->mode == GPA_DRA_ALL ? alt->ncand : needed(alt->e);
+        if (alt->e->mode == GPA_DRA_ALL && need == 0)
+            continue;
+        /* All takes every device admitted, those that may match too: a choice that fails is not proved to */
+        s->unsure |= alt->e->mode == GPA_DRA_ALL;
+        search_result_t got = choose(s, i, alt, 0, need);
+        if (got != S_NONE)
+            return got;
+    }
+    return S_NONE;
+}
+
+/* The search on node `run` (nruns: only the devices offered to any node). */
+static search_result_t search_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget,
+                                 request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, search_t *s)
+{
+    *s = (search_t){.a = a, .pools = pools, .devices = devices, .reqs = reqs, .nreqs = nreqs, .budget = budget};
+    s->now = nreqs > 0 && reqs[0].alts[0].now && pools->use != NULL;
+    run_ranges(pools, run, s->ranges);
+    for (size_t i = 0; i < nreqs; i++)
+        for (size_t k = 0; !reqs[i].copy_of_earlier && k < reqs[i].nalts; k++)
+            if (!reqs[i].alts[k].tally.unknown)
+                candidates(s, &reqs[i].alts[k]);
+    if (budget->spent)
+        return S_UNSURE;
+    search_result_t got = serve(s, 0);
+    return got == S_NONE && s->unsure ? S_UNSURE : got;
+}
+
+/* Whether the claim may be allocated on node `run` once its requests are each met there: the constraints' necessary
+ * condition, then the search (cut short: it may). */
+static int searched_fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, size_t run, gpa_alloc_budget_t *budget, request_t *reqs,
+                         size_t nreqs, const gpa_dra_devices_t *devices, const gpa_dra_constraint_t **broken, size_t *none)
+{
+    search_t s;
+    if (!constraints_hold_on(a, pools, run, budget, reqs, nreqs, devices, broken))
+        return 0;
+    if (search_on(a, pools, run, budget, reqs, nreqs, devices, &s) != S_NONE)
+        return 1;
+    ++*none;
+    return 0;
+}
+
+/*
+ * The probe: node by node, each request in turn until one is not met there, stopping at the first node that meets
+ * them all and where the search finds them devices. A claim that fits costs the devices of the nodes looked at before
+ * that one, not the inventory.
+ */
+static int probe(gpa_arena_t *a, const gpa_dra_pools_t *pools, gpa_alloc_budget_t *budget, request_t *reqs, size_t nreqs,
+                 const gpa_dra_devices_t *devices)
+{
+    const gpa_dra_constraint_t *which;
+    size_t none = 0;
+    look_at_anywhere(a, pools, budget, reqs, nreqs);
+    for (size_t r = 0; r <= pools->nruns; r++) {
+        size_t ranges[2][2], i = 0;
+        run_ranges(pools, r, ranges);
+        while (i < nreqs && (reqs[i].copy_of_earlier || probe_met(a, pools, ranges[1][0], ranges[1][1], budget, &reqs[i])))
+            i++;
+        if (i == nreqs && searched_fits(a, pools, r, budget, reqs, nreqs, devices, &which, &none))
+            return 1;
+    }
+    return 0;
+}
+
 /* Why request r is met on no node: its first alternative's tally. */
 static const char *why_never(gpa_arena_t *a, const request_t *r)
 {
@@ -686,7 +950,7 @@ static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gp
             survey(a, pools, budget, alt);
         }
     const gpa_dra_constraint_t *broken = NULL;
-    size_t met_nodes = 0;
+    size_t met_nodes = 0, none = 0;
     for (size_t r = 0; r <= pools->nruns; r++) {
         size_t i = 0;
         while (i < nreqs && surveyed_met(&reqs[i], r))
@@ -694,8 +958,15 @@ static gpa_dra_fit_t fits(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gp
         if (i < nreqs)
             continue;
         met_nodes++;
-        if (constraints_hold_on(a, pools, r, budget, reqs, nreqs, devices, &broken))
+        if (searched_fits(a, pools, r, budget, reqs, nreqs, devices, &broken, &none))
             return GPA_DRA_FITS; /* an alternative whose class admits nothing is met everywhere */
+    }
+    if (none != 0) {
+        *reason = gpa_arena_printf(a,
+                                   "its requests are each met on %zu node(s), on none all together: they compete for the "
+                                   "same devices, a shared device's capacity or a counter set%s",
+                                   met_nodes, devices->nconstraints != 0 ? ", under the claim's constraints" : "");
+        return GPA_DRA_NEVER;
     }
     if (broken != NULL) {
         *reason = gpa_arena_printf(a, "its requests are met on %zu node(s), on none by devices that meet %s (%s)", met_nodes,
@@ -730,18 +1001,6 @@ gpa_dra_fit_t gpa_dra_fits_now(gpa_arena_t *a, const gpa_dra_pools_t *pools, con
     return fits(a, pools, known, devices, 1, budget, reason);
 }
 
-/* ---- the devices fit names ---------------------------------------------------------------------------------------- */
-
-typedef GPA_VEC(size_t) indices_t;
-
-static int holds(const indices_t *v, size_t d)
-{
-    for (size_t i = 0; i < v->len; i++)
-        if (v->items[i] == d)
-            return 1;
-    return 0;
-}
-
 /* What device p consumes of a shared device's capacities for e ("memory 8Gi, cores 50"), NULL for a whole device. */
 static const char *consumption(gpa_arena_t *a, const gpa_dra_placed_t *p, const gpa_dra_exact_t *e)
 {
@@ -757,69 +1016,27 @@ static const char *consumption(gpa_arena_t *a, const gpa_dra_placed_t *p, const 
     return text;
 }
 
-/* The devices of `ranges` (two [first, n) pairs) one alternative takes, none of `taken` whole; 0 when too few. */
-static int take(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ranges[2][2], gpa_alloc_budget_t *budget,
-                alternative_t *alt, indices_t *taken, gpa_dra_pick_t *pick)
+/* The search's choice as fit names it: one pick per request, in order. */
+static gpa_dra_pick_t *picks_of(gpa_arena_t *a, const search_t *s)
 {
-    size_t need = needed(alt->e), got = 0;
-    pick->devices = gpa_arena_alloc(a, (ranges[0][1] + ranges[1][1] + 1) * sizeof(*pick->devices));
-    pick->consumed = gpa_arena_alloc(a, (ranges[0][1] + ranges[1][1] + 1) * sizeof(*pick->consumed));
-    for (int r = 0; r < 2; r++)
-        for (size_t d = ranges[r][0]; d < ranges[r][0] + ranges[r][1] && (got < need || alt->e->mode == GPA_DRA_ALL); d++) {
-            const gpa_dra_placed_t *p = &pools->devices[d];
-            const char *why = NULL;
-            if ((!p->device->allow_multiple && holds(taken, d)) || judge(a, pools, p, budget, alt, &why) != J_ELIGIBLE)
-                continue;
-            pick->devices[got] = p;
-            pick->consumed[got++] = consumption(a, p, alt->e);
-        }
-    if (got < need)
-        return 0;
-    for (size_t i = 0; i < got; i++)
-        *gpa_vec_push(a, taken) = (size_t)(pick->devices[i] - pools->devices);
-    pick->ndevices = got;
-    return 1;
-}
-
-/* Every request served by devices of `ranges`, each its own (a shared device may serve several): the picks, or 0. */
-static int pick_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, const size_t ranges[2][2], gpa_alloc_budget_t *budget,
-                   request_t *reqs, size_t nreqs, gpa_dra_pick_t *picks)
-{
-    indices_t taken = {0};
-    for (size_t i = 0; i < nreqs; i++) {
-        size_t k = 0;
-        while (k < reqs[i].nalts &&
-               (reqs[i].alts[k].tally.unknown || !take(a, pools, ranges, budget, &reqs[i].alts[k], &taken, &picks[i])))
-            k++;
-        if (k == reqs[i].nalts)
-            return 0;
-        const char *name = reqs[i].req->name != NULL ? reqs[i].req->name : "";
-        picks[i].request = reqs[i].req->nalternatives != 0 ? gpa_arena_printf(a, "%s/%s", name, reqs[i].alts[k].e->name) : name;
-    }
-    return 1;
-}
-
-/* Whether the devices picked meet the claim's constraints (those fully qualified; an attribute a device lacks fails). */
-static int picks_meet(const gpa_dra_devices_t *devices, const request_t *reqs, const gpa_dra_pick_t *picks)
-{
-    for (size_t c = 0; c < devices->nconstraints; c++) {
-        const gpa_dra_constraint_t *con = &devices->constraints[c];
-        const char *attr = constraint_attribute(con);
-        const gpa_dra_attribute_t *seen[GPA_DRA_MAX_RESULTS];
-        size_t n = 0;
-        for (size_t i = 0; attr != NULL && i < devices->nrequests; i++)
-            for (size_t k = 0; in_constraint(con, reqs[i].req->name) && k < picks[i].ndevices; k++) {
-                const gpa_dra_placed_t *p = picks[i].devices[k];
-                const gpa_dra_attribute_t *at = gpa_dra_device_attribute_named(p->device, p->pool->driver, attr);
-                if (at == NULL || n == GPA_DRA_MAX_RESULTS)
-                    return 0;
-                for (size_t j = 0; j < n; j++)
-                    if (same_value(seen[j], at) != (con->match_attribute != NULL))
-                        return 0;
-                seen[n++] = at;
+    gpa_dra_pick_t *picks = gpa_arena_calloc(a, s->nreqs, sizeof(*picks));
+    for (size_t i = 0; i < s->nreqs; i++) {
+        gpa_dra_pick_t *pick = &picks[i];
+        const request_t *r = &s->reqs[i];
+        const alternative_t *alt = NULL;
+        pick->devices = gpa_arena_alloc(a, (s->nchosen + 1) * sizeof(*pick->devices));
+        pick->consumed = gpa_arena_alloc(a, (s->nchosen + 1) * sizeof(*pick->consumed));
+        for (size_t k = 0; k < s->nchosen; k++)
+            if (s->chosen[k].r == r) {
+                const gpa_dra_placed_t *p = &s->pools->devices[s->chosen[k].d];
+                alt = s->chosen[k].alt;
+                pick->devices[pick->ndevices] = p;
+                pick->consumed[pick->ndevices++] = consumption(a, p, alt->e);
             }
+        const char *name = r->req->name != NULL ? r->req->name : "";
+        pick->request = r->req->nalternatives != 0 && alt != NULL ? gpa_arena_printf(a, "%s/%s", name, alt->e->name) : name;
     }
-    return 1;
+    return picks;
 }
 
 void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices,
@@ -832,19 +1049,16 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
     request_t *reqs = out->fit == GPA_DRA_FITS ? requests_of(a, known, devices, now && pools->use != NULL) : NULL;
     if (reqs == NULL)
         return;
-    gpa_dra_pick_t *picks = gpa_arena_calloc(a, devices->nrequests, sizeof(*picks));
-    for (size_t r = 0; r <= pools->nruns; r++) {
-        size_t ranges[2][2];
-        run_ranges(pools, r, ranges);
-        if (pick_on(a, pools, ranges, budget, reqs, devices->nrequests, picks) && picks_meet(devices, reqs, picks)) {
+    search_t s;
+    for (size_t r = 0; r <= pools->nruns; r++)
+        if (search_on(a, pools, r, budget, reqs, devices->nrequests, devices, &s) == S_FOUND) {
             out->node = r < pools->nruns ? pools->runs[r].node : NULL;
-            out->picks = picks;
+            out->picks = picks_of(a, &s);
             out->npicks = devices->nrequests;
             return;
         }
-    }
     out->reason = "every request can be met, but gpuadmit names no node where each has devices of its own (a request it "
-                  "cannot judge, or requests that compete: docs/allocator.md#dra)";
+                  "cannot judge, or a search cut short by its budget: docs/allocator.md#dra)";
 }
 
 /* Why no alternative of r is met on devices[first .. first+n) (and those offered to any node): its first alternative's
@@ -879,9 +1093,12 @@ size_t gpa_dra_why_not(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_d
     look_at_anywhere(a, pools, budget, reqs, devices->nrequests);
     for (size_t r = 0; r < pools->nruns; r++) {
         const char *reason = NULL;
-        for (size_t i = 0; i < devices->nrequests && reason == NULL; i++)
-            reason =
+        for (size_t i = 0; i < devices->nrequests; i++) {
+            const char *unmet =
                 reqs[i].copy_of_earlier ? NULL : unmet_here(a, pools, pools->runs[r].first, pools->runs[r].n, budget, &reqs[i]);
+            if (unmet != NULL)
+                reason = reason == NULL ? unmet : gpa_arena_printf(a, "%s; %s", reason, unmet);
+        }
         const gpa_dra_constraint_t *broken = NULL;
         if (reason == NULL && !constraints_hold_on(a, pools, r, budget, reqs, devices->nrequests, devices, &broken))
             reason = gpa_arena_printf(a, "no devices here meet %s", constraint_text(a, broken));

@@ -6,12 +6,16 @@
  * pools that the class's and the request's selectors admit (an unknown outcome counts as admitted), untainted or
  * tolerated, each with room for the capacity asked after `requestPolicy` rounding and within its own counter set; a
  * request is met on a node that holds `count` such devices (one at least for `All`). Devices offered to any node
- * (`allNodes`, a node selector) count on every node. The claim never fits when no node meets every request.
+ * (`allNodes`, a node selector) count on every node. On a node that meets every request, `matchAttribute` and
+ * `distinctAttribute` are checked by a necessary condition, then a bounded search (the scheduler's backtracking) looks
+ * for devices of their own for all the requests together: a whole device serves once, a shared one while the sum of
+ * what its requests consume (every capacity: asked, its policy's default, or the whole) fits, counter sets hold what
+ * the chosen devices consume, constraints hold, at most 32 devices. The claim never fits when no node passes.
  *
- * Widened (never a denial where Kubernetes could allocate): requests are judged one by one on a node (two requests do
- * not compete for its devices), `matchAttribute`/`distinctAttribute` constraints are not applied, Node labels are not
- * matched against device node selectors, a selector outside the CEL subset admits. A class that admits no published
- * device, a class or a quantity gpuadmit cannot read, a selector that fails (dra-cel's) or a budget spent: unknown.
+ * Widened (never a denial where Kubernetes could allocate): Node labels are not matched against device node
+ * selectors, a selector outside the CEL subset admits, a constraint on a list attribute holds. A class that admits no
+ * published device, a class or a quantity gpuadmit cannot read, a selector that fails (dra-cel's), an `All` request
+ * the search cannot serve, or a budget spent: unknown (the search proves nothing, the claim fits).
  */
 #ifndef GPA_DRA_FIT_H
 #define GPA_DRA_FIT_H
@@ -69,9 +73,10 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
 
 /*
  * Node by node, why the claim is not served there (explain): calls why(ctx, node, reason) for each node its devices
- * name (those offered to any node count on each) that does not meet every request, with the first request it does not
- * meet, how many devices that request asks and how many the node has for it, and what left one out. `now`: what
- * allocated claims hold is taken. Returns how many nodes were named.
+ * name (those offered to any node count on each) that does not meet every request, with each request it does not meet
+ * ("; " between them), how many devices that request asks and how many the node has for it, and what left one out; a
+ * node that meets every request and breaks a constraint names the constraint. `now`: what allocated claims hold is
+ * taken. Returns how many nodes were named.
  */
 size_t gpa_dra_why_not(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const gpa_dra_devices_t *devices,
                        int now, gpa_alloc_budget_t *budget, void (*why)(void *ctx, const char *node, const char *reason),

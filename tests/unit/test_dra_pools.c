@@ -283,18 +283,28 @@ START_TEST(claims_room_now)
     ck_assert_msg(strstr(why, "device mig-node/gpu-0-mig-1g10gb-0 consumes 1 of memorySlice0 from counter set gpu-0-counter-set, "
                               "which allocated devices leave at 0") != NULL,
                   "%s", why);
-    /* the shared device: 24Gi, 20Gi consumed (and tainted: the requests tolerate it) */
+    /* the shared device: 24Gi and 100 cores, 20Gi and 50 consumed (and tainted: the requests tolerate it) */
     ck_assert_int_eq(fits_with("[{\"name\":\"h\",\"exactly\":{\"deviceClassName\":\"hami\",\"capacity\":{\"requests\":"
-                               "{\"memory\":\"8Gi\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":\"Exists\"}]}}]",
+                               "{\"memory\":\"8Gi\",\"cores\":\"10\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":"
+                               "\"Exists\"}]}}]",
                                1, &why),
                      GPA_DRA_NEVER);
     ck_assert_msg(strstr(why, "capacity memory of device hami-node/hami-gpu-0: 8Gi asked, 4Gi left by 1 allocated claim(s)") !=
                       NULL,
                   "%s", why);
     ck_assert_int_eq(fits_with("[{\"name\":\"h\",\"exactly\":{\"deviceClassName\":\"hami\",\"capacity\":{\"requests\":"
-                               "{\"memory\":\"2Gi\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":\"Exists\"}]}}]",
+                               "{\"memory\":\"2Gi\",\"cores\":\"10\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":"
+                               "\"Exists\"}]}}]",
                                1, &why),
                      GPA_DRA_FITS);
+    /* cores not named: the policy's default (100) is consumed, as the scheduler lists every capacity */
+    ck_assert_int_eq(fits_with("[{\"name\":\"h\",\"exactly\":{\"deviceClassName\":\"hami\",\"capacity\":{\"requests\":"
+                               "{\"memory\":\"2Gi\"}},\"tolerations\":[{\"key\":\"maintenance\",\"operator\":\"Exists\"}]}}]",
+                               1, &why),
+                     GPA_DRA_NEVER);
+    ck_assert_msg(strstr(why, "capacity cores of device hami-node/hami-gpu-0: 100 consumed (the request names none), 50 left by 1 "
+                              "allocated claim(s)") != NULL,
+                  "%s", why);
 }
 END_TEST
 
@@ -367,6 +377,101 @@ START_TEST(claims_constraints)
 }
 END_TEST
 
+static void on_node(void *ctx, const char *node, const char *reason)
+{
+    const char **text = ctx;
+    *text = gpa_arena_printf(&arena, "%s[%s] %s\n", *text, node, reason);
+}
+
+/* explain's node by node: every request a node does not meet is named, not only the first. */
+START_TEST(claims_why_not_each_request)
+{
+    const char *why;
+    const char *spec = "[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"gpu\",\"count\":3}},"
+                       "{\"name\":\"y\",\"exactly\":{\"deviceClassName\":\"gpu\",\"capacity\":{\"requests\":{\"memory\":"
+                       "\"100Gi\"}}}}]";
+    ck_assert_int_eq(fits(spec, &why), GPA_DRA_NEVER);
+    gpa_object_t *claim = object(gpa_arena_printf(
+        &arena,
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"n\"},"
+        "\"spec\":{\"devices\":{\"requests\":%s}}}",
+        spec));
+    static gpa_dra_known_t known; /* fits() added the classes to the inventory's known objects */
+    gpa_dra_known_init(&known, gpa_inventory_dra(inv));
+    gpa_dra_known_add(&arena, &known,
+                      object("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu\"},"
+                             "\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.nvidia.com' && "
+                             "device.attributes['gpu.nvidia.com'].type == 'gpu'\"}}]}}")
+                          ->dra);
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    const char *text = "";
+    gpa_dra_why_not(&arena, gpa_inventory_dra_pools(inv), &known, &claim->dra->devices, 0, &budget, on_node, &text);
+    ck_assert_msg(strstr(text, "[gpu-node-1] request x: 3 device(s) asked, 2 here; request y: 1 device(s) asked, 0 here; for one "
+                               "left out, capacity memory of device gpu-node-1/gpu-0: 100Gi asked, the device has ") != NULL,
+                  "%s", text);
+}
+END_TEST
+
+/* Where gpa_dra_place puts the claim on constraint_slices: "node: request=device,device; ...", or "never: why". */
+static const char *placed(const char *requests, const char *constraints)
+{
+    gpa_inventory_t *mig = gpa_inventory_new();
+    gpa_error_t err;
+    gpa_error_init(&err, NULL);
+    ck_assert_msg(gpa_inventory_parse(mig, constraint_slices, strlen(constraint_slices), "m.json", &err) == 0, "%s", err.message);
+    gpa_object_t *claim = object(gpa_arena_printf(
+        &arena,
+        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"n\"},"
+        "\"spec\":{\"devices\":{\"requests\":%s,\"constraints\":%s}}}",
+        requests, constraints));
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    gpa_dra_placement_t p;
+    gpa_dra_place(&arena, gpa_inventory_dra_pools(mig), gpa_inventory_dra(mig), &claim->dra->devices, 0, &budget, &p);
+    const char *text = p.fit == GPA_DRA_NEVER ? gpa_arena_printf(&arena, "never: %s", p.reason)
+                                              : gpa_arena_printf(&arena, "%s:", p.node != NULL ? p.node : "(none)");
+    for (size_t i = 0; i < p.npicks; i++) {
+        text = gpa_arena_printf(&arena, "%s%s %s=", text, i > 0 ? ";" : "", p.picks[i].request);
+        for (size_t k = 0; k < p.picks[i].ndevices; k++)
+            text = gpa_arena_printf(&arena, "%s%s%s", text, k > 0 ? "," : "", p.picks[i].devices[k]->device->name);
+    }
+    gpa_inventory_release(mig);
+    return text;
+}
+
+/* The search (dra.md §5.2): requests compete for a node's devices and counter sets, and a first choice that breaks a
+ * constraint is taken back. */
+START_TEST(claims_searched)
+{
+    const char *why;
+    /* gpu-node-1's two GPUs: each request is met there, not both at once */
+    ck_assert_int_eq(fits("[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"gpu\",\"count\":2}},"
+                          "{\"name\":\"y\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]",
+                          &why),
+                     GPA_DRA_NEVER);
+    ck_assert_msg(strstr(why, "on none all together") != NULL, "%s", why);
+    /* mig-node's two MIG devices overlap on memorySlice0 of one counter set: never both */
+    ck_assert_int_eq(fits("[{\"name\":\"m\",\"exactly\":{\"deviceClassName\":\"mig\",\"count\":2}}]", &why), GPA_DRA_NEVER);
+    ck_assert_msg(strstr(why, "a counter set") != NULL, "%s", why);
+    ck_assert_int_eq(fits("[{\"name\":\"m\",\"exactly\":{\"deviceClassName\":\"mig\"}}]", &why), GPA_DRA_FITS);
+
+    const char *two =
+        "[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"mig\"}},{\"name\":\"y\",\"exactly\":{\"deviceClassName\":\"mig\"}}]";
+    ck_assert_str_eq(placed(two, "[]"), "mig-1: x=a0; y=a1");
+    /* first fit gives y a1, under x's parent: the search takes it back and gives it b0 */
+    ck_assert_str_eq(placed(two, "[{\"distinctAttribute\":\"gpu.nvidia.com/parentUUID\"}]"), "mig-1: x=a0; y=b0");
+    ck_assert_str_eq(placed("[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"mig\",\"count\":3}},"
+                            "{\"name\":\"y\",\"exactly\":{\"deviceClassName\":\"mig\",\"count\":2}}]",
+                            "[]"),
+                     "never: its requests are each met on 1 node(s), on none all together: they compete for the same devices, a "
+                     "shared device's capacity or a counter set");
+    /* a shared device serves two requests */
+    ck_assert_str_eq(placed("[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"shared\"}},{\"name\":\"y\",\"exactly\":{"
+                            "\"deviceClassName\":\"shared\"}}]",
+                            "[]"),
+                     "shared-1: x=g0; y=g0");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dra_pools");
@@ -379,6 +484,8 @@ int main(void)
     tcase_add_test(tc, claims_ever_fit);
     tcase_add_test(tc, claims_room_now);
     tcase_add_test(tc, claims_constraints);
+    tcase_add_test(tc, claims_searched);
+    tcase_add_test(tc, claims_why_not_each_request);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
 }
