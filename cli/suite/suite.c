@@ -411,7 +411,7 @@ static int load_minor(loader_t *l, const gpa_value_t *v, const char *path, const
 /* `placement:` what `gpuadmit fit` would choose (suite.h). */
 static int load_placement(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t *v, const char *path)
 {
-    static const char *const fields[] = {"now", "node", "minors", "annotations", NULL};
+    static const char *const fields[] = {"now", "node", "minors", "annotations", "devices", "reason", NULL};
     if (want_type(l, v, GPA_VOBJECT, path) != 0 || check_fields(l, v, path, fields) != 0)
         return -1;
     const gpa_value_t *now = gpa_value_get(v, "now"), *node = gpa_value_get(v, "node");
@@ -436,6 +436,17 @@ static int load_placement(loader_t *l, gpa_suite_expect_t *e, const gpa_value_t 
         for (size_t i = 0; i < e->minors.len; i++)
             if (load_minor(l, minors->u.array.items[i], gpa_arena_printf(l->a, "%s[%zu]", p, i), &e->minors.items[i]) != 0)
                 return -1;
+    }
+    if (gpa_value_get(v, "reason") != NULL && get_string(l, v, "reason", path, 1, &e->reason) != 0)
+        return -1;
+    if (e->reason != NULL && e->node != NULL)
+        return fail(l, gpa_value_get(v, "reason"), gpa_arena_printf(l->a, "%s.reason", path),
+                    "a reason is why no node takes the object: for node null only");
+    const gpa_value_t *devices = gpa_value_get(v, "devices");
+    if (devices != NULL) {
+        e->has_devices = 1;
+        if (get_strings(l, devices, gpa_arena_printf(l->a, "%s.devices", path), 0, &e->devices) != 0)
+            return -1;
     }
     if (ann == NULL)
         return 0;

@@ -28,11 +28,14 @@
  *       warnings: ["deprecated"]     # optional: each a substring of some warning
  *       mutations: [inject-gpu-shared]   # optional: exactly this set of mutation ids
  *       patched: trainer-patched.yaml    # optional: the object after mutation equals this one (as trees)
- *       placement:                   # optional: what `gpuadmit fit` would choose for the object's one Pod template
+ *       placement:                   # optional: what `gpuadmit fit` would choose for the object's one Pod template,
+ *                                    # or (DRA) for a ResourceClaim, a template, or the claims a Pod's templates make
  *         now: false                 # default false: nodes taken empty (fit); true: current usage counts (fit --now)
- *         node: node-a               # required: the node chosen, or null when no node takes the Pod
+ *         node: node-a               # required: the node chosen, or null when no node takes the Pod (DRA: never)
  *         minors: [0, 1]             # optional: the minors of the Pod's device shares, in fit's order
  *         annotations: {k: v}        # optional: each annotation fit prints equals this value
+ *         devices: [pool/device]     # optional (DRA): the devices fit names, claim by claim, request by request
+ *         reason: "at most 8"        # optional (DRA, node null): a substring of why fit says no node ever takes it
  *
  * Files: every path is relative to the suite file's directory and must resolve under it (see
  * gpa_suite_load_from for the folders that may be allowed besides).
@@ -84,6 +87,9 @@ typedef struct st_gpa_suite_expect_t {
     gpa_suite_strs_t minors;   /* decimal minors as written (validated integers), in fit's order */
     gpa_suite_strs_t ann_keys; /* annotations expected (each equal), keys and values index by index */
     gpa_suite_strs_t ann_values;
+    int has_devices;
+    gpa_suite_strs_t devices; /* DRA: "pool/device" as fit names them, in its order */
+    const char *reason;       /* DRA, node NULL: a substring of each claim's reason, or NULL */
 } gpa_suite_expect_t;
 
 typedef struct st_gpa_suite_case_t {
@@ -157,7 +163,8 @@ typedef struct st_gpa_suite_result_t {
  * the patched object (or the one `webhook` names). Its verdict is the last answer's allowed and findings, the
  * warnings of both, the mutating answer's mutations and object; an HTTP 400 counts as not allowed, no findings. A case with
  * expect.placement also places the admitted (mutated) object's one Pod template with gpa_alloc_place, as `gpuadmit fit`
- * does (the suite's inventory and configuration; current usage when `now`), and compares node, minors and annotations.
+ * does (the suite's inventory and configuration; current usage when `now`), and compares node, minors and annotations;
+ * a DRA claim or template, or each claim a Pod's templates make, with gpa_dra_place, comparing node and devices.
  * Everything in
  * *out is allocated from `a` (the caller's, one per run), which must outlive the result; the case's documents
  * are copied into `a` before decoding, so the suite is never modified.

@@ -11,6 +11,7 @@
 
 #include "admission/review.h"
 #include "alloc/alloc.h"
+#include "alloc/dra_fit.h"
 #include "base/buf.h"
 #include "document/emit.h"
 #include "kube/decode.h"
@@ -343,6 +344,84 @@ static void compare_placement(gpa_arena_t *a, const gpa_suite_expect_t *e, const
     }
 }
 
+/* One DRA claim's placement, as a difference line says it: "node n [pool/device, ...]", "never: why", ... */
+static const char *describe_dra(gpa_arena_t *a, const gpa_dra_placement_t *p)
+{
+    if (p->fit == GPA_DRA_UNKNOWN)
+        return "cannot say";
+    if (p->fit == GPA_DRA_NEVER)
+        return gpa_arena_printf(a, "%s: %s", p->no_room_now ? "no room now" : "never", p->reason);
+    if (p->npicks == 0)
+        return gpa_arena_printf(a, "no node named: %s", p->reason);
+    const char *list = "";
+    for (size_t i = 0; i < p->npicks; i++)
+        for (size_t k = 0; k < p->picks[i].ndevices; k++)
+            list = gpa_arena_printf(a, "%s%s%s/%s", list, list[0] != '\0' ? ", " : "", p->picks[i].devices[k]->pool->name,
+                                    p->picks[i].devices[k]->device->name);
+    return gpa_arena_printf(a, "node %s [%s]", p->node != NULL ? p->node : "(any)", list);
+}
+
+/* The claims the object places: its own spec (a ResourceClaim or template), or those its Pod's templates make (a named
+ * claim is the cluster's, already allocated or not: not placed, as fit does). */
+static size_t dra_claims_of(gpa_arena_t *a, const gpa_suite_t *s, const gpa_object_t *obj, const gpa_dra_devices_t ***out)
+{
+    const gpa_dra_object_t *o = obj->dra;
+    *out = NULL;
+    if (o != NULL && (o->kind == GPA_DRA_CLAIM || o->kind == GPA_DRA_TEMPLATE)) {
+        *out = gpa_arena_alloc(a, sizeof(**out));
+        (*out)[0] = &o->devices;
+        return 1;
+    }
+    if (obj->npods != 1 || obj->pods[0].nclaims == 0)
+        return 0;
+    const gpa_podspec_t *pod = &obj->pods[0];
+    size_t n = 0;
+    *out = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(**out));
+    for (size_t i = 0; i < pod->nclaims; i++) {
+        const char *t = pod->claims[i].template;
+        const gpa_dra_object_t *tpl =
+            t != NULL ? gpa_dra_known_find(gpa_inventory_dra(s->inventory), GPA_DRA_TEMPLATE, obj->ns, t) : NULL;
+        if (tpl != NULL)
+            (*out)[n++] = &tpl->devices;
+    }
+    return n;
+}
+
+/* `placement` for DRA: each claim placed as `gpuadmit fit` places it (gpa_dra_place), all on the node expected (null:
+ * each never fits), with the devices expected, claim after claim. */
+static void check_dra_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, const gpa_dra_devices_t **claims,
+                                size_t n, strvec_t *d)
+{
+    const gpa_suite_expect_t *e = &tc->expect;
+    const char *got = "", *devices = "", *want = "";
+    int same = 1;
+    for (size_t i = 0; i < n; i++) {
+        gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+        gpa_dra_placement_t p;
+        gpa_dra_place(a, gpa_inventory_dra_pools(s->inventory), gpa_inventory_dra(s->inventory), claims[i], e->placement_now,
+                      &budget, &p);
+        got = gpa_arena_printf(a, "%s%s%s", got, i > 0 ? "; " : "", describe_dra(a, &p));
+        if (e->node == NULL)
+            same &= p.fit == GPA_DRA_NEVER && (e->reason == NULL || strstr(p.reason, e->reason) != NULL);
+        else
+            same &= p.fit == GPA_DRA_FITS && p.npicks != 0 && p.node != NULL && strcmp(p.node, e->node) == 0;
+        for (size_t r = 0; r < p.npicks; r++)
+            for (size_t k = 0; k < p.picks[r].ndevices; k++)
+                devices = gpa_arena_printf(a, "%s%s%s/%s", devices, devices[0] != '\0' ? ", " : "",
+                                           p.picks[r].devices[k]->pool->name, p.picks[r].devices[k]->device->name);
+    }
+    for (size_t i = 0; i < e->devices.len; i++)
+        want = gpa_arena_printf(a, "%s%s%s", want, i > 0 ? ", " : "", e->devices.items[i]);
+    if (!same)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "placement: expected %s%s%s%s, got %s", e->node != NULL ? "node " : "never",
+                                               e->node != NULL ? e->node : "", e->reason != NULL ? " because of " : "",
+                                               e->reason != NULL ? e->reason : "", got);
+    else if (e->has_devices && strcmp(want, devices) != 0)
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "placement: expected devices [%s], got [%s]", want, devices);
+    if (e->has_minors || e->ann_keys.len != 0)
+        *gpa_vec_push(a, d) = "placement: minors and annotations are the device plugins' (a DRA claim names devices)";
+}
+
 /* The expectation `placement`: the object as admitted (mutated) placed as `gpuadmit fit` places it. */
 static void check_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, const gpa_verdict_t *v, strvec_t *d)
 {
@@ -350,13 +429,24 @@ static void check_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suit
     gpa_error_t err = {0};
     gpa_request_t req;
     const gpa_value_t *doc = v->mutated != NULL ? v->mutated : tc->object;
-    if (doc == NULL || decode(a, s, doc, tc->object_file, tc->ns, &obj, &err) != 0 || obj->npods != 1) {
-        *gpa_vec_push(a, d) =
-            gpa_arena_printf(a, "placement: the object is not one Pod template (%zu)", obj != NULL ? obj->npods : 0);
+    const gpa_dra_devices_t **claims;
+    size_t nclaims = 0;
+    if (doc == NULL || decode(a, s, doc, tc->object_file, tc->ns, &obj, &err) != 0 ||
+        (obj->npods != 1 && (nclaims = dra_claims_of(a, s, obj, &claims)) == 0)) {
+        *gpa_vec_push(a, d) = gpa_arena_printf(a, "placement: the object is not one Pod template nor a DRA claim (%zu Pods)",
+                                               obj != NULL ? obj->npods : 0);
         return;
     }
     if (s->inventory == NULL) {
         *gpa_vec_push(a, d) = "placement: the suite has no inventory";
+        return;
+    }
+    if (nclaims != 0 || (nclaims = dra_claims_of(a, s, obj, &claims)) != 0) {
+        check_dra_placement(a, s, tc, claims, nclaims, d);
+        return;
+    }
+    if (tc->expect.has_devices) {
+        *gpa_vec_push(a, d) = "placement: devices are a DRA claim's (the object places no claim)";
         return;
     }
     if (gpa_normalize(a, s->config->dialects, &obj->pods[0], &req) != 0 || req.ngroups == 0) {

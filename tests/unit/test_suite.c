@@ -481,6 +481,54 @@ START_TEST(test_placement)
 }
 END_TEST
 
+/* DRA: a claim placed on ResourceSlices, as `gpuadmit fit` places it: node, devices, or why never. */
+#define DRA_INVENTORY                                                                                                              \
+    "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"                                                   \
+    "spec: {selectors: [{cel: {expression: \"device.driver == 'd.example.com'\"}}]}\n---\n"                                        \
+    "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"                                                   \
+    "spec: {driver: d.example.com, nodeName: n1, pool: {name: n1, generation: 1, resourceSliceCount: 1}, "                         \
+    "devices: [{name: gpu-0}, {name: gpu-1}]}\n"
+#define DRA_CLAIM(name, count)                                                                                                     \
+    "  inline: {apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: " name ", namespace: ns}, "                  \
+    "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: " count "}}]}}}\n"
+
+START_TEST(test_dra_placement)
+{
+    put("inv.yaml", DRA_INVENTORY);
+    static const char text[] = HEADER
+        "inventory: inv.yaml\ncases:\n"
+        "- name: two\n" DRA_CLAIM(
+            "a", "2") "  expect: {allowed: true, placement: {node: n1, devices: [n1/gpu-0, n1/gpu-1]}}\n"
+                      "- name: wrong-devices\n" DRA_CLAIM(
+                          "b", "1") "  expect: {allowed: true, placement: {node: n1, devices: [n1/gpu-1]}}\n"
+                                    "- name: never\n" DRA_CLAIM(
+                                        "c", "3") "  expect: {allowed: false, placement: {node: null, reason: \"at most 2\"}}\n"
+                                                  "- name: wrong-reason\n" DRA_CLAIM(
+                                                      "d",
+                                                      "3") "  expect: {allowed: false, placement: {node: null, reason: \"x\"}}\n"
+                                                           "- name: expected-a-node\n" DRA_CLAIM(
+                                                               "e", "3") "  expect: {allowed: false, placement: {node: n1}}\n";
+    gpa_arena_t a = {0};
+    gpa_suite_t s;
+    gpa_suite_result_t r;
+    run_one(text, 0, &r, &a, &s);
+    ck_assert_msg(r.passed, "%s", r.differences.len ? r.differences.items[0] : "");
+    assert_one_difference(&a, &s, 1, "placement: expected devices [n1/gpu-1], got [n1/gpu-0]");
+    gpa_suite_run_case(&a, &s, &s.cases[2], &r);
+    ck_assert_msg(r.passed, "%s", r.differences.len ? r.differences.items[0] : "");
+    assert_one_difference(&a, &s, 3,
+                          "placement: expected never because of x, got never: request r: 3 devices on one node asked, at most 2 on "
+                          "any node");
+    assert_one_difference(&a, &s, 4,
+                          "placement: expected node n1, got never: request r: 3 devices on one node asked, at most 2 on any node");
+    gpa_suite_dispose(&s);
+    gpa_arena_dispose(&a);
+    assert_contains(load_error(HEADER "cases:\n- name: a\n" DRA_CLAIM(
+                        "a", "1") "  expect: {allowed: true, placement: {node: n1, reason: x}}\n"),
+                    "a reason is why no node takes the object: for node null only");
+}
+END_TEST
+
 START_TEST(test_placement_needs_inventory)
 {
     gpa_arena_t a = {0};
@@ -710,6 +758,7 @@ static Suite *suite(void)
     tcase_add_test(run, test_undecodable_object_is_an_error_result);
     tcase_add_test(run, test_placement);
     tcase_add_test(run, test_placement_needs_inventory);
+    tcase_add_test(run, test_dra_placement);
     tcase_add_test(run, test_find_recursive_sorted);
     suite_add_tcase(s, run);
     TCase *bin = tcase_create("binary");
