@@ -6,7 +6,8 @@ device with ten attributes, a uuid of its own among them, and eight capacities),
      --inventory` of one claim (seconds, peak RSS), and `serve --inventory` holding it (seconds to serving, RSS then);
   2. /validate of a Pod with two claim templates against 1,000 nodes x 8 GPUs, beside a Koordinator Pod's against the
      same 1,000 x 8 cards in the compact form: median and p99 over one keep-alive connection, and the ratio (goal <= 2x);
-  3. hostile claims on the 10^5 devices (deep nesting, long lists, regexes, a 10 KiB expression, 32 requests): each
+  3. hostile claims on the 10^5 devices (deep nesting, long lists, regexes, a 10 KiB expression, 32 requests, requests
+     that compete under a constraint on every node): each
      through /validate (status, seconds) and the server's peak RSS after all of them.
 
 Prints a table per part; figures, not a test (tests/unit/test_dra_*.c and tests/e2e assert the behaviour).
@@ -141,9 +142,18 @@ def hostile_claims():
              ("regexes", [exactly("a", "gpu.nvidia.com", 1, [regex])]),
              ("10 KiB expression", [exactly("a", "gpu.nvidia.com", 1, [big])]),
              ("32 requests x 8 selectors", [exactly("r%d" % i, "mig.nvidia.com", 1, [deep] * 8) for i in range(32)])]
-    return [(name, {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                    "metadata": {"name": "h", "namespace": "ml"}, "spec": {"devices": {"requests": reqs}}})
-            for name, reqs in cases]
+    claims = [(name, {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                      "metadata": {"name": "h", "namespace": "ml"}, "spec": {"devices": {"requests": reqs}}})
+              for name, reqs in cases]
+    # Requests that pass every count and the constraint's necessary condition on each node, yet cannot all be served
+    # (a and b want four distinct PCIe roots among three): the search runs until its budget or deadline.
+    roots = lambda vals: ["device.attributes['resource.kubernetes.io'].pcieRoot in [%s]" % ",".join("'pci0000:%02x'" % v for v in vals)]
+    compete = [exactly("a", "mig.nvidia.com", 2, roots([0, 1, 2])), exactly("b", "mig.nvidia.com", 2, roots([0, 1, 2])),
+               exactly("c", "mig.nvidia.com", 1, roots(range(8)))]
+    claims.append(("search: 3 requests under distinctAttribute", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "h", "namespace": "ml"},
+        "spec": {"devices": {"requests": compete, "constraints": [{"distinctAttribute": "resource.kubernetes.io/pcieRoot"}]}}}))
+    return claims
 
 
 def main():

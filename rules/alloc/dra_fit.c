@@ -11,11 +11,13 @@
 
 /* ---- capacity ---------------------------------------------------------------------------------------------------- */
 
+/* An amount as its capacity would be written: the shorter exact form, binary or decimal ("80Gi", "10G"). */
 static const char *bytes_text(gpa_arena_t *a, int64_t v)
 {
-    char buf[32];
-    gpa_quantity_format(v, 1, buf);
-    return gpa_arena_strdup(a, buf);
+    char bin[32], dec[32];
+    gpa_quantity_format(v, 1, bin);
+    gpa_quantity_format(v, 0, dec);
+    return gpa_arena_strdup(a, strlen(dec) < strlen(bin) ? dec : bin);
 }
 
 /* The smallest of validValues at or above want; 1 when none is. */
