@@ -31,6 +31,10 @@ typedef struct st_audit_t {
     size_t objects, denied;
     int policyreport; /* -o policyreport: report_api's reports instead of validate's */
     gpa_report_api_t report_api;
+    /* With the dra dialect: the devices the cluster's DRA drivers publish and what its allocated claims hold, the
+     * inventory claims, templates and Pods' template claims are placed on (no Nodes, no Pods: audit judges no
+     * device-plugin placement, running Pods being that inventory). NULL until read, or when it cannot be. */
+    gpa_inventory_t *dra;
 } audit_t;
 
 static void usage(FILE *out)
@@ -42,7 +46,8 @@ static void usage(FILE *out)
                  "dialect, its DeviceClasses, ResourceClaimTemplates and ResourceClaims (known first: what the DRA\n"
                  "rules look up), and judges each as validate does: would it be admitted if it were created now\n"
                  "(mutation first, then validation, as CREATE). Findings of rules set to warn show what switching\n"
-                 "them to deny would refuse.\n"
+                 "them to deny would refuse. DRA claims and templates (and the claims Pods not yet scheduled would\n"
+                 "make) are also placed on the cluster's ResourceSlices: never, or no room now (infeasible).\n"
                  "\n" GPA_HELP_KUBECONFIG
                  "  -n, --namespace NS    only this namespace (default: the context's namespace, else default)\n"
                  "  -A, --all-namespaces  every namespace\n"
@@ -76,6 +81,9 @@ static void on_item(void *ctx, gpa_watch_event_t event, const gpa_value_t *objec
         return;
     }
     gpa_check_opts_t opts = gpa_audit_check_opts(au->mutate);
+    /* A scheduled Pod's claims are allocated where it runs: placing them again would only find its own devices taken. */
+    if (obj->npods != 1 || obj->pods[0].node_name == NULL)
+        opts.inventory = au->dra;
     gpa_verdict_t verdict;
     if (gpa_verb_check(&au->vb, au->source, obj, &opts, &verdict) != 0)
         return;
@@ -103,8 +111,29 @@ static void on_known(void *ctx, gpa_watch_event_t event, const gpa_value_t *obje
     (void)event;
     gpa_arena_clear(&au->obj);
     gpa_error_init(&err, au->source);
-    if (gpa_decode_object_with(&au->obj, &au->vb.decode, gpa_kube_kind_stamp(&au->obj, object, au->kind), &obj, &err) == 0)
-        gpa_verb_know(&au->vb, obj);
+    gpa_value_t *doc = gpa_kube_kind_stamp(&au->obj, object, au->kind);
+    if (gpa_decode_object_with(&au->obj, &au->vb.decode, doc, &obj, &err) != 0)
+        return;
+    gpa_verb_know(&au->vb, obj);
+    if (obj->dra != NULL && obj->dra->kind == GPA_DRA_CLAIM && obj->dra->nallocated != 0)
+        gpa_inventory_add_dra(au->dra, doc, au->source, &err); /* what it holds: room now */
+}
+
+/* A ResourceSlice joins the DRA inventory; one that cannot be read is left out and said (its pool is then incomplete,
+ * its devices not counted, as in the live view). */
+static void on_slice(void *ctx, gpa_watch_event_t event, const gpa_value_t *object)
+{
+    audit_t *au = ctx;
+    gpa_error_t err = {0};
+    (void)event;
+    gpa_arena_clear(&au->obj);
+    gpa_error_init(&err, au->source);
+    if (gpa_inventory_add_dra(au->dra, gpa_kube_kind_stamp(&au->obj, object, au->kind), au->source, &err) != 0) {
+        char line[1024];
+        gpa_error_format(&err, line, sizeof(line));
+        gpa_report_line(stderr, "audit: ResourceSlice %s left out: %s",
+                        gpa_value_string(gpa_value_get(gpa_value_get(object, "metadata"), "name")), line);
+    }
 }
 
 /* 404 → 1 (not served), 200 → 0, else -1 after saying why. Asked once with limit=1 before the real list. */
@@ -183,10 +212,19 @@ static const gpa_dra_kind_t dra_known_kinds[] = {GPA_DRA_CLASS, GPA_DRA_TEMPLATE
  */
 static void know_dra(audit_t *au, const gpa_kube_target_t *t, gpa_kube_client_t *c, const char *ns)
 {
+    gpa_error_t err = {0};
+    au->dra = gpa_inventory_new();
     for (size_t i = 0; i < sizeof(dra_kinds) / sizeof(dra_kinds[0]); i++)
         if (list_kind(au, t, c, dra_kinds[i], dra_kinds[i]->cluster_scoped ? NULL : ns, on_known, 0) == 0)
             gpa_dra_known_set_complete(&au->vb.known, dra_known_kinds[i]);
     gpa_verb_seal_known(&au->vb);
+    /* The devices, cluster-wide whatever -n says (a claim may be allocated on any node); a list that fails or finds
+     * no device leaves no inventory, and the placement says nothing. */
+    if (list_kind(au, t, c, &gpa_kube_kind_slice, NULL, on_slice, 0) != 0 || gpa_inventory_commit(au->dra, &err) != 0 ||
+        gpa_inventory_dra_pools(au->dra) == NULL) {
+        gpa_inventory_release(au->dra);
+        au->dra = NULL;
+    }
 }
 
 /* ---- command line ---- */
@@ -291,6 +329,7 @@ int gpa_cmd_audit(int argc, char **argv)
         rc = gpa_verb_finish(&au.vb, au.denied, au.policyreport ? NULL : summary); /* YAML only on stdout */
     }
     gpa_verb_dispose(&au.vb);
+    gpa_inventory_release(au.dra);
     gpa_arena_dispose(&au.obj);
     gpa_buf_dispose(&au.unserved);
     gpa_kube_target_dispose(&t);

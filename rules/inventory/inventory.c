@@ -774,7 +774,8 @@ int gpa_inventory_add_dra(gpa_inventory_t *inv, const gpa_value_t *doc, const ch
 
 int gpa_inventory_has_nodes(const gpa_inventory_t *inv)
 {
-    return inv->dra.len_ == 0 || inv->committed_nodes != 0 || inv->committed_gpus != 0 || inv->committed_usages != 0;
+    int dra = inv->dra.len_ != 0 || inv->committed_slices != 0;
+    return !dra || inv->committed_nodes != 0 || inv->committed_gpus != 0 || inv->committed_usages != 0;
 }
 
 void gpa_inventory_dra_complete(gpa_inventory_t *inv, gpa_dra_kind_t kind)

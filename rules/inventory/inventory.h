@@ -83,8 +83,8 @@ int gpa_inventory_read_slice(gpa_intern_t *in, const gpa_value_t *doc, const cha
                              gpa_error_t *err);
 void gpa_inventory_hold_slice(gpa_inventory_t *inv, const gpa_dra_slice_t *slice, void (*release)(void *owner), void *owner);
 /* Whether the inventory describes nodes: it holds a node, device or usage record (templates included), or no DRA
- * object either (an empty inventory says "no GPU nodes"). An inventory of DRA objects alone says what the cluster
- * holds of DRA and nothing of its nodes, so `infeasible` does not run on it. */
+ * object nor ResourceSlice either (an empty inventory says "no GPU nodes"). An inventory of DRA objects alone says
+ * what the cluster holds of DRA and nothing of its nodes, so `infeasible` does not run on it for device plugins. */
 int gpa_inventory_has_nodes(const gpa_inventory_t *inv);
 /* Marks the inventory as holding the cluster's whole set of `kind` even with none of it (the live view, once its list
  * of that kind is read). */

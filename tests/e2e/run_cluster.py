@@ -569,6 +569,50 @@ class Commands(unittest.TestCase):
         self.assertRegex(r.stderr, r"not served by this cluster .*ResourceClaimTemplate \(resource\.k8s\.io/v1\)")
         self.assertNotIn("dra-unknown", r.stdout)
 
+    def test_audit_dra_placement(self):
+        """audit places DRA claims and templates on the cluster's ResourceSlices: a template for more GPUs than a node
+        publishes is denied (infeasible), one whose GPUs an allocated claim holds has no room now (a warning), a
+        template whose selector reads an attribute no GPU has is dra-cel's; a scheduled Pod's claims are not placed
+        again (its own devices are taken), a pending Pod's are."""
+        self.fake.apply("deviceclasses", dra_class("gpu.nvidia.com"))
+        self.fake.apply("resourceslices", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "node-1-gpus"},
+            "spec": {"driver": "gpu.nvidia.com", "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                     "nodeName": "node-1", "devices": [{"name": "gpu-%d" % i, "attributes": {"type": {"string": "gpu"}}}
+                                                      for i in range(2)]}})
+
+        def template(name, count, selector=None):
+            t = dra_template(name, "gpu.nvidia.com", ns="gpus")
+            exact = t["spec"]["spec"]["devices"]["requests"][0]["exactly"]
+            exact["count"] = count
+            if selector:
+                exact["selectors"] = [{"cel": {"expression": selector}}]
+            return t
+        self.fake.apply("resourceclaimtemplates", template("two", 2), template("three", 3),
+                        template("index", 1, "device.attributes['gpu.nvidia.com'].index == 0"))
+        held = dra_claim("running-gpu", "gpu.nvidia.com", ns="gpus")
+        held["status"] = {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "node-1", "device": "gpu-0"}]}}}
+        self.fake.apply("resourceclaims", held)
+        running, waiting = dra_pod("running", template="two"), dra_pod("waiting", template="two")
+        for p in (running, waiting):
+            p["metadata"]["namespace"] = "gpus"
+        running["spec"]["nodeName"] = "node-1"
+        self.fake.apply("pods", running, waiting)
+        r = run("audit", "--kubeconfig", self.fake.kubeconfig, "-n", "gpus", "-o", "json")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        got = {(e["kind"], e["name"]): e for e in json.loads(r.stdout)}
+        rules = {k: sorted({f["rule"] for f in e["violations"]}) for k, e in got.items()}
+        self.assertEqual(rules, {("ResourceClaimTemplate", "two"): ["infeasible"], ("ResourceClaimTemplate", "three"): ["infeasible"],
+                                 ("ResourceClaimTemplate", "index"): ["dra-cel"], ("ResourceClaim", "running-gpu"): [],
+                                 ("Pod", "running"): [], ("Pod", "waiting"): ["infeasible"]}, r.stdout)
+        self.assertFalse(got[("ResourceClaimTemplate", "three")]["allowed"])
+        self.assertIn("3 devices on one node asked, at most 2 on any node", json.dumps(got[("ResourceClaimTemplate", "three")]))
+        self.assertTrue(got[("ResourceClaimTemplate", "two")]["allowed"])  # no room now: a warning
+        self.assertIn("no node has room for this ResourceClaimTemplate now", json.dumps(got[("ResourceClaimTemplate", "two")]))
+        self.assertIn("no node has room now for a claim of ResourceClaimTemplate two", json.dumps(got[("Pod", "waiting")]))
+        self.assertFalse(got[("ResourceClaimTemplate", "index")]["allowed"])
+
     def test_audit_judges_as_created_now(self):
         # Koordinator's standard form, as every Pod that predates gpuadmit holds it: no gpu.shared. Created now, the
         # mutating webhook would add it, so it would be admitted; as stored, shared-required finds it missing.

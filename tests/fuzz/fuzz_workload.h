@@ -10,7 +10,8 @@
 #include "kube/decode.h"
 #include "policy/engine.h"
 
-/* Pods of each dialect, shared and whole, one in an excluded namespace, one too big for any GPU. */
+/* Pods of each dialect, shared and whole, one in an excluded namespace, one too big for any GPU; and a DRA claim whose
+ * requests compete under constraints (the placement search on a fuzzed inventory's ResourceSlices). */
 static const char fuzz_pods[] = "apiVersion: v1\nkind: Pod\nmetadata: {name: share, namespace: ml}\nspec:\n"
                                 "  containers:\n  - name: c\n    resources:\n"
                                 "      limits: {koordinator.sh/gpu-memory: 512Mi, koordinator.sh/gpu-core: \"30\"}\n"
@@ -24,7 +25,15 @@ static const char fuzz_pods[] = "apiVersion: v1\nkind: Pod\nmetadata: {name: sha
                                 "  containers:\n  - name: c\n    resources:\n      limits: {nvidia.com/gpu: \"2\"}\n"
                                 "---\napiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: ml}\nspec:\n"
                                 "  containers:\n  - name: c\n    resources:\n"
-                                "      limits: {koordinator.sh/gpu-memory: 96Gi, koordinator.sh/gpu-core: \"100\"}\n";
+                                "      limits: {koordinator.sh/gpu-memory: 96Gi, koordinator.sh/gpu-core: \"100\"}\n"
+                                "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: mig, namespace: ml}\n"
+                                "spec:\n  devices:\n    requests:\n"
+                                "    - {name: a, exactly: {deviceClassName: mig.nvidia.com, count: 2}}\n"
+                                "    - {name: b, firstAvailable: [{name: big, deviceClassName: gpu.nvidia.com, capacity: {requests: "
+                                "{memory: 40Gi}}}, {name: small, deviceClassName: mig.nvidia.com}]}\n"
+                                "    - {name: c, exactly: {deviceClassName: gpu.nvidia.com, capacity: {requests: {memory: 1Gi}}}}\n"
+                                "    constraints:\n    - {requests: [a], matchAttribute: gpu.nvidia.com/parentUUID}\n"
+                                "    - {distinctAttribute: gpu.nvidia.com/uuid}\n";
 
 static const char fuzz_inventory[] = "kind: GPUInventory\n"
                                      "nodes:\n"

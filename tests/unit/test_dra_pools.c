@@ -74,6 +74,8 @@ START_TEST(pools_generations_and_counters)
     ck_assert(gpa_dra_pools_driver_known(p, "hami-core-gpu.project-hami.io"));
     ck_assert(!gpa_dra_pools_driver_known(p, "gpu.example.com"));
     ck_assert_uint_eq(p->ndevices, 2 + 2 + 1 + 1 + 1); /* gpu-node-1, mig-node, beta-node, hami-node, fabric */
+    /* ResourceSlices alone say nothing of the nodes device plugins serve (a Koordinator Pod is not "on no GPU node") */
+    ck_assert(!gpa_inventory_has_nodes(inv));
 }
 END_TEST
 
