@@ -262,7 +262,7 @@ typedef struct st_alternative_t {
     uint64_t *met_on;      /* the survey's: bit r, met on pools->runs[r]; bit nruns, on a node with only those */
     int now;               /* what allocated claims hold is taken (gpa_dra_fits_now) */
     /* the search's: the devices it could take on the node searched, and of those offered to any node (judged once) */
-    size_t *cand, ncand, *anywhere_cand, nanywhere_cand;
+    size_t *cand, ncand, cand_cap, *anywhere_cand, nanywhere_cand;
 } alternative_t;
 
 /* The class and the selectors parsed; unknown when the alternative cannot be judged soundly. */
@@ -628,7 +628,10 @@ static void candidates(search_t *s, alternative_t *alt)
                 alt->anywhere_cand[alt->nanywhere_cand++] = d;
         }
     }
-    alt->cand = gpa_arena_alloc(s->a, (alt->nanywhere_cand + n + 1) * sizeof(*alt->cand));
+    if (alt->cand_cap < alt->nanywhere_cand + n + 1) { /* one buffer for every node searched, grown to the largest */
+        alt->cand_cap = 2 * (alt->nanywhere_cand + n + 1);
+        alt->cand = gpa_arena_alloc(s->a, alt->cand_cap * sizeof(*alt->cand));
+    }
     memcpy(alt->cand, alt->anywhere_cand, alt->nanywhere_cand * sizeof(*alt->cand));
     alt->ncand = alt->nanywhere_cand;
     for (size_t d = s->ranges[1][0]; d < s->ranges[1][0] + n; d++) {
