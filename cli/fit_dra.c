@@ -44,6 +44,8 @@ static void print_text(gpa_fit_dra_t *f, const char *who, const gpa_dra_placemen
     gpa_arena_t *a = &f->vb->scratch;
     if (p->fit == GPA_DRA_UNKNOWN) {
         gpa_report_line(stdout, "%s: cannot say (no published device, a class not known, or a request gpuadmit cannot judge)", who);
+        if (p->reason != NULL)
+            gpa_report_line(stdout, "  %s", p->reason);
         return;
     }
     if (p->fit == GPA_DRA_NEVER) {

@@ -1062,8 +1062,21 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
             out->npicks = devices->nrequests;
             return;
         }
-    out->reason = "every request can be met, but gpuadmit names no node where each has devices of its own (a request it "
-                  "cannot judge, or a search cut short by its budget: docs/allocator.md#dra)";
+    for (size_t i = 0; i < devices->nrequests; i++) {
+        size_t k = 0;
+        while (k < reqs[i].nalts && (reqs[i].alts[k].tally.unknown || reqs[i].alts[k].class_admitted == 0))
+            k++;
+        if (k == reqs[i].nalts) { /* the rule admits it; fit has nothing to name */
+            out->fit = GPA_DRA_UNKNOWN;
+            out->reason = gpa_arena_printf(a,
+                                           "request %s cannot be judged: its class is not known or admits no published device, "
+                                           "a selector errs or is not read, or it asks admin access",
+                                           reqs[i].req->name != NULL ? reqs[i].req->name : "");
+            return;
+        }
+    }
+    out->reason = budget->spent ? "every request can be met, but the search for devices of their own was cut short by its budget"
+                                : "every request can be met, but gpuadmit names no node where each has devices of its own";
 }
 
 /* Why no alternative of r is met on devices[first .. first+n) (and those offered to any node): its first alternative's

@@ -56,7 +56,8 @@ typedef struct st_gpa_dra_pick_t {
 } gpa_dra_pick_t;
 
 typedef struct st_gpa_dra_placement_t {
-    gpa_dra_fit_t fit;  /* gpa_dra_ever_fits's answer; with `now`, NEVER also where gpa_dra_fits_now's is */
+    gpa_dra_fit_t fit;  /* gpa_dra_ever_fits's answer; with `now`, NEVER also where gpa_dra_fits_now's is; UNKNOWN
+                           where it fits only because a request cannot be judged (*reason names it) */
     int no_room_now;    /* NEVER with `now` only: it fits on free devices */
     const char *reason; /* NEVER: why; FITS with no picks: why no devices are named */
     /* FITS: the first node (by name) whose devices serve every request, each with devices of its own (a device that

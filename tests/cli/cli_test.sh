@@ -755,6 +755,15 @@ spec:
 YAML
     expect_exit 0 "$gpuadmit" fit --inventory "$src/tests/data/dra/slices.json" --inventory "$tmp/hami.yaml" "$tmp/hami.yaml"
     expect_grep "$tmp/out" "^  request gpu: hami-core-gpu.project-hami.io/hami-node/hami-gpu-0 \(memory 8Gi\)$"
+    # a selector that errs on every device (gpu-test6's `index`): admitted, and fit says it cannot judge which request
+    local t6="$src/tests/cases/dra-examples/nvidia-v1-gpu-test6/objects.yaml"
+    expect_exit 0 "$gpuadmit" fit --inventory "$src/tests/cases/dra-placement/clusters/nvidia-gpus.yaml" --inventory "$t6" "$t6"
+    expect_grep "$tmp/out" "ResourceClaimTemplate/gpu-test6/a100: cannot say "
+    expect_grep "$tmp/out" "^  request gpu cannot be judged: "
+    # the search: gpu-test4's four MIG devices under one parent fill one A100's eight memory slices
+    local t4="$src/tests/cases/dra-examples/nvidia-v1-gpu-test4/objects.yaml"
+    expect_exit 0 "$gpuadmit" fit --inventory "$src/tests/cases/dra-placement/clusters/nvidia-mig.yaml" --inventory "$t4" "$t4"
+    expect_grep "$tmp/out" "^  request mig-3g-20gb: gpu.nvidia.com/mig-node-1/gpu-0-mig-3g20gb-4$"
 }
 
 # HAMi nodes in a kubectl dump: each node's cards come from its register annotation (not its allocatable slots), its
