@@ -651,11 +651,16 @@ static int capacity_room(search_t *s, size_t d, const gpa_dra_exact_t *e)
         const gpa_dra_device_capacity_t *c = p->device->capacity[j];
         if (c->value.status != GPA_Q_OK)
             continue;
-        int64_t sum = s->now ? used_of(s->pools, p, c) : 0;
-        for (size_t k = 0; k < s->nchosen; k++)
-            if (s->chosen[k].d == d && __builtin_add_overflow(sum, consumes(s->a, p, s->chosen[k].alt->e, c), &sum))
-                return 0;
-        if (__builtin_add_overflow(sum, consumes(s->a, p, e, c), &sum) || sum > c->value.value)
+        int64_t sum = s->now ? used_of(s->pools, p, c) : 0, more = consumes(s->a, p, e, c);
+        for (size_t k = 0; more != INT64_MAX && k < s->nchosen; k++) {
+            int64_t had = s->chosen[k].d == d ? consumes(s->a, p, s->chosen[k].alt->e, c) : 0;
+            more = had == INT64_MAX || __builtin_add_overflow(more, had, &more) ? INT64_MAX : more;
+        }
+        if (more == INT64_MAX) { /* an amount or a policy gpuadmit cannot read: the scheduler may find room */
+            s->unsure = 1;
+            continue;
+        }
+        if (__builtin_add_overflow(sum, more, &sum) || sum > c->value.value)
             return 0;
     }
     return 1;
@@ -690,13 +695,15 @@ static int counters_room(search_t *s, size_t d)
                 continue; /* judged by cannot_serve already, or not to be judged */
             for (size_t k = 0; k < s->nchosen; k++) {
                 const gpa_dra_placed_t *q = &s->pools->devices[s->chosen[k].d];
-                int first = 1; /* a device chosen for two requests consumes once */
+                /* a device chosen for two requests consumes once; one allocated already is in `left` */
+                int first = !(s->now && s->pools->use != NULL && s->pools->use[s->chosen[k].d].allocations != 0);
                 for (size_t j = 0; j < k; j++)
                     first &= s->chosen[j].d != s->chosen[k].d;
                 for (size_t m = 0; first && q->pool == p->pool && m < q->device->nconsumes; m++)
                     for (size_t n = 0; strcmp(q->device->consumes[m].name, use->name) == 0 && n < q->device->consumes[m].ncounters;
                          n++)
                         if (strcmp(q->device->consumes[m].counters[n].name, use->counters[c].name) == 0 &&
+                            q->device->consumes[m].counters[n].value.status == GPA_Q_OK &&
                             __builtin_add_overflow(sum, q->device->consumes[m].counters[n].value.value, &sum))
                             return 0;
             }
