@@ -330,21 +330,28 @@ static const char *const constraint_slices =
     "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"shared\"},\"spec\":{\"selectors\":"
     "[{\"cel\":{\"expression\":\"device.attributes['gpu.nvidia.com'].type == 'shared'\"}}]}}]}";
 
-static gpa_dra_fit_t constrained(const char *requests, const char *constraints, const char **why)
+/* constraint_slices as an inventory (*mig, the caller's to release), and a claim of `requests` and `constraints`. */
+static const gpa_dra_devices_t *constrained_claim(const char *requests, const char *constraints, gpa_inventory_t **mig)
 {
-    gpa_inventory_t *mig = gpa_inventory_new();
     gpa_error_t err;
     gpa_error_init(&err, NULL);
-    ck_assert_msg(gpa_inventory_parse(mig, constraint_slices, strlen(constraint_slices), "m.json", &err) == 0, "%s", err.message);
-    gpa_object_t *claim = object(gpa_arena_printf(
-        &arena,
-        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"n\"},"
-        "\"spec\":{\"devices\":{\"requests\":%s,\"constraints\":%s}}}",
-        requests, constraints));
+    *mig = gpa_inventory_new();
+    ck_assert_msg(gpa_inventory_parse(*mig, constraint_slices, strlen(constraint_slices), "m.json", &err) == 0, "%s", err.message);
+    return &object(
+                gpa_arena_printf(&arena,
+                                 "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\","
+                                 "\"namespace\":\"n\"},\"spec\":{\"devices\":{\"requests\":%s,\"constraints\":%s}}}",
+                                 requests, constraints))
+                ->dra->devices;
+}
+
+static gpa_dra_fit_t constrained(const char *requests, const char *constraints, const char **why)
+{
+    gpa_inventory_t *mig;
+    const gpa_dra_devices_t *devices = constrained_claim(requests, constraints, &mig);
     gpa_alloc_budget_t budget = gpa_alloc_budget(0);
     *why = "";
-    gpa_dra_fit_t f =
-        gpa_dra_ever_fits(&arena, gpa_inventory_dra_pools(mig), gpa_inventory_dra(mig), &claim->dra->devices, &budget, why);
+    gpa_dra_fit_t f = gpa_dra_ever_fits(&arena, gpa_inventory_dra_pools(mig), gpa_inventory_dra(mig), devices, &budget, why);
     *why = gpa_arena_strdup(&arena, *why);
     gpa_inventory_release(mig);
     return f;
@@ -417,18 +424,11 @@ END_TEST
 /* Where gpa_dra_place puts the claim on constraint_slices: "node: request=device,device; ...", or "never: why". */
 static const char *placed(const char *requests, const char *constraints)
 {
-    gpa_inventory_t *mig = gpa_inventory_new();
-    gpa_error_t err;
-    gpa_error_init(&err, NULL);
-    ck_assert_msg(gpa_inventory_parse(mig, constraint_slices, strlen(constraint_slices), "m.json", &err) == 0, "%s", err.message);
-    gpa_object_t *claim = object(gpa_arena_printf(
-        &arena,
-        "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"c\",\"namespace\":\"n\"},"
-        "\"spec\":{\"devices\":{\"requests\":%s,\"constraints\":%s}}}",
-        requests, constraints));
+    gpa_inventory_t *mig;
+    const gpa_dra_devices_t *devices = constrained_claim(requests, constraints, &mig);
     gpa_alloc_budget_t budget = gpa_alloc_budget(0);
     gpa_dra_placement_t p;
-    gpa_dra_place(&arena, gpa_inventory_dra_pools(mig), gpa_inventory_dra(mig), &claim->dra->devices, 0, &budget, &p);
+    gpa_dra_place(&arena, gpa_inventory_dra_pools(mig), gpa_inventory_dra(mig), devices, 0, &budget, &p);
     const char *text = p.fit == GPA_DRA_NEVER ? gpa_arena_printf(&arena, "never: %s", p.reason)
                                               : gpa_arena_printf(&arena, "%s:", p.node != NULL ? p.node : "(none)");
     for (size_t i = 0; i < p.npicks; i++) {

@@ -491,23 +491,17 @@ END_TEST
 #define DRA_CLAIM(name, count)                                                                                                     \
     "  inline: {apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: " name ", namespace: ns}, "                  \
     "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: " count "}}]}}}\n"
+#define DRA_CASE(name, count, expect) "- name: " name "\n" DRA_CLAIM(name, count) "  expect: " expect "\n"
 
 START_TEST(test_dra_placement)
 {
     put("inv.yaml", DRA_INVENTORY);
-    static const char text[] = HEADER
-        "inventory: inv.yaml\ncases:\n"
-        "- name: two\n" DRA_CLAIM(
-            "a", "2") "  expect: {allowed: true, placement: {node: n1, devices: [n1/gpu-0, n1/gpu-1]}}\n"
-                      "- name: wrong-devices\n" DRA_CLAIM(
-                          "b", "1") "  expect: {allowed: true, placement: {node: n1, devices: [n1/gpu-1]}}\n"
-                                    "- name: never\n" DRA_CLAIM(
-                                        "c", "3") "  expect: {allowed: false, placement: {node: null, reason: \"at most 2\"}}\n"
-                                                  "- name: wrong-reason\n" DRA_CLAIM(
-                                                      "d",
-                                                      "3") "  expect: {allowed: false, placement: {node: null, reason: \"x\"}}\n"
-                                                           "- name: expected-a-node\n" DRA_CLAIM(
-                                                               "e", "3") "  expect: {allowed: false, placement: {node: n1}}\n";
+    static const char text[] = HEADER "inventory: inv.yaml\ncases:\n" DRA_CASE(
+        "two", "2", "{allowed: true, placement: {node: n1, devices: [n1/gpu-0, n1/gpu-1]}}")
+        DRA_CASE("wrong-devices", "1", "{allowed: true, placement: {node: n1, devices: [n1/gpu-1]}}")
+            DRA_CASE("never", "3", "{allowed: false, placement: {node: null, reason: \"at most 2\"}}")
+                DRA_CASE("wrong-reason", "3", "{allowed: false, placement: {node: null, reason: \"x\"}}")
+                    DRA_CASE("expected-a-node", "3", "{allowed: false, placement: {node: n1}}");
     gpa_arena_t a = {0};
     gpa_suite_t s;
     gpa_suite_result_t r;
