@@ -74,12 +74,31 @@ size_t gpa_arena_peak(const gpa_arena_t *a)
     return a->peak_;
 }
 
+size_t gpa_arena_used(const gpa_arena_t *a)
+{
+    return a->used_;
+}
+
 /* Records `size` more bytes of chunk data held. */
 static void account(gpa_arena_t *a, size_t size)
 {
     a->held_ += size;
     if (a->held_ > a->peak_)
         a->peak_ = a->held_;
+}
+
+void gpa_arena_reserve(gpa_arena_t *a, size_t n)
+{
+    n = (n + (ALIGN - 1)) & ~(size_t)(ALIGN - 1);
+    if (n <= a->left_ || n > SIZE_MAX - sizeof(gpa_arena_chunk_t))
+        return;
+    gpa_arena_chunk_t *c = gpa_xmalloc(sizeof(*c) + n);
+    c->size = n;
+    account(a, n);
+    c->next = a->chunks_;
+    a->chunks_ = c;
+    a->cur_ = c->data;
+    a->left_ = n;
 }
 
 void gpa_arena_clear(gpa_arena_t *a)
@@ -97,6 +116,7 @@ void gpa_arena_clear(gpa_arena_t *a)
         prev->next = NULL;
     if (c != keep)
         free_chunks(keep);
+    a->used_ = 0;
     if (c->size != CHUNK_SIZE) {
         free(c);
         a->chunks_ = NULL, a->cur_ = NULL, a->left_ = 0, a->held_ = 0;
@@ -150,6 +170,7 @@ void *gpa_arena_alloc(gpa_arena_t *a, size_t size)
     size_t rounded = (size + (ALIGN - 1)) & ~(size_t)(ALIGN - 1);
     if (rounded < size)
         die("arena", size, __FILE__, __LINE__);
+    a->used_ += rounded;
     if (rounded <= a->left_) {
         void *p = a->cur_;
         a->cur_ += rounded;
@@ -180,6 +201,7 @@ static void *grow_own_chunk(gpa_arena_t *a, void *old, size_t old_bytes, size_t 
         if (c->data != old)
             continue;
         a->held_ -= c->size; /* the block's rounded size, at least old_bytes */
+        a->used_ += new_bytes - c->size;
         c = gpa_xrealloc(c, sizeof(*c) + new_bytes);
         c->size = new_bytes;
         account(a, new_bytes);

@@ -21,6 +21,7 @@ typedef struct st_gpa_arena_t {
     size_t left_;
     size_t held_; /* bytes of chunk data the arena holds now */
     size_t peak_; /* the most it held since init or dispose */
+    size_t used_; /* bytes handed out since it was last empty */
 } gpa_arena_t;
 
 /* Heap allocation with the abort-on-failure policy. The caller frees with free(). */
@@ -48,6 +49,12 @@ void gpa_arena_dispose(gpa_arena_t *a);
  */
 size_t gpa_arena_held(const gpa_arena_t *a);
 size_t gpa_arena_peak(const gpa_arena_t *a);
+/* The bytes handed out since the arena was last empty, each allocation rounded to the alignment: what the same
+ * allocations made again need in one chunk (gpa_arena_reserve). */
+size_t gpa_arena_used(const gpa_arena_t *a);
+/* Room for n bytes of allocations to come in the current chunk: when fewer are left, a chunk of exactly n bytes
+ * becomes the current one. For a copy of known size (gpa_arena_used of the first), held without a tail to spare. */
+void gpa_arena_reserve(gpa_arena_t *a, size_t n);
 
 /* `size` bytes aligned for any type; not zeroed. */
 void *gpa_arena_alloc(gpa_arena_t *a, size_t size);

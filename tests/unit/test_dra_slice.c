@@ -264,6 +264,21 @@ START_TEST(copy_shares_and_borrows_nothing)
     ck_assert_ptr_ne(gpa_dra_device_attribute(&gpus->devices[0], "gpu.nvidia.com", "uuid"),
                      gpa_dra_device_attribute(&gpus->devices[1], "gpu.nvidia.com", "uuid"));
     ck_assert_ptr_eq(gpus->devices[0].attributes[0]->domain, gpus->devices[1].attributes[0]->domain);
+    /* copied again into one chunk reserved at the size the copies took (the live view's records): it holds them all */
+    gpa_arena_t exact;
+    gpa_arena_init(&exact);
+    gpa_arena_reserve(&exact, gpa_arena_used(&kept));
+    gpa_intern_init(&in, &exact);
+    gpa_dra_slice_t *twice = gpa_arena_calloc(&exact, again.len, sizeof(*twice));
+    for (size_t i = 0; i < again.len; i++)
+        gpa_dra_slice_copy(&in, &copies[i], &twice[i]);
+    gpa_intern_dispose(&in);
+    ck_assert_uint_eq(gpa_arena_used(&exact), gpa_arena_used(&kept));
+    ck_assert_uint_eq(gpa_arena_held(&exact), gpa_arena_used(&kept)); /* one chunk, nothing left over */
+    ck_assert_uint_lt(gpa_arena_held(&exact), gpa_arena_held(&kept));
+    for (size_t i = 0; i < again.len; i++)
+        ck_assert(twice[i].ndevices == copies[i].ndevices && strcmp(twice[i].pool, copies[i].pool) == 0);
+    gpa_arena_dispose(&exact);
     gpa_arena_dispose(&kept);
 }
 END_TEST
