@@ -611,8 +611,9 @@ typedef struct st_search_t {
     gpa_alloc_budget_t *budget;
     int now, unsure;
     size_t ranges[2][2];
-    chosen_t chosen[GPA_DRA_MAX_RESULTS]; /* the scheduler allocates at most this many devices to a claim */
-    size_t nchosen;
+    chosen_t *chosen; /* the scheduler allocates at most GPA_DRA_MAX_RESULTS devices to a claim (max_chosen) */
+    size_t nchosen, max_chosen;
+    chosen_t one_claim_[GPA_DRA_MAX_RESULTS];
 } search_t;
 
 /* The devices of the node's ranges the alternative admits and could serve, into alt->cand; those offered to any node
@@ -741,7 +742,7 @@ static int constraints_room(search_t *s, const request_t *r, size_t d)
  * lasts, counters and constraints kept. */
 static int may_take(search_t *s, const request_t *r, const alternative_t *alt, size_t d)
 {
-    if (s->nchosen == GPA_DRA_MAX_RESULTS)
+    if (s->nchosen == s->max_chosen)
         return 0;
     for (size_t k = 0; !s->pools->devices[d].device->allow_multiple && k < s->nchosen; k++)
         if (s->chosen[k].d == d)
@@ -802,6 +803,8 @@ static search_result_t search_on(gpa_arena_t *a, const gpa_dra_pools_t *pools, s
                                  request_t *reqs, size_t nreqs, const gpa_dra_devices_t *devices, search_t *s)
 {
     *s = (search_t){.a = a, .pools = pools, .devices = devices, .reqs = reqs, .nreqs = nreqs, .budget = budget};
+    s->max_chosen = devices->max_results > GPA_DRA_MAX_RESULTS ? devices->max_results : GPA_DRA_MAX_RESULTS;
+    s->chosen = s->max_chosen > GPA_DRA_MAX_RESULTS ? gpa_arena_alloc(a, s->max_chosen * sizeof(*s->chosen)) : s->one_claim_;
     s->now = nreqs > 0 && reqs[0].alts[0].now && pools->use != NULL;
     run_ranges(pools, run, s->ranges);
     for (size_t i = 0; i < nreqs; i++)
@@ -1084,6 +1087,42 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
     }
     out->reason = budget->spent ? "every request can be met, but the search for devices of their own was cut short by its budget"
                                 : "every request can be met, but gpuadmit names no node where each has devices of its own";
+}
+
+const gpa_dra_devices_t *gpa_dra_devices_merge(gpa_arena_t *a, const char *const *names, const gpa_dra_devices_t *const *claims,
+                                               size_t n)
+{
+    gpa_dra_devices_t *m = gpa_arena_calloc(a, 1, sizeof(*m));
+    for (size_t c = 0; c < n; c++)
+        m->nrequests += claims[c]->nrequests, m->nconstraints += claims[c]->nconstraints;
+    if (n == 0 || m->nrequests == 0)
+        return NULL;
+    m->path = claims[0]->path;
+    m->max_results = n * GPA_DRA_MAX_RESULTS;
+    m->requests = gpa_arena_calloc(a, m->nrequests, sizeof(*m->requests));
+    m->constraints = gpa_arena_calloc(a, m->nconstraints + 1, sizeof(*m->constraints));
+    size_t r = 0, k = 0;
+    for (size_t c = 0; c < n; c++) {
+        const gpa_dra_devices_t *d = claims[c];
+        const char **renamed = gpa_arena_calloc(a, d->nrequests + 1, sizeof(*renamed));
+        for (size_t i = 0; i < d->nrequests; i++) {
+            m->requests[r] = d->requests[i];
+            m->requests[r++].name = renamed[i] =
+                gpa_arena_printf(a, "%s/%s", names[c], d->requests[i].name != NULL ? d->requests[i].name : "");
+        }
+        for (size_t i = 0; i < d->nconstraints; i++) {
+            gpa_dra_constraint_t *con = &m->constraints[k++];
+            *con = d->constraints[i];
+            if (con->nrequests == 0) { /* every request of its claim, not of the Pod's others */
+                con->requests = renamed, con->nrequests = d->nrequests;
+                continue;
+            }
+            con->requests = gpa_arena_calloc(a, con->nrequests, sizeof(*con->requests));
+            for (size_t q = 0; q < con->nrequests; q++)
+                con->requests[q] = gpa_arena_printf(a, "%s/%s", names[c], d->constraints[i].requests[q]);
+        }
+    }
+    return m;
 }
 
 /* Why no alternative of r is met on devices[first .. first+n) (and those offered to any node): its first alternative's

@@ -73,6 +73,16 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
                    int now, gpa_alloc_budget_t *budget, gpa_dra_placement_t *out);
 
 /*
+ * The claims one Pod's templates make (claims[i], named names[i] in the Pod) as one claim, for gpa_dra_ever_fits: the
+ * scheduler allocates every claim of a Pod on the node it picks, a device to one claim (a shared one within its
+ * capacity). Each request is renamed "<claim>/<request>", each constraint names its own claim's requests only, and
+ * the allocation may hold GPA_DRA_MAX_RESULTS devices per claim. In a (borrowing the claims' records); NULL when
+ * there is no request.
+ */
+const gpa_dra_devices_t *gpa_dra_devices_merge(gpa_arena_t *a, const char *const *names, const gpa_dra_devices_t *const *claims,
+                                               size_t n);
+
+/*
  * Node by node, why the claim is not served there (explain): calls why(ctx, node, reason) for each node its devices
  * name (those offered to any node count on each) that does not meet every request, with each request it does not meet
  * ("; " between them), how many devices that request asks and how many the node has for it, and what left one out; a

@@ -135,6 +135,7 @@ typedef struct st_gpa_dra_devices_t {
     size_t nconstraints;
     gpa_dra_opaque_t *configs;
     size_t nconfigs;
+    size_t max_results; /* devices the allocation may hold: 0 for a claim's GPA_DRA_MAX_RESULTS (gpa_dra_devices_merge) */
 } gpa_dra_devices_t;
 
 /* A DeviceClass's spec. */

@@ -171,9 +171,36 @@ static void infeasible_dra_extended(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *
                                  reason));
 }
 
+/*
+ * The Pod's template claims together (each fits alone): the scheduler allocates every claim of a Pod on the one node it
+ * picks, each device to one claim, so claims that each fit only where the others do not never all do. `names` and
+ * `claims` hold the n that fit alone; `now`: one of them already has no room now (said), so together is not said.
+ */
+static void infeasible_dra_together(gpa_rule_ctx_t *ctx, const gpa_dra_pools_t *pools, const char **names,
+                                    const gpa_dra_devices_t **claims, size_t n, int now)
+{
+    const gpa_dra_devices_t *all = n >= 2 ? gpa_dra_devices_merge(ctx->a, names, claims, n) : NULL;
+    const char *reason, *at = gpa_arena_printf(ctx->a, "%s.resourceClaims", ctx->pod->path);
+    gpa_dra_fit_t f = all != NULL ? fit(ctx, pools, all, at, &reason) : GPA_DRA_UNKNOWN;
+    if (f == GPA_DRA_NEVER)
+        gpa_rule_ctx_report(ctx, NULL, at, NULL, NULL,
+                            "resourceClaims: each of its %zu claims from templates could be allocated alone, but no node could "
+                            "ever allocate them all together (a Pod's claims are allocated on its node), even with every "
+                            "device free: %s; the Pod would wait Pending",
+                            n, reason);
+    else if (f == GPA_DRA_FITS && !now && (reason = no_room_now(ctx, pools, all)) != NULL)
+        warn_at(ctx, at,
+                gpa_arena_printf(ctx->a, "resourceClaims: no node has room now for its %zu claims from templates together: %s", n,
+                                 reason));
+}
+
 static void infeasible_dra_pod(gpa_rule_ctx_t *ctx)
 {
     const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ctx->inv);
+    const char **names = gpa_arena_calloc(ctx->a, ctx->pod->nclaims + 1, sizeof(*names));
+    const gpa_dra_devices_t **alone = gpa_arena_calloc(ctx->a, ctx->pod->nclaims + 1, sizeof(*alone));
+    size_t nalone = 0;
+    int never = 0, now = 0;
     for (size_t i = 0; pools != NULL && i < ctx->pod->nclaims; i++) {
         const gpa_dra_pod_claim_t *pc = &ctx->pod->claims[i];
         /* A named claim may already be allocated (it then fits where it is): only the template's new claim is judged. */
@@ -181,19 +208,26 @@ static void infeasible_dra_pod(gpa_rule_ctx_t *ctx)
             pc->template != NULL ? gpa_dra_known_find(ctx->known, GPA_DRA_TEMPLATE, ctx->obj->ns, pc->template) : NULL;
         const char *reason;
         gpa_dra_fit_t f = t != NULL ? fit(ctx, pools, &t->devices, pc->path, &reason) : GPA_DRA_UNKNOWN;
-        if (f == GPA_DRA_FITS && (reason = no_room_now(ctx, pools, &t->devices)) != NULL)
+        if (f == GPA_DRA_FITS && (reason = no_room_now(ctx, pools, &t->devices)) != NULL) {
+            now = 1;
             warn_at(ctx, pc->path,
                     gpa_arena_printf(ctx->a,
                                      "resourceClaims \"%s\": no node has room now for a claim of ResourceClaimTemplate %s: %s; the "
                                      "Pod waits until allocated claims free devices",
                                      pc->name != NULL ? pc->name : "", pc->template, reason));
+        }
+        if (f == GPA_DRA_FITS)
+            names[nalone] = pc->name != NULL ? pc->name : "", alone[nalone++] = &t->devices;
         if (f != GPA_DRA_NEVER)
             continue;
+        never = 1;
         gpa_rule_ctx_report(ctx, NULL, gpa_schema_path(ctx->a, pc->path, "resourceClaimTemplateName"), pc->template, NULL,
                             "resourceClaims \"%s\": no node could ever allocate a claim of ResourceClaimTemplate %s, even with "
                             "every device free: %s; the Pod would wait Pending",
                             pc->name != NULL ? pc->name : "", pc->template, reason);
     }
+    if (pools != NULL && !never)
+        infeasible_dra_together(ctx, pools, names, alone, nalone, now);
     if (pools != NULL)
         infeasible_dra_extended(ctx, pools);
 }

@@ -421,6 +421,39 @@ START_TEST(claims_why_not_each_request)
 }
 END_TEST
 
+/* A Pod's claims together (gpa_dra_devices_merge): each claim's constraint binds its own requests only, and devices
+ * are each one claim's. */
+START_TEST(claims_of_a_pod_together)
+{
+    const char *pair = "[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"mig\"}},{\"name\":\"y\",\"exactly\":{"
+                       "\"deviceClassName\":\"mig\"}}]";
+    gpa_inventory_t *mig, *unused[2];
+    const gpa_dra_devices_t *a = constrained_claim(pair, "[{\"matchAttribute\":\"gpu.nvidia.com/parentUUID\"}]", &mig);
+    const gpa_dra_devices_t *b = constrained_claim(pair, "[]", &unused[0]);
+    const gpa_dra_devices_t *c =
+        constrained_claim("[{\"name\":\"x\",\"exactly\":{\"deviceClassName\":\"mig\"}}]", "[]", &unused[1]);
+    const char *names[] = {"a", "b", "c"};
+    const gpa_dra_devices_t *claims[] = {a, b, c};
+    const gpa_dra_devices_t *ab = gpa_dra_devices_merge(&arena, names, claims, 2);
+    ck_assert_uint_eq(ab->nrequests, 4);
+    ck_assert_str_eq(ab->requests[2].name, "b/x");
+    ck_assert_uint_eq(ab->constraints[0].nrequests, 2); /* a's constraint, on a's requests */
+    ck_assert_str_eq(ab->constraints[0].requests[1], "a/y");
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    const char *why = "";
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(mig);
+    /* four MIG devices, two under each parent: a's two under one parent, b's two anywhere */
+    ck_assert_int_eq(gpa_dra_ever_fits(&arena, pools, gpa_inventory_dra(mig), ab, &budget, &why), GPA_DRA_FITS);
+    /* a fifth device for c: never, though each claim fits alone */
+    const gpa_dra_devices_t *abc = gpa_dra_devices_merge(&arena, names, claims, 3);
+    ck_assert_int_eq(gpa_dra_ever_fits(&arena, pools, gpa_inventory_dra(mig), abc, &budget, &why), GPA_DRA_NEVER);
+    ck_assert_msg(strstr(why, "on none all together") != NULL, "%s", why);
+    gpa_inventory_release(mig);
+    gpa_inventory_release(unused[0]);
+    gpa_inventory_release(unused[1]);
+}
+END_TEST
+
 /* Where gpa_dra_place puts the claim on constraint_slices: "node: request=device,device; ...", or "never: why". */
 static const char *placed(const char *requests, const char *constraints)
 {
@@ -487,6 +520,7 @@ int main(void)
     tcase_add_test(tc, claims_room_now);
     tcase_add_test(tc, claims_constraints);
     tcase_add_test(tc, claims_searched);
+    tcase_add_test(tc, claims_of_a_pod_together);
     tcase_add_test(tc, claims_why_not_each_request);
     suite_add_tcase(s, tc);
     return gpa_test_run(s);
