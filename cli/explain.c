@@ -240,6 +240,28 @@ static void on_node(void *ctx, const char *node, const char *reason)
     add_reason(cr, node, gpa_arena_printf(cr->a, "%s: %s", cr->claim, reason));
 }
 
+/* The claims from templates that each fit now (n of them), together on one node as the scheduler allocates them
+ * (gpa_dra_devices_merge): never together, or not now, says why. */
+static void together(explain_t *ex, const char **names, const gpa_dra_devices_t **claims, size_t n, verdict_t *r,
+                     claim_reasons_t *cr)
+{
+    gpa_arena_t *a = &ex->vb.scratch;
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(ex->vb.inv);
+    const gpa_dra_devices_t *all = n >= 2 ? gpa_dra_devices_merge(a, names, claims, n) : NULL;
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    const char *reason = NULL;
+    if (all == NULL)
+        return;
+    if (gpa_dra_ever_fits(a, pools, &ex->vb.known, all, &budget, &reason) == GPA_DRA_NEVER)
+        r->ever = 0;
+    else if (gpa_dra_fits_now(a, pools, &ex->vb.known, all, &budget, &reason) != GPA_DRA_NEVER)
+        return;
+    r->now = 0;
+    add_reason(
+        cr, NULL,
+        gpa_arena_printf(a, "its %zu claims from templates together: %s%s", n, r->ever ? "no room now: " : "never: ", reason));
+}
+
 /*
  * A Pod whose devices come from DRA claims (docs/allocator.md#dra): each claim placed on the cluster's ResourceSlices,
  * empty and with what allocated claims hold. Ever: every claim could be allocated; now: every one could be now. A
@@ -258,6 +280,9 @@ static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *
         return;
     }
     claim_reasons_t cr = {.a = a};
+    const char **names = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*names));
+    const gpa_dra_devices_t **fitting = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*fitting));
+    size_t nfitting = 0;
     for (size_t i = 0; i < pod->nclaims; i++) {
         const gpa_dra_pod_claim_t *pc = &pod->claims[i];
         const gpa_dra_object_t *c = claim_of(ex, obj, pc);
@@ -271,6 +296,8 @@ static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *
         gpa_alloc_budget_t budget = gpa_alloc_budget(0);
         gpa_dra_placement_t p;
         gpa_dra_place(a, pools, &ex->vb.known, &c->devices, 1, &budget, &p);
+        if (p.fit == GPA_DRA_FITS && pc->template != NULL)
+            names[nfitting] = pc->name != NULL ? pc->name : "", fitting[nfitting++] = &c->devices;
         if (p.fit != GPA_DRA_NEVER) {
             if (r->node == NULL && p.node != NULL)
                 r->node = p.node;
@@ -283,6 +310,7 @@ static void place_claims(explain_t *ex, gpa_object_t *obj, const gpa_podspec_t *
         gpa_alloc_budget_t nodes_budget = gpa_alloc_budget(0);
         gpa_dra_why_not(a, pools, &ex->vb.known, &c->devices, p.no_room_now, &nodes_budget, on_node, &cr);
     }
+    together(ex, names, fitting, r->now ? nfitting : 0, r, &cr);
     r->reasons = cr.reasons.items;
     r->reasons_node = cr.nodes.items;
     r->nreasons = cr.reasons.len;

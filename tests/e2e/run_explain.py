@@ -251,7 +251,9 @@ class Explain(unittest.TestCase):
                     "spec": {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": template}],
                              "containers": [{"name": "main", "image": "app:1", "resources": {"claims": [{"name": "gpus"}]}}]},
                     "status": {"phase": "Pending"}}
-        self.fake.apply("pods", pod("small", "one"), pod("pair", "two"), pod("big", "three"))
+        ones = pod("ones", "one")  # two claims of one GPU: each fits now, together they need both GPUs, one is held
+        ones["spec"]["resourceClaims"].append({"name": "more", "resourceClaimTemplateName": "one"})
+        self.fake.apply("pods", pod("small", "one"), pod("pair", "two"), pod("big", "three"), ones)
         r = self.explain("-n", "dra", "-o", "json")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         got = {e["name"]: e for e in json.loads(r.stdout)}
@@ -266,6 +268,8 @@ class Explain(unittest.TestCase):
         self.assertEqual((got["big"]["everFits"], got["big"]["fitsNow"]), (False, False), got["big"])
         self.assertIn("request gpus: 3 device(s) asked, 2 here", {x["node"]: x["reason"] for x in got["big"]["reasons"]}["d1"])
         self.assertIn("never: request gpus: 3 devices on one node asked, at most 2 on any node", got["big"]["reasons"][0]["reason"])
+        self.assertEqual((got["ones"]["everFits"], got["ones"]["fitsNow"]), (True, False), got["ones"])
+        self.assertIn("its 2 claims from templates together: no room now: ", got["ones"]["reasons"][-1]["reason"])
         r = self.explain("-n", "dra")
         self.assertIn("Pod dra/pair (dra): could be placed on an empty node, but no node has room now", r.stdout)
 
