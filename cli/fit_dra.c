@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "alloc/dra_fit.h"
 #include "alloc/placement.h"
@@ -73,23 +74,82 @@ static void print_text(gpa_fit_dra_t *f, const char *who, const gpa_dra_placemen
     }
 }
 
-static void place(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj, const char *claim, const char *template,
-                  const gpa_dra_devices_t *devices)
+/* One claim's placement, printed and counted. */
+static void report(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj, const char *claim, const char *template,
+                   const gpa_dra_placement_t *p)
 {
     gpa_arena_t *a = &f->vb->scratch;
-    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
-    gpa_dra_placement_t p;
-    gpa_dra_place(a, gpa_inventory_dra_pools(f->vb->inv), &f->vb->known, devices, f->now, &budget, &p);
     f->claims++;
-    f->misfits += p.fit == GPA_DRA_NEVER;
+    f->misfits += p->fit == GPA_DRA_NEVER;
     if (f->vb->json) {
-        gpa_verb_print_json(f->vb, placement_json(source, obj, claim, template, &p), source, "placement", obj->name);
+        gpa_verb_print_json(f->vb, placement_json(source, obj, claim, template, p), source, "placement", obj->name);
         return;
     }
     const char *who = gpa_arena_printf(a, "%s %s/%s%s%s", source, obj->kind, obj->ns, obj->ns[0] != '\0' ? "/" : "", obj->name);
     if (claim != NULL)
         who = gpa_arena_printf(a, "%s claim %s (ResourceClaimTemplate %s)", who, claim, template);
-    print_text(f, who, &p);
+    print_text(f, who, p);
+}
+
+static void place(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj, const char *claim, const char *template,
+                  const gpa_dra_devices_t *devices)
+{
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    gpa_dra_placement_t p;
+    gpa_dra_place(&f->vb->scratch, gpa_inventory_dra_pools(f->vb->inv), &f->vb->known, devices, f->now, &budget, &p);
+    report(f, source, obj, claim, template, &p);
+}
+
+/* Claim i's share of a placement of the Pod's claims together: its requests' picks, their names without "<claim>/". */
+static gpa_dra_placement_t share_of(gpa_arena_t *a, const gpa_dra_placement_t *together, const char *claim)
+{
+    gpa_dra_placement_t p = *together;
+    size_t prefix = strlen(claim) + 1;
+    p.picks = gpa_arena_calloc(a, together->npicks + 1, sizeof(*p.picks));
+    p.npicks = 0;
+    for (size_t i = 0; i < together->npicks; i++)
+        if (strncmp(together->picks[i].request, claim, prefix - 1) == 0 && together->picks[i].request[prefix - 1] == '/') {
+            p.picks[p.npicks] = together->picks[i];
+            p.picks[p.npicks++].request += prefix;
+        }
+    return p;
+}
+
+/* The Pod's n claims from templates (n >= 2) placed together, as the scheduler allocates them on its node: 1 when
+ * each was reported with its share; 0 when they are to be placed each alone (*never: not even together, said). */
+static int place_together(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj, const char **names, const char **templates,
+                          const gpa_dra_devices_t **claims, size_t n, int *never)
+{
+    gpa_arena_t *a = &f->vb->scratch;
+    const gpa_dra_devices_t *all = gpa_dra_devices_merge(a, names, claims, n);
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    gpa_dra_placement_t p;
+    *never = 0;
+    if (all == NULL)
+        return 0;
+    gpa_dra_place(a, gpa_inventory_dra_pools(f->vb->inv), &f->vb->known, all, f->now, &budget, &p);
+    if (p.fit == GPA_DRA_FITS && p.npicks != 0) {
+        for (size_t i = 0; i < n; i++) {
+            gpa_dra_placement_t share = share_of(a, &p, names[i]);
+            report(f, source, obj, names[i], templates[i], &share);
+        }
+        return 1;
+    }
+    *never = p.fit == GPA_DRA_NEVER;
+    f->claims += *never; /* an entry of its own, counted as a claim that does not fit */
+    if (*never && f->vb->json) {
+        json_t *el = placement_json(source, obj, NULL, NULL, &p);
+        json_t *together = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(together, json_string(names[i]));
+        json_object_set_new(el, "together", together);
+        gpa_verb_print_json(f->vb, el, source, "placement", obj->name);
+    } else if (*never) {
+        const char *who = gpa_arena_printf(a, "%s %s/%s%s%s its %zu claims from templates together", source, obj->kind, obj->ns,
+                                           obj->ns[0] != '\0' ? "/" : "", obj->name, n);
+        print_text(f, who, &p);
+    }
+    return 0;
 }
 
 void gpa_fit_dra_object(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj)
@@ -103,12 +163,23 @@ void gpa_fit_dra_object(gpa_fit_dra_t *f, const char *source, const gpa_object_t
 
 void gpa_fit_dra_pod(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj, const gpa_podspec_t *pod)
 {
+    gpa_arena_t *a = &f->vb->scratch;
+    const char **names = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*names));
+    const char **templates = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*templates));
+    const gpa_dra_devices_t **claims = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*claims));
+    size_t n = 0;
     for (size_t i = 0; i < pod->nclaims; i++) {
         const gpa_dra_pod_claim_t *pc = &pod->claims[i];
         const gpa_dra_object_t *t =
             pc->template != NULL ? gpa_dra_known_find(&f->vb->known, GPA_DRA_TEMPLATE, obj->ns, pc->template) : NULL;
         if (t == NULL)
             continue; /* a named claim, or a template not known: dra-unknown-claim's to say */
-        place(f, source, obj, pc->name != NULL ? pc->name : "", pc->template, &t->devices);
+        names[n] = pc->name != NULL ? pc->name : "", templates[n] = pc->template, claims[n++] = &t->devices;
     }
+    int never = 0;
+    if (n >= 2 && place_together(f, source, obj, names, templates, claims, n, &never))
+        return;
+    f->misfits += never; /* not together, though perhaps each alone: the Pod waits */
+    for (size_t i = 0; i < n; i++)
+        place(f, source, obj, names[i], templates[i], claims[i]);
 }

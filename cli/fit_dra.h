@@ -19,7 +19,9 @@ typedef struct st_gpa_fit_dra_t {
 
 /* A ResourceClaim or ResourceClaimTemplate (any other object: nothing). */
 void gpa_fit_dra_object(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj);
-/* The claims the templates of `pod` (of obj) make; a named claim is the cluster's (it may be allocated): not placed. */
+/* The claims the templates of `pod` (of obj) make; a named claim is the cluster's (it may be allocated): not placed.
+ * Two or more are placed together, as the scheduler allocates them on the Pod's node (each with its share of the
+ * devices); when they never fit together, that is said first, then each is placed alone. */
 void gpa_fit_dra_pod(gpa_fit_dra_t *f, const char *source, const gpa_object_t *obj, const gpa_podspec_t *pod);
 
 #endif

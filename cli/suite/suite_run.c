@@ -361,9 +361,27 @@ static const char *describe_dra(gpa_arena_t *a, const gpa_dra_placement_t *p)
     return gpa_arena_printf(a, "node %s [%s]", p->node != NULL ? p->node : "(any)", list);
 }
 
+/* Two or more claims of a Pod as fit places them (cli/fit_dra.c): together, as one claim, when they fit so or never
+ * do; else each alone. Returns how many placements *claims now lists. */
+static size_t together(gpa_arena_t *a, const gpa_suite_t *s, const char **names, const gpa_dra_devices_t ***claims, size_t n,
+                       int now)
+{
+    const gpa_dra_devices_t *all = n >= 2 ? gpa_dra_devices_merge(a, names, *claims, n) : NULL;
+    gpa_alloc_budget_t budget = gpa_alloc_budget(0);
+    gpa_dra_placement_t p;
+    if (all == NULL)
+        return n;
+    gpa_dra_place(a, gpa_inventory_dra_pools(s->inventory), gpa_inventory_dra(s->inventory), all, now, &budget, &p);
+    if ((p.fit == GPA_DRA_FITS && p.npicks != 0) || p.fit == GPA_DRA_NEVER) {
+        (*claims)[0] = all;
+        return 1;
+    }
+    return n;
+}
+
 /* The claims the object places: its own spec (a ResourceClaim or template), or those its Pod's templates make (a named
- * claim is the cluster's, already allocated or not: not placed, as fit does). */
-static size_t dra_claims_of(gpa_arena_t *a, const gpa_suite_t *s, const gpa_object_t *obj, const gpa_dra_devices_t ***out)
+ * claim is the cluster's, already allocated or not: not placed, as fit does; two or more, together as fit places them). */
+static size_t dra_claims_of(gpa_arena_t *a, const gpa_suite_t *s, const gpa_object_t *obj, int now, const gpa_dra_devices_t ***out)
 {
     const gpa_dra_object_t *o = obj->dra;
     *out = NULL;
@@ -375,6 +393,7 @@ static size_t dra_claims_of(gpa_arena_t *a, const gpa_suite_t *s, const gpa_obje
     if (obj->npods != 1 || obj->pods[0].nclaims == 0)
         return 0;
     const gpa_podspec_t *pod = &obj->pods[0];
+    const char **names = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*names));
     size_t n = 0;
     *out = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(**out));
     for (size_t i = 0; i < pod->nclaims; i++) {
@@ -382,9 +401,9 @@ static size_t dra_claims_of(gpa_arena_t *a, const gpa_suite_t *s, const gpa_obje
         const gpa_dra_object_t *tpl =
             t != NULL ? gpa_dra_known_find(gpa_inventory_dra(s->inventory), GPA_DRA_TEMPLATE, obj->ns, t) : NULL;
         if (tpl != NULL)
-            (*out)[n++] = &tpl->devices;
+            names[n] = pod->claims[i].name != NULL ? pod->claims[i].name : "", (*out)[n++] = &tpl->devices;
     }
-    return n;
+    return together(a, s, names, out, n, now);
 }
 
 /* `placement` for DRA: each claim placed as `gpuadmit fit` places it (gpa_dra_place), all on the node expected (null:
@@ -432,7 +451,7 @@ static void check_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suit
     const gpa_dra_devices_t **claims;
     size_t nclaims = 0;
     if (doc == NULL || decode(a, s, doc, tc->object_file, tc->ns, &obj, &err) != 0 ||
-        (obj->npods != 1 && (nclaims = dra_claims_of(a, s, obj, &claims)) == 0)) {
+        (obj->npods != 1 && (nclaims = dra_claims_of(a, s, obj, tc->expect.placement_now, &claims)) == 0)) {
         *gpa_vec_push(a, d) = gpa_arena_printf(a, "placement: the object is not one Pod template nor a DRA claim (%zu Pods)",
                                                obj != NULL ? obj->npods : 0);
         return;
@@ -441,7 +460,7 @@ static void check_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suit
         *gpa_vec_push(a, d) = "placement: the suite has no inventory";
         return;
     }
-    if (nclaims != 0 || (nclaims = dra_claims_of(a, s, obj, &claims)) != 0) {
+    if (nclaims != 0 || (nclaims = dra_claims_of(a, s, obj, tc->expect.placement_now, &claims)) != 0) {
         check_dra_placement(a, s, tc, claims, nclaims, d);
         return;
     }

@@ -764,6 +764,13 @@ YAML
     local t4="$src/tests/cases/dra-examples/nvidia-v1-gpu-test4/objects.yaml"
     expect_exit 0 "$gpuadmit" fit --inventory "$src/tests/cases/dra-placement/clusters/nvidia-mig.yaml" --inventory "$t4" "$t4"
     expect_grep "$tmp/out" "^  request mig-3g-20gb: gpu.nvidia.com/mig-node-1/gpu-0-mig-3g20gb-4$"
+    # a Pod's claims together, as the scheduler allocates them on its node: a GPU each, or never together (said first)
+    local both="$src/tests/cases/dra-placement/nvidia-gpus/together.yaml"
+    expect_exit 1 "$gpuadmit" fit --inventory "$src/tests/cases/dra-placement/clusters/nvidia-gpus.yaml" --inventory "$both" "$both"
+    expect_grep "$tmp/out" "Pod/together/two-on-two claim b \(ResourceClaimTemplate one-gpu\): fits on gpu-node-1$"
+    expect_grep "$tmp/out" "^  request gpu: gpu.nvidia.com/gpu-node-1/gpu-1$"
+    expect_grep "$tmp/out" "Pod/together/apart its 2 claims from templates together: does not fit, even with every device free$"
+    expect_grep "$tmp/out" "^  its requests are met only on different nodes"
 }
 
 # HAMi nodes in a kubectl dump: each node's cards come from its register annotation (not its allocatable slots), its
