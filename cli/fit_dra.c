@@ -121,30 +121,28 @@ static int place_together(gpa_fit_dra_t *f, const char *source, const gpa_object
                           const gpa_dra_devices_t **claims, size_t n, int *never)
 {
     gpa_arena_t *a = &f->vb->scratch;
-    const gpa_dra_devices_t *all = gpa_dra_devices_merge(a, names, claims, n);
     gpa_alloc_budget_t budget = gpa_alloc_budget(0);
     gpa_dra_placement_t p;
     *never = 0;
-    if (all == NULL)
+    if (!gpa_dra_place_together(a, gpa_inventory_dra_pools(f->vb->inv), &f->vb->known, names, claims, n, f->now, &budget, &p))
         return 0;
-    gpa_dra_place(a, gpa_inventory_dra_pools(f->vb->inv), &f->vb->known, all, f->now, &budget, &p);
-    if (p.fit == GPA_DRA_FITS && p.npicks != 0) {
+    if (p.fit == GPA_DRA_FITS) {
         for (size_t i = 0; i < n; i++) {
             gpa_dra_placement_t share = share_of(a, &p, names[i]);
             report(f, source, obj, names[i], templates[i], &share);
         }
         return 1;
     }
-    *never = p.fit == GPA_DRA_NEVER;
-    f->claims += *never; /* an entry of its own, counted as a claim that does not fit */
-    if (*never && f->vb->json) {
+    *never = 1;
+    f->claims++; /* an entry of its own, counted as a claim that does not fit */
+    if (f->vb->json) {
         json_t *el = placement_json(source, obj, NULL, NULL, &p);
         json_t *together = json_array();
         for (size_t i = 0; i < n; i++)
             json_array_append_new(together, json_string(names[i]));
         json_object_set_new(el, "together", together);
         gpa_verb_print_json(f->vb, el, source, "placement", obj->name);
-    } else if (*never) {
+    } else {
         const char *who = gpa_arena_printf(a, "%s %s/%s%s%s its %zu claims from templates together", source, obj->kind, obj->ns,
                                            obj->ns[0] != '\0' ? "/" : "", obj->name, n);
         print_text(f, who, &p);

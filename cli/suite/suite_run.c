@@ -361,73 +361,68 @@ static const char *describe_dra(gpa_arena_t *a, const gpa_dra_placement_t *p)
     return gpa_arena_printf(a, "node %s [%s]", p->node != NULL ? p->node : "(any)", list);
 }
 
-/* Two or more claims of a Pod as fit places them (cli/fit_dra.c): together, as one claim, when they fit so or never
- * do; else each alone. Returns how many placements *claims now lists. */
-static size_t together(gpa_arena_t *a, const gpa_suite_t *s, const char **names, const gpa_dra_devices_t ***claims, size_t n,
-                       int now)
+/* A ResourceClaim's or ResourceClaimTemplate's devices, or NULL. */
+static const gpa_dra_devices_t *claim_spec(const gpa_object_t *obj)
 {
-    const gpa_dra_devices_t *all = n >= 2 ? gpa_dra_devices_merge(a, names, *claims, n) : NULL;
+    const gpa_dra_object_t *o = obj->dra;
+    return o != NULL && (o->kind == GPA_DRA_CLAIM || o->kind == GPA_DRA_TEMPLATE) ? &o->devices : NULL;
+}
+
+/* The object's DRA placements as `gpuadmit fit` makes them (cli/fit_dra.c): its own spec (a ResourceClaim or
+ * template), or the claims its Pod's templates make (a named claim is the cluster's, already allocated or not: not
+ * placed), two or more together when that answers (gpa_dra_place_together), else each alone. Returns how many. */
+static size_t dra_placements_of(gpa_arena_t *a, const gpa_suite_t *s, const gpa_object_t *obj, int now, gpa_dra_placement_t **out)
+{
+    const gpa_dra_devices_t *spec = claim_spec(obj);
+    const gpa_dra_pools_t *pools = gpa_inventory_dra_pools(s->inventory);
+    const gpa_dra_known_t *known = gpa_inventory_dra(s->inventory);
     gpa_alloc_budget_t budget = gpa_alloc_budget(0);
-    gpa_dra_placement_t p;
-    if (all == NULL)
-        return n;
-    gpa_dra_place(a, gpa_inventory_dra_pools(s->inventory), gpa_inventory_dra(s->inventory), all, now, &budget, &p);
-    if ((p.fit == GPA_DRA_FITS && p.npicks != 0) || p.fit == GPA_DRA_NEVER) {
-        (*claims)[0] = all;
+    const gpa_dra_devices_t **claims = NULL;
+    const char **names = NULL;
+    size_t n = 0;
+    if (spec != NULL) {
+        claims = gpa_arena_alloc(a, sizeof(*claims));
+        claims[n++] = spec;
+    } else if (obj->npods == 1 && obj->pods[0].nclaims != 0) {
+        const gpa_podspec_t *pod = &obj->pods[0];
+        names = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*names));
+        claims = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*claims));
+        for (size_t i = 0; i < pod->nclaims; i++) {
+            const char *t = pod->claims[i].template;
+            const gpa_dra_object_t *tpl = t != NULL ? gpa_dra_known_find(known, GPA_DRA_TEMPLATE, obj->ns, t) : NULL;
+            if (tpl != NULL)
+                names[n] = pod->claims[i].name != NULL ? pod->claims[i].name : "", claims[n++] = &tpl->devices;
+        }
+    }
+    *out = gpa_arena_calloc(a, n + 1, sizeof(**out));
+    if (gpa_dra_place_together(a, pools, known, names, claims, n, now, &budget, &(*out)[0]))
         return 1;
+    for (size_t i = 0; i < n; i++) {
+        budget = gpa_alloc_budget(0);
+        gpa_dra_place(a, pools, known, claims[i], now, &budget, &(*out)[i]);
     }
     return n;
 }
 
-/* The claims the object places: its own spec (a ResourceClaim or template), or those its Pod's templates make (a named
- * claim is the cluster's, already allocated or not: not placed, as fit does; two or more, together as fit places them). */
-static size_t dra_claims_of(gpa_arena_t *a, const gpa_suite_t *s, const gpa_object_t *obj, int now, const gpa_dra_devices_t ***out)
-{
-    const gpa_dra_object_t *o = obj->dra;
-    *out = NULL;
-    if (o != NULL && (o->kind == GPA_DRA_CLAIM || o->kind == GPA_DRA_TEMPLATE)) {
-        *out = gpa_arena_alloc(a, sizeof(**out));
-        (*out)[0] = &o->devices;
-        return 1;
-    }
-    if (obj->npods != 1 || obj->pods[0].nclaims == 0)
-        return 0;
-    const gpa_podspec_t *pod = &obj->pods[0];
-    const char **names = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(*names));
-    size_t n = 0;
-    *out = gpa_arena_calloc(a, pod->nclaims + 1, sizeof(**out));
-    for (size_t i = 0; i < pod->nclaims; i++) {
-        const char *t = pod->claims[i].template;
-        const gpa_dra_object_t *tpl =
-            t != NULL ? gpa_dra_known_find(gpa_inventory_dra(s->inventory), GPA_DRA_TEMPLATE, obj->ns, t) : NULL;
-        if (tpl != NULL)
-            names[n] = pod->claims[i].name != NULL ? pod->claims[i].name : "", (*out)[n++] = &tpl->devices;
-    }
-    return together(a, s, names, out, n, now);
-}
-
-/* `placement` for DRA: each claim placed as `gpuadmit fit` places it (gpa_dra_place), all on the node expected (null:
- * each never fits), with the devices expected, claim after claim. */
-static void check_dra_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suite_case_t *tc, const gpa_dra_devices_t **claims,
-                                size_t n, strvec_t *d)
+/* `placement` for DRA: each placement fit makes, all on the node expected (null: each never fits), with the devices
+ * expected, claim after claim. */
+static void check_dra_placement(gpa_arena_t *a, const gpa_suite_case_t *tc, const gpa_dra_placement_t *placements, size_t n,
+                                strvec_t *d)
 {
     const gpa_suite_expect_t *e = &tc->expect;
     const char *got = "", *devices = "", *want = "";
     int same = 1;
     for (size_t i = 0; i < n; i++) {
-        gpa_alloc_budget_t budget = gpa_alloc_budget(0);
-        gpa_dra_placement_t p;
-        gpa_dra_place(a, gpa_inventory_dra_pools(s->inventory), gpa_inventory_dra(s->inventory), claims[i], e->placement_now,
-                      &budget, &p);
-        got = gpa_arena_printf(a, "%s%s%s", got, i > 0 ? "; " : "", describe_dra(a, &p));
+        const gpa_dra_placement_t *p = &placements[i];
+        got = gpa_arena_printf(a, "%s%s%s", got, i > 0 ? "; " : "", describe_dra(a, p));
         if (e->node == NULL)
-            same &= p.fit == GPA_DRA_NEVER && (e->reason == NULL || strstr(p.reason, e->reason) != NULL);
+            same &= p->fit == GPA_DRA_NEVER && (e->reason == NULL || strstr(p->reason, e->reason) != NULL);
         else
-            same &= p.fit == GPA_DRA_FITS && p.npicks != 0 && p.node != NULL && strcmp(p.node, e->node) == 0;
-        for (size_t r = 0; r < p.npicks; r++)
-            for (size_t k = 0; k < p.picks[r].ndevices; k++)
+            same &= p->fit == GPA_DRA_FITS && p->npicks != 0 && p->node != NULL && strcmp(p->node, e->node) == 0;
+        for (size_t r = 0; r < p->npicks; r++)
+            for (size_t k = 0; k < p->picks[r].ndevices; k++)
                 devices = gpa_arena_printf(a, "%s%s%s/%s", devices, devices[0] != '\0' ? ", " : "",
-                                           p.picks[r].devices[k]->pool->name, p.picks[r].devices[k]->device->name);
+                                           p->picks[r].devices[k]->pool->name, p->picks[r].devices[k]->device->name);
     }
     for (size_t i = 0; i < e->devices.len; i++)
         want = gpa_arena_printf(a, "%s%s%s", want, i > 0 ? ", " : "", e->devices.items[i]);
@@ -448,10 +443,10 @@ static void check_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suit
     gpa_error_t err = {0};
     gpa_request_t req;
     const gpa_value_t *doc = v->mutated != NULL ? v->mutated : tc->object;
-    const gpa_dra_devices_t **claims;
-    size_t nclaims = 0;
+    gpa_dra_placement_t *placements;
+    size_t nplacements;
     if (doc == NULL || decode(a, s, doc, tc->object_file, tc->ns, &obj, &err) != 0 ||
-        (obj->npods != 1 && (nclaims = dra_claims_of(a, s, obj, tc->expect.placement_now, &claims)) == 0)) {
+        (obj->npods != 1 && claim_spec(obj) == NULL)) {
         *gpa_vec_push(a, d) = gpa_arena_printf(a, "placement: the object is not one Pod template nor a DRA claim (%zu Pods)",
                                                obj != NULL ? obj->npods : 0);
         return;
@@ -460,8 +455,8 @@ static void check_placement(gpa_arena_t *a, const gpa_suite_t *s, const gpa_suit
         *gpa_vec_push(a, d) = "placement: the suite has no inventory";
         return;
     }
-    if (nclaims != 0 || (nclaims = dra_claims_of(a, s, obj, tc->expect.placement_now, &claims)) != 0) {
-        check_dra_placement(a, s, tc, claims, nclaims, d);
+    if ((nplacements = dra_placements_of(a, s, obj, tc->expect.placement_now, &placements)) != 0) {
+        check_dra_placement(a, tc, placements, nplacements, d);
         return;
     }
     if (tc->expect.has_devices) {

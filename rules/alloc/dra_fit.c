@@ -116,7 +116,7 @@ static const char *counters_taken(gpa_arena_t *a, const gpa_dra_placed_t *p)
     for (size_t i = 0; p->pool->used != NULL && i < p->device->nconsumes; i++) {
         const gpa_dra_counter_set_t *use = &p->device->consumes[i];
         for (size_t k = 0; k < use->ncounters; k++) {
-            int64_t left = gpa_dra_pool_counter_left(p->pool, use->name, use->counters[k].name);
+            int64_t left = gpa_dra_pool_counter_left(p->pool, use->name, use->counters[k].name, 1);
             if (left != INT64_MIN && use->counters[k].value.status == GPA_Q_OK && use->counters[k].value.value > left)
                 return gpa_arena_printf(a,
                                         "device %s/%s consumes %s of %s from counter set %s, which allocated devices leave at %s",
@@ -667,23 +667,27 @@ static int capacity_room(search_t *s, size_t d, const gpa_dra_exact_t *e)
     return 1;
 }
 
-/* What is left of counter `counter` of p's set `set` before the claim: the whole, or what allocated claims leave. */
-static int64_t counter_room(const search_t *s, const gpa_dra_placed_t *p, const char *set, const char *counter)
+/* Whether allocated claims hold device d (with `now`): a shared device's counters are then consumed already. */
+static int held(const search_t *s, size_t d)
 {
-    if (s->now)
-        return gpa_dra_pool_counter_left(p->pool, set, counter);
-    const gpa_dra_counter_set_t *cs = gpa_dra_pool_counter_set(p->pool, set);
-    for (size_t k = 0; cs != NULL && k < cs->ncounters; k++)
-        if (strcmp(cs->counters[k].name, counter) == 0 && cs->counters[k].value.status == GPA_Q_OK)
-            return cs->counters[k].value.value;
-    return INT64_MIN;
+    return s->now && s->pools->use != NULL && s->pools->use[d].allocations != 0;
+}
+
+/* What device q consumes of counter `counter` of its pool's set `set` (0: none, or an amount that cannot be read). */
+static int64_t device_consumes(const gpa_dra_device_t *q, const char *set, const char *counter)
+{
+    for (size_t m = 0; m < q->nconsumes; m++)
+        for (size_t n = 0; strcmp(q->consumes[m].name, set) == 0 && n < q->consumes[m].ncounters; n++)
+            if (strcmp(q->consumes[m].counters[n].name, counter) == 0 && q->consumes[m].counters[n].value.status == GPA_Q_OK)
+                return q->consumes[m].counters[n].value.value;
+    return 0;
 }
 
 /* Whether d's counters fit beside the devices chosen (each consumes once, however many requests it serves). */
 static int counters_room(search_t *s, size_t d)
 {
     const gpa_dra_placed_t *p = &s->pools->devices[d];
-    if (s->now && s->pools->use != NULL && s->pools->use[d].allocations != 0)
+    if (held(s, d))
         return 1; /* a shared device already allocated: its counters are consumed */
     for (size_t k = 0; k < s->nchosen; k++)
         if (s->chosen[k].d == d)
@@ -691,22 +695,18 @@ static int counters_room(search_t *s, size_t d)
     for (size_t i = 0; i < p->device->nconsumes; i++) {
         const gpa_dra_counter_set_t *use = &p->device->consumes[i];
         for (size_t c = 0; c < use->ncounters; c++) {
-            int64_t left = counter_room(s, p, use->name, use->counters[c].name), sum = use->counters[c].value.value;
+            int64_t left = gpa_dra_pool_counter_left(p->pool, use->name, use->counters[c].name, s->now),
+                    sum = use->counters[c].value.value;
             if (left == INT64_MIN || use->counters[c].value.status != GPA_Q_OK)
                 continue; /* judged by cannot_serve already, or not to be judged */
             for (size_t k = 0; k < s->nchosen; k++) {
                 const gpa_dra_placed_t *q = &s->pools->devices[s->chosen[k].d];
                 /* a device chosen for two requests consumes once; one allocated already is in `left` */
-                int first = !(s->now && s->pools->use != NULL && s->pools->use[s->chosen[k].d].allocations != 0);
+                int first = !held(s, s->chosen[k].d) && q->pool == p->pool;
                 for (size_t j = 0; j < k; j++)
                     first &= s->chosen[j].d != s->chosen[k].d;
-                for (size_t m = 0; first && q->pool == p->pool && m < q->device->nconsumes; m++)
-                    for (size_t n = 0; strcmp(q->device->consumes[m].name, use->name) == 0 && n < q->device->consumes[m].ncounters;
-                         n++)
-                        if (strcmp(q->device->consumes[m].counters[n].name, use->counters[c].name) == 0 &&
-                            q->device->consumes[m].counters[n].value.status == GPA_Q_OK &&
-                            __builtin_add_overflow(sum, q->device->consumes[m].counters[n].value.value, &sum))
-                            return 0;
+                if (first && __builtin_add_overflow(sum, device_consumes(q->device, use->name, use->counters[c].name), &sum))
+                    return 0;
             }
             if (sum > left)
                 return 0;
@@ -1123,6 +1123,17 @@ const gpa_dra_devices_t *gpa_dra_devices_merge(gpa_arena_t *a, const char *const
         }
     }
     return m;
+}
+
+int gpa_dra_place_together(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const char *const *names,
+                           const gpa_dra_devices_t *const *claims, size_t n, int now, gpa_alloc_budget_t *budget,
+                           gpa_dra_placement_t *out)
+{
+    const gpa_dra_devices_t *all = n >= 2 ? gpa_dra_devices_merge(a, names, claims, n) : NULL;
+    if (all == NULL)
+        return 0;
+    gpa_dra_place(a, pools, known, all, now, budget, out);
+    return (out->fit == GPA_DRA_FITS && out->npicks != 0) || out->fit == GPA_DRA_NEVER;
 }
 
 /* Why no alternative of r is met on devices[first .. first+n) (and those offered to any node): its first alternative's

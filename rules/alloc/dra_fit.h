@@ -81,6 +81,15 @@ void gpa_dra_place(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_k
  */
 const gpa_dra_devices_t *gpa_dra_devices_merge(gpa_arena_t *a, const char *const *names, const gpa_dra_devices_t *const *claims,
                                                size_t n);
+/*
+ * The n claims of a Pod placed together as the scheduler allocates them (gpa_dra_devices_merge, then gpa_dra_place):
+ * 1 when that is `fit`'s answer, *out naming each request's devices (as "<claim>/<request>") or saying they never fit
+ * together; 0 when each claim is to be placed alone (fewer than two, a request gpuadmit cannot judge, a search cut
+ * short).
+ */
+int gpa_dra_place_together(gpa_arena_t *a, const gpa_dra_pools_t *pools, const gpa_dra_known_t *known, const char *const *names,
+                           const gpa_dra_devices_t *const *claims, size_t n, int now, gpa_alloc_budget_t *budget,
+                           gpa_dra_placement_t *out);
 
 /*
  * Node by node, why the claim is not served there (explain): calls why(ctx, node, reason) for each node its devices

@@ -254,13 +254,13 @@ static void use_counters(gpa_arena_t *a, gpa_dra_pools_t *pools, size_t d)
     }
 }
 
-int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter)
+int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter, int held)
 {
     size_t i, j;
     if (counter_at(pool, set, counter, &i, &j) != 0 || pool->counter_sets[i].counters[j].value.status != GPA_Q_OK)
         return INT64_MIN;
     int64_t value = pool->counter_sets[i].counters[j].value.value;
-    int64_t used = pool->used != NULL && pool->used[i] != NULL ? pool->used[i][j] : 0;
+    int64_t used = held && pool->used != NULL && pool->used[i] != NULL ? pool->used[i][j] : 0;
     return value - (used < value ? used : value);
 }
 

@@ -80,9 +80,10 @@ void gpa_dra_pools_seal(gpa_arena_t *a, gpa_dra_pools_t *p, void (*warn)(void *c
  * gpa_dra_pools_seal; p->use is NULL when no result names a device.
  */
 void gpa_dra_pools_use(gpa_arena_t *a, gpa_dra_pools_t *p, const gpa_dra_object_t *const *claims, size_t n);
-/* What the allocated claims leave of counter `counter` of the pool's set `set` (gpa_dra_pools_use; the whole value when
- * nothing is held, INT64_MIN when the set or counter is not the pool's, or its value cannot be read). */
-int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter);
+/* What is left of counter `counter` of the pool's set `set`: the whole value, less what the devices allocated claims
+ * hold consume of it when `held` (gpa_dra_pools_use); INT64_MIN when the set or counter is not the pool's, or its value
+ * cannot be read. */
+int64_t gpa_dra_pool_counter_left(const gpa_dra_pool_t *pool, const char *set, const char *counter, int held);
 
 /* Whether `driver` has published at least one complete pool: before it has, nothing is known to be missing. */
 int gpa_dra_pools_driver_known(const gpa_dra_pools_t *p, const char *driver);
